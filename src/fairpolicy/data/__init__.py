@@ -1,0 +1,1 @@
+"""Reading data files and binding columns to control roles."""

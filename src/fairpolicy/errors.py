@@ -1,0 +1,138 @@
+"""One exception tree, mapped to exit codes in one place (:func:`exit_code_for`).
+
+Every error a user can cause is a :class:`FairpolicyError`. Its message is a
+paragraph that names the file, the control, the column or key, the bad value,
+what is allowed and how to fix it. The CLI prints that paragraph and exits 2;
+only ``--debug`` shows a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+EXIT_PASS = 0
+EXIT_FAIL = 1
+EXIT_ERROR = 2
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One located problem: where it is, what is wrong, how to fix it."""
+
+    message: str
+    file: str | None = None
+    control: str | None = None
+    key: str | None = None
+    column: str | None = None
+    row: int | None = None
+    hint: str | None = None
+
+    def render(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file)
+        if self.control:
+            where.append(f"control '{self.control}'")
+        if self.key:
+            where.append(f"key '{self.key}'")
+        if self.column:
+            where.append(f"column '{self.column}'")
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        text = (", ".join(where) + ": " if where else "") + self.message
+        if self.hint:
+            text += f" Fix: {self.hint}"
+        return text
+
+
+class FairpolicyError(Exception):
+    """Base of every error fairpolicy raises on purpose. Exit code 2."""
+
+    title: str = "fairpolicy could not evaluate"
+
+    def __init__(
+        self,
+        message: str | Problem | Sequence[Problem],
+        *,
+        title: str | None = None,
+        **where: str | int | None,
+    ) -> None:
+        if isinstance(message, str):
+            problems = [Problem(message, **where)]  # type: ignore[arg-type]
+        elif isinstance(message, Problem):
+            problems = [message]
+        else:
+            problems = list(message)
+        self.problems: list[Problem] = problems
+        if title is not None:
+            self.title = title
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        if len(self.problems) == 1:
+            return f"{self.title}: {self.problems[0].render()}"
+        lines = [f"{self.title}: {len(self.problems)} problems"]
+        lines += [f"  - {p.render()}" for p in self.problems]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class UsageError(FairpolicyError):
+    """Bad command-line usage or API arguments."""
+
+    title = "usage error"
+
+
+class PolicyError(FairpolicyError):
+    """The policy file cannot be read or does not describe valid controls."""
+
+    title = "invalid policy"
+
+
+class DataError(FairpolicyError):
+    """The data file cannot be read, or a bound column holds invalid values."""
+
+    title = "invalid data"
+
+
+class BindingError(DataError):
+    """A control's input binding does not match the data (missing column, wrong kind)."""
+
+    title = "cannot bind policy to data"
+
+
+class MetricError(FairpolicyError):
+    """A metric cannot be computed on this data (e.g. a binary-only metric on K>2 classes)."""
+
+    title = "cannot compute metric"
+
+
+class OutputError(FairpolicyError):
+    """An output could not be written."""
+
+    title = "cannot write output"
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The single place where exceptions become exit codes."""
+    if isinstance(exc, FairpolicyError):
+        return EXIT_ERROR
+    if isinstance(exc, KeyboardInterrupt):
+        return 130
+    return EXIT_ERROR
+
+
+def close_match(value: str, allowed: Iterable[str]) -> str | None:
+    """The closest allowed spelling of ``value``, if any is close enough."""
+    matches = difflib.get_close_matches(value, list(allowed), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def did_you_mean(value: str, allowed: Iterable[str]) -> str:
+    """A ' Did you mean X?' suffix, or ''."""
+    match = close_match(value, allowed)
+    return f" Did you mean '{match}'?" if match else ""

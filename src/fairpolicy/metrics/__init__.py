@@ -1,0 +1,1 @@
+"""Metric families and the registry (see :mod:`fairpolicy.metrics.registry`)."""

@@ -1,0 +1,241 @@
+"""Building blocks shared by every metric family.
+
+A metric is a pure function ``(GroupStats, params) -> MetricValue``. The
+helpers here turn per-group numerators/denominators into rates with an explicit
+"undefined" mask, and reduce them to gaps or ratios while recording which
+groups were left out and why. Nothing here ever returns NaN: an undefined value
+is ``None`` with a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairpolicy.stats import GroupStats
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+TaskKind = Literal["binary", "multiclass"]
+
+
+@dataclass(frozen=True)
+class GroupValue:
+    group: str
+    n: int
+    value: float | None
+
+
+@dataclass(frozen=True)
+class Excluded:
+    group: str
+    n: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """What a metric returns: the headline value and everything behind it."""
+
+    value: float | None
+    groups: tuple[GroupValue, ...] = ()
+    excluded: tuple[Excluded, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+    #: why ``value`` is None (fewer than two comparable groups, ...)
+    reason: str | None = None
+    #: group with the least favourable per-group value, when there is one
+    worst_group: str | None = None
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A declared metric parameter."""
+
+    name: str
+    kind: type  # int, float, str or bool
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    help: str = ""
+
+
+MetricFn = Callable[[GroupStats, Mapping[str, Any]], MetricValue]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A registry entry: everything binding and listing need to know about a metric."""
+
+    key: str
+    fn: MetricFn
+    summary: str
+    #: roles that must be bound (``target``, ``prediction``, ``dimension``, ``score``)
+    inputs: tuple[str, ...]
+    tasks: tuple[TaskKind, ...]
+    params: tuple[ParamSpec, ...] = ()
+    aliases: tuple[str, ...] = ()
+    ideal: float = 0.0
+    #: "lower" (a gap: smaller is fairer) or "higher" (a ratio: closer to 1 is fairer)
+    better: Literal["lower", "higher"] = "lower"
+    value_range: tuple[float, float] = (0.0, 1.0)
+    #: for binary-only metrics: the keys to use on K > 2 classes
+    multiclass_replacement: tuple[str, ...] = ()
+    #: an example operator/threshold for docs
+    example_operator: str = "<"
+    example_threshold: str = "0.1"
+
+    @property
+    def formula(self) -> str:
+        import inspect
+
+        return inspect.cleandoc(self.fn.__doc__ or self.summary)
+
+    def param(self, name: str) -> ParamSpec | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def resolve_params(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Declared defaults overlaid with the given (already validated) values."""
+        out = {p.name: p.default for p in self.params}
+        out.update({k: v for k, v in given.items() if k in out})
+        return out
+
+
+# ---------------------------------------------------------------------------
+# rates and reductions
+
+
+def safe_rate(num: NDArray[Any], den: NDArray[Any]) -> tuple[FloatArray, BoolArray]:
+    """num/den elementwise, with a mask of where the rate is defined (den > 0).
+
+    Undefined entries hold 0.0 in the value array and must not be read.
+    """
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    defined = den > 0
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=defined)
+    return out, defined
+
+
+def _group_values(
+    stats: GroupStats, values: FloatArray, defined: BoolArray
+) -> tuple[GroupValue, ...]:
+    n = stats.n
+    return tuple(
+        GroupValue(g, int(n[i]), float(values[i]) if defined[i] else None)
+        for i, g in enumerate(stats.groups)
+    )
+
+
+def _excluded(stats: GroupStats, defined: BoolArray, reason: str) -> tuple[Excluded, ...]:
+    n = stats.n
+    return tuple(
+        Excluded(g, int(n[i]), reason) for i, g in enumerate(stats.groups) if not defined[i]
+    )
+
+
+def too_few_groups(stats: GroupStats, defined_count: int) -> str:
+    return (
+        f"only {defined_count} group(s) with a defined value across "
+        f"'{','.join(stats.dimension)}'; at least 2 are needed to compare"
+    )
+
+
+def gap(
+    stats: GroupStats,
+    values: FloatArray,
+    defined: BoolArray,
+    undefined_reason: str,
+    *,
+    worst: Literal["min", "max"] = "min",
+    details: dict[str, Any] | None = None,
+) -> MetricValue:
+    """max − min of a per-group value over the groups where it is defined.
+
+    ``worst`` says which end is the unfavourable one (``min`` for rates one
+    wants high such as TPR, ``max`` for error rates), to name the worst group.
+    """
+    groups = _group_values(stats, values, defined)
+    excluded = _excluded(stats, defined, undefined_reason)
+    ok = np.flatnonzero(defined)
+    if ok.size < 2:
+        return MetricValue(
+            None, groups, excluded, details or {}, reason=too_few_groups(stats, int(ok.size))
+        )
+    v = values[ok]
+    hi, lo = int(ok[np.argmax(v)]), int(ok[np.argmin(v)])
+    d = dict(details or {})
+    d.update({"max_group": stats.groups[hi], "min_group": stats.groups[lo]})
+    return MetricValue(
+        float(v.max() - v.min()),
+        groups,
+        excluded,
+        d,
+        worst_group=stats.groups[lo if worst == "min" else hi],
+    )
+
+
+def ratio(
+    stats: GroupStats,
+    values: FloatArray,
+    defined: BoolArray,
+    undefined_reason: str,
+    *,
+    details: dict[str, Any] | None = None,
+) -> MetricValue:
+    """min / max of a per-group value over the groups where it is defined.
+
+    If every defined value is 0 the ratio is 0/0: undefined, reported as such.
+    """
+    groups = _group_values(stats, values, defined)
+    excluded = _excluded(stats, defined, undefined_reason)
+    ok = np.flatnonzero(defined)
+    if ok.size < 2:
+        return MetricValue(
+            None, groups, excluded, details or {}, reason=too_few_groups(stats, int(ok.size))
+        )
+    v = values[ok]
+    hi, lo = int(ok[np.argmax(v)]), int(ok[np.argmin(v)])
+    d = dict(details or {})
+    d.update({"max_group": stats.groups[hi], "min_group": stats.groups[lo]})
+    if v.max() == 0:
+        return MetricValue(
+            None, groups, excluded, d, reason="every group's rate is 0, so min/max is 0/0"
+        )
+    return MetricValue(float(v.min() / v.max()), groups, excluded, d, worst_group=stats.groups[lo])
+
+
+def class_gaps(values: FloatArray, defined: BoolArray) -> tuple[FloatArray, BoolArray]:
+    """Per-class max − min across groups of a (G, K) matrix, over defined cells.
+
+    A class is defined when at least two groups have a defined value for it.
+    """
+    cnt = defined.sum(axis=0)
+    hi = np.where(defined, values, -np.inf).max(axis=0)
+    lo = np.where(defined, values, np.inf).min(axis=0)
+    ok = cnt >= 2
+    out = np.zeros(values.shape[1], dtype=np.float64)
+    out[ok] = hi[ok] - lo[ok]
+    return out, ok
+
+
+def undefined_cells(
+    stats: GroupStats, defined: BoolArray, reason: str
+) -> list[dict[str, Any]]:
+    """The (group, class) cells left out of a per-class comparison, for details."""
+    out = []
+    for gi, ci in zip(*np.nonzero(~defined), strict=True):
+        out.append({"group": stats.groups[gi], "class": stats.classes[ci], "reason": reason})
+    return out
+
+
+def opt(x: float | np.floating[Any], ok: bool | np.bool_) -> float | None:
+    """A float or None, never NaN."""
+    return float(x) if ok else None

@@ -1,0 +1,232 @@
+"""Binary group-fairness metrics from per-group (tp, fp, fn, tn).
+
+Every difference here is fairlearn's ``between_groups`` convention: the
+maximum minus the minimum of a per-group rate over all comparable groups
+(so it is ≥ 0 and defined for any number of groups); every ratio is the
+minimum over the maximum. A group on which the rate is undefined (no actual
+positives for TPR, no predicted positives for PPV, ...) is excluded from that
+comparison and listed with the reason. These metrics need exactly two classes;
+on K > 2 the runner stops with an error naming the multi-class replacement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from fairpolicy.metrics.base import (
+    BoolArray,
+    FloatArray,
+    MetricValue,
+    gap,
+    ratio,
+    safe_rate,
+)
+from fairpolicy.stats import GroupStats
+
+Rate = Literal["selection_rate", "tpr", "fpr", "fnr", "ppv", "accuracy"]
+
+#: the unfavourable end of each rate, used to name the worst group
+_WORST: dict[Rate, Literal["min", "max"]] = {
+    "selection_rate": "min",
+    "tpr": "min",
+    "fpr": "max",
+    "fnr": "max",
+    "ppv": "min",
+    "accuracy": "min",
+}
+
+_UNDEFINED: dict[Rate, str] = {
+    "selection_rate": "group has no rows",
+    "tpr": "group has no actual positives, so its true positive rate is undefined",
+    "fpr": "group has no actual negatives, so its false positive rate is undefined",
+    "fnr": "group has no actual positives, so its false negative rate is undefined",
+    "ppv": "group has no predicted positives, so its precision (PPV) is undefined",
+    "accuracy": "group has no rows",
+}
+
+
+def group_rate(stats: GroupStats, rate: Rate) -> tuple[FloatArray, BoolArray]:
+    """Per-group rate and its defined-mask from the binary confusion counts."""
+    tp, fp, fn, tn = stats.binary()
+    if rate == "selection_rate":
+        return safe_rate(tp + fp, tp + fp + fn + tn)
+    if rate == "tpr":
+        return safe_rate(tp, tp + fn)
+    if rate == "fpr":
+        return safe_rate(fp, fp + tn)
+    if rate == "fnr":
+        return safe_rate(fn, tp + fn)
+    if rate == "ppv":
+        return safe_rate(tp, tp + fp)
+    return safe_rate(tp + tn, tp + fp + fn + tn)
+
+
+def rate_gap(stats: GroupStats, rate: Rate) -> MetricValue:
+    values, defined = group_rate(stats, rate)
+    return gap(stats, values, defined, _UNDEFINED[rate], worst=_WORST[rate], details={"rate": rate})
+
+
+def rate_ratio(stats: GroupStats, rate: Rate) -> MetricValue:
+    values, defined = group_rate(stats, rate)
+    return ratio(stats, values, defined, _UNDEFINED[rate], details={"rate": rate})
+
+
+def demographic_parity_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Demographic (statistical) parity difference.
+
+    SR_g = P(Ŷ = 1 | A = g) = (TP_g + FP_g) / n_g
+    value = max_g SR_g − min_g SR_g          (0 = parity; range [0, 1])
+
+    Equals fairlearn ``demographic_parity_difference`` (between_groups) and
+    |aif360 ``statistical_parity_difference``| for two groups.
+    """
+    return rate_gap(stats, "selection_rate")
+
+
+def demographic_parity_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Demographic parity ratio (disparate impact, the "four-fifths" ratio).
+
+    value = min_g SR_g / max_g SR_g          (1 = parity; range [0, 1])
+
+    Equals fairlearn ``demographic_parity_ratio`` (between_groups). aif360's
+    ``disparate_impact`` is unprivileged/privileged and can exceed 1; ours is
+    symmetric (min over max) and so never does. Undefined if every SR_g is 0.
+    """
+    return rate_ratio(stats, "selection_rate")
+
+
+def equal_opportunity_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Equal opportunity difference: the true positive rate gap.
+
+    TPR_g = TP_g / (TP_g + FN_g)              (undefined if group g has no positives)
+    value = max_g TPR_g − min_g TPR_g
+
+    Equals fairlearn ``equal_opportunity_difference``.
+    """
+    return rate_gap(stats, "tpr")
+
+
+def fpr_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """False positive rate difference.
+
+    FPR_g = FP_g / (FP_g + TN_g)              (undefined if group g has no negatives)
+    value = max_g FPR_g − min_g FPR_g
+    """
+    return rate_gap(stats, "fpr")
+
+
+def fnr_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """False negative rate difference.
+
+    FNR_g = FN_g / (TP_g + FN_g) = 1 − TPR_g  (undefined if group g has no positives)
+    value = max_g FNR_g − min_g FNR_g         (numerically equal to the TPR gap)
+    """
+    return rate_gap(stats, "fnr")
+
+
+def predictive_parity_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Predictive parity difference: the precision (PPV) gap.
+
+    PPV_g = TP_g / (TP_g + FP_g)              (undefined if group g predicts no positives)
+    value = max_g PPV_g − min_g PPV_g
+
+    Seed 004 calls this "Calibration Diff" |PPV_0 − PPV_1|; Venturalitica's
+    ``predictive_parity`` key computes the same gap.
+    """
+    return rate_gap(stats, "ppv")
+
+
+def accuracy_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Accuracy difference.
+
+    ACC_g = (TP_g + TN_g) / n_g
+    value = max_g ACC_g − min_g ACC_g
+    """
+    return rate_gap(stats, "accuracy")
+
+
+def _both(stats: GroupStats) -> tuple[MetricValue, MetricValue]:
+    return rate_gap(stats, "tpr"), rate_gap(stats, "fpr")
+
+
+def _combine(
+    stats: GroupStats, a: MetricValue, b: MetricValue, value: float | None
+) -> MetricValue:
+    """Merge the TPR and FPR parts of an odds metric into one MetricValue."""
+    excluded = {e.group: e for e in (*a.excluded, *b.excluded)}
+    reason = a.reason or b.reason
+    # per-group values shown are those of the component with the larger gap
+    main = a if (b.value is None or (a.value is not None and a.value >= b.value)) else b
+    details = {
+        "tpr": {g.group: g.value for g in a.groups},
+        "fpr": {g.group: g.value for g in b.groups},
+        "tpr_gap": a.value,
+        "fpr_gap": b.value,
+        "driven_by": "tpr" if main is a else "fpr",
+    }
+    return MetricValue(
+        value if reason is None else None,
+        main.groups,
+        tuple(excluded.values()),
+        details,
+        reason=reason,
+        worst_group=main.worst_group,
+    )
+
+
+def equalized_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Equalized odds difference: the larger of the TPR gap and the FPR gap.
+
+    value = max(max_g TPR_g − min_g TPR_g,  max_g FPR_g − min_g FPR_g)
+
+    Equals fairlearn ``equalized_odds_difference`` (agg="worst_case"). Undefined
+    (inconclusive) if either gap has fewer than two comparable groups.
+    """
+    a, b = _both(stats)
+    value = max(a.value, b.value) if a.value is not None and b.value is not None else None
+    return _combine(stats, a, b, value)
+
+
+def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Average odds difference: the mean of the TPR gap and the FPR gap.
+
+    value = ((max TPR − min TPR) + (max FPR − min FPR)) / 2
+
+    Equals fairlearn ``equalized_odds_difference(agg="mean")`` and, for two
+    groups, aif360 ``average_abs_odds_difference`` (the sign-free version of
+    aif360's ``average_odds_difference``).
+    """
+    a, b = _both(stats)
+    value = (a.value + b.value) / 2 if a.value is not None and b.value is not None else None
+    return _combine(stats, a, b, value)
+
+
+def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Equalized odds ratio, fairlearn's meaning: the smaller of the TPR and FPR ratios.
+
+    value = min(min_g TPR_g / max_g TPR_g,  min_g FPR_g / max_g FPR_g)   (1 = parity)
+
+    Equals fairlearn ``equalized_odds_ratio`` (agg="worst_case"). Note:
+    Venturalitica's key of the same name returns the *sum of the TPR and FPR
+    gaps* (a difference, ideal 0); a policy written for it with ``operator: lt``
+    must move to ``equalized_odds_diff``/``average_odds_diff`` instead.
+    """
+    a = rate_ratio(stats, "tpr")
+    b = rate_ratio(stats, "fpr")
+    value = min(a.value, b.value) if a.value is not None and b.value is not None else None
+    merged = _combine(stats, a, b, value)
+    details = dict(merged.details)
+    details.update({"tpr_ratio": a.value, "fpr_ratio": b.value})
+    details.pop("tpr_gap")
+    details.pop("fpr_gap")
+    if value is not None:
+        details["driven_by"] = "tpr" if a.value == value else "fpr"
+    return MetricValue(
+        merged.value,
+        a.groups if details["driven_by"] == "tpr" else b.groups,
+        merged.excluded,
+        details,
+        reason=merged.reason,
+        worst_group=(a if details["driven_by"] == "tpr" else b).worst_group,
+    )

@@ -1,0 +1,316 @@
+"""Seed 003's seven multi-class metrics, from per-group K×K confusion tables.
+
+Notation: ``C_g[t, p]`` is the count of rows of group g with true class t and
+predicted class p; ``n_g`` the group size. Per group and class:
+
+- prediction rate  ``SR_g(c) = Σ_t C_g[t, c] / n_g``
+- recall (TPR)     ``TPR_g(c) = C_g[c, c] / Σ_p C_g[c, p]``   (undefined if no true c in g)
+- precision (PPV)  ``PPV_g(c) = C_g[c, c] / Σ_t C_g[t, c]``   (undefined if g never predicts c)
+
+A (group, class) cell whose rate is undefined is left out of that class's
+comparison and listed in ``details["undefined_cells"]``; a class is compared
+only when at least two groups have a defined rate for it. Nothing is filled in:
+where holisticai would invent a uniform 1/K rate, fairpolicy reports the cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from fairpolicy.metrics.base import (
+    BoolArray,
+    FloatArray,
+    GroupValue,
+    MetricValue,
+    class_gaps,
+    gap,
+    safe_rate,
+    too_few_groups,
+    undefined_cells,
+)
+from fairpolicy.stats import GroupStats
+
+_REASON = {
+    "sr": "group has no rows",
+    "tpr": "no row of this group has this true class, so its recall is undefined",
+    "ppv": "this group is never predicted this class, so its precision is undefined",
+}
+
+
+def prediction_rates(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
+    """(G, K) matrix of SR_g(c) = P(Ŷ = c | A = g)."""
+    c = stats.counts
+    return safe_rate(c.sum(axis=1), c.sum(axis=(1, 2))[:, None])
+
+
+def recalls(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
+    """(G, K) matrix of TPR_g(c) = P(Ŷ = c | Y = c, A = g)."""
+    c = stats.counts
+    return safe_rate(np.diagonal(c, axis1=1, axis2=2), c.sum(axis=2))
+
+
+def precisions(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
+    """(G, K) matrix of PPV_g(c) = P(Y = c | Ŷ = c, A = g)."""
+    c = stats.counts
+    return safe_rate(np.diagonal(c, axis1=1, axis2=2), c.sum(axis=1))
+
+
+def predicted_share(stats: GroupStats) -> FloatArray:
+    """P(Ŷ = c) over all compared rows: the class weights of the ``weighted`` strategies."""
+    pooled = stats.counts.sum(axis=(0, 1)).astype(np.float64)
+    total = pooled.sum()
+    return pooled / total if total > 0 else pooled
+
+
+def per_class_summary(
+    stats: GroupStats,
+    values: FloatArray,
+    defined: BoolArray,
+    undefined_reason: str,
+    aggregate: str,
+    weights: FloatArray | None = None,
+) -> MetricValue:
+    """Reduce a (G, K) per-group-per-class rate matrix to one number.
+
+    ``aggregate``: ``max`` (worst class gap), ``mean`` (unweighted mean of the
+    defined class gaps) or ``weighted`` (Σ_c w_c·gap_c over defined classes,
+    weights renormalised over those classes).
+    """
+    gaps, ok = class_gaps(values, defined)
+    details: dict[str, Any] = {
+        "classes": list(stats.classes),
+        "per_class_gap": [float(g) if k else None for g, k in zip(gaps, ok, strict=True)],
+        "per_group": {
+            stats.groups[i]: [
+                float(values[i, j]) if defined[i, j] else None for j in range(stats.num_classes)
+            ]
+            for i in range(len(stats.groups))
+        },
+        "aggregation": aggregate,
+    }
+    cells = undefined_cells(stats, defined, undefined_reason)
+    if cells:
+        details["undefined_cells"] = cells
+    n = stats.n
+    if not ok.any():
+        groups = tuple(GroupValue(g, int(n[i]), None) for i, g in enumerate(stats.groups))
+        return MetricValue(
+            None,
+            groups,
+            details=details,
+            reason=too_few_groups(stats, int(defined.any(axis=1).sum()))
+            + " for any class",
+        )
+    idx = np.flatnonzero(ok)
+    worst_class = int(idx[np.argmax(gaps[idx])])
+    details["worst_class"] = stats.classes[worst_class]
+    if aggregate == "max":
+        value = float(gaps[idx].max())
+    elif aggregate == "mean":
+        value = float(gaps[idx].mean())
+    else:
+        assert weights is not None
+        w = weights[idx]
+        value = float((w * gaps[idx]).sum() / w.sum()) if w.sum() > 0 else 0.0
+        details["class_weights"] = [float(x) for x in weights]
+    # per-group values shown: each group's rate on the class driving the gap
+    col, col_ok = values[:, worst_class], defined[:, worst_class]
+    shown = gap(stats, col, col_ok, undefined_reason)
+    details.update({k: v for k, v in shown.details.items() if k in ("max_group", "min_group")})
+    return MetricValue(value, shown.groups, (), details, worst_group=shown.worst_group)
+
+
+def multiclass_demographic_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Multi-class demographic parity (one-vs-rest prediction-rate gaps).
+
+    gap_c = max_g SR_g(c) − min_g SR_g(c)
+    aggregation=max   (default): value = max_c gap_c
+    aggregation=macro:           value = (1/K) Σ_c gap_c
+
+    Matches Venturalitica's ``multiclass_demographic_parity`` for both
+    aggregations, and fairlearn's per-class selection-rate differences (max_k).
+    """
+    values, defined = prediction_rates(stats)
+    agg = "max" if params.get("aggregation", "max") == "max" else "mean"
+    return per_class_summary(stats, values, defined, _REASON["sr"], agg)
+
+
+def multiclass_equal_opportunity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Multi-class equal opportunity: the worst per-class recall (TPR) gap.
+
+    gap_c = max_g TPR_g(c) − min_g TPR_g(c),  value = max_c gap_c
+
+    A group with no true rows of class c is left out of gap_c only.
+    Matches Venturalitica's ``multiclass_equal_opportunity``.
+    """
+    values, defined = recalls(stats)
+    return per_class_summary(stats, values, defined, _REASON["tpr"], "max")
+
+
+def macro_equal_opportunity_multiclass(
+    stats: GroupStats, params: Mapping[str, Any]
+) -> MetricValue:
+    """Macro equal opportunity: the unweighted mean of the per-class recall gaps.
+
+    gap_c = max_g TPR_g(c) − min_g TPR_g(c),  value = (1/K') Σ_c gap_c
+
+    over the K' classes with at least two comparable groups. Deliberate
+    difference: seed 003's text (and Venturalitica's code) returns max_c gap_c
+    under this name, which is ``multiclass_equal_opportunity``; a "macro"
+    metric here is a true macro mean, so it is ≤ that maximum.
+    """
+    values, defined = recalls(stats)
+    return per_class_summary(stats, values, defined, _REASON["tpr"], "mean")
+
+
+def weighted_demographic_parity_multiclass(
+    stats: GroupStats, params: Mapping[str, Any]
+) -> MetricValue:
+    """Demographic parity with a configurable strategy across classes.
+
+    With SR_g(c) = P(Ŷ = c | A = g) and gap_c = max_g SR_g(c) − min_g SR_g(c):
+
+    - ``macro`` (default): max_c gap_c — the worst class (seed 003's definition;
+      equals ``multiclass_demographic_parity``; matches Venturalitica).
+    - ``weighted``: Σ_c P(Ŷ = c)·gap_c — class gaps weighted by the overall
+      predicted-class share (the target is not used; matches Venturalitica).
+    - ``micro``: max over group pairs (g, h) of the total-variation distance
+      ½ Σ_c |SR_g(c) − SR_h(c)| between whole prediction distributions.
+    - ``one-vs-rest``: max over classes c and groups g of
+      |P(Ŷ = c | A = g) − P(Ŷ = c | A ≠ g)|: each group against everyone else.
+    """
+    strategy = params.get("strategy", "macro")
+    values, defined = prediction_rates(stats)
+    if strategy == "macro":
+        return per_class_summary(stats, values, defined, _REASON["sr"], "max")
+    if strategy == "weighted":
+        return per_class_summary(
+            stats, values, defined, _REASON["sr"], "weighted", weights=predicted_share(stats)
+        )
+    base = per_class_summary(stats, values, defined, _REASON["sr"], "max")
+    if base.value is None:
+        return base
+    details = dict(base.details, strategy=strategy)
+    if strategy == "micro":
+        ok = np.flatnonzero(defined.all(axis=1))
+        best, pair = -1.0, ("", "")
+        for a_i, a in enumerate(ok):
+            for b in ok[a_i + 1 :]:
+                tv = 0.5 * float(np.abs(values[a] - values[b]).sum())
+                if tv > best:
+                    best, pair = tv, (stats.groups[a], stats.groups[b])
+        details["worst_pair"] = list(pair)
+        return MetricValue(best, base.groups, base.excluded, details, worst_group=pair[1])
+    # one-vs-rest: group vs complement
+    c = stats.counts
+    pred = c.sum(axis=1).astype(np.float64)  # (G, K) predicted counts
+    n = pred.sum(axis=1)
+    rest = pred.sum(axis=0)[None, :] - pred
+    rest_n = n.sum() - n
+    rest_rate, rest_ok = safe_rate(rest, rest_n[:, None])
+    diff = np.abs(values - rest_rate)
+    cell_ok = defined & rest_ok
+    diff = np.where(cell_ok, diff, -1.0)
+    gi, ci = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    details["worst_cell"] = {"group": stats.groups[gi], "class": stats.classes[ci]}
+    return MetricValue(
+        float(diff[gi, ci]), base.groups, base.excluded, details, worst_group=stats.groups[gi]
+    )
+
+
+def micro_equalized_odds_multiclass(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Seed 003's "micro equalized odds": accuracy gap plus error-rate gap.
+
+    ACC_g = Σ_c C_g[c, c] / n_g,  ERR_g = 1 − ACC_g
+    value = (max_g ACC_g − min_g ACC_g) + (max_g ERR_g − min_g ERR_g)
+          = 2 · (max_g ACC_g − min_g ACC_g)
+
+    What it measures, exactly: twice the overall-accuracy gap between groups
+    (range [0, 2]). Despite the name it does not look at per-class TPR or FPR;
+    use ``multiclass_equal_opportunity`` or ``multiclass_equality_of_opportunity``
+    for that. Kept because seed 003 and Venturalitica define it so.
+    """
+    c = stats.counts
+    acc, ok = safe_rate(np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2)))
+    mv = gap(stats, acc, ok, "group has no rows", worst="min")
+    if mv.value is None:
+        return mv
+    details = dict(mv.details, accuracy_gap=mv.value, error_rate_gap=mv.value)
+    return MetricValue(2 * mv.value, mv.groups, mv.excluded, details, worst_group=mv.worst_group)
+
+
+def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Multi-class predictive parity: per-class precision (PPV) gaps.
+
+    gap_c = max_g PPV_g(c) − min_g PPV_g(c)   (a group that never predicts c is left out)
+    strategy=macro (default): max_c gap_c   (seed 003: "the maximum across classes")
+    strategy=weighted:        Σ_c P(Ŷ = c)·gap_c / Σ_c P(Ŷ = c) over comparable classes
+    """
+    values, defined = precisions(stats)
+    if params.get("strategy", "macro") == "weighted":
+        return per_class_summary(
+            stats, values, defined, _REASON["ppv"], "weighted", weights=predicted_share(stats)
+        )
+    return per_class_summary(stats, values, defined, _REASON["ppv"], "max")
+
+
+CONFUSION_VALUES = (
+    "worst_group_accuracy",
+    "accuracy_gap",
+    "min_class_recall",
+    "min_class_precision",
+)
+
+
+def multiclass_confusion_metrics(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Per-class precision/recall (all compared rows) and per-group accuracy.
+
+    A diagnostic: ``details`` holds ``per_class_metrics`` {class: {precision,
+    recall, support}} and ``per_group_performance`` {group: {accuracy, n}}.
+    The thresholdable number is chosen with ``value``:
+
+    - ``worst_group_accuracy`` (default): min_g ACC_g  (higher is better)
+    - ``accuracy_gap``: max_g ACC_g − min_g ACC_g
+    - ``min_class_recall``: min_c recall(c) over classes with support
+    - ``min_class_precision``: min_c precision(c) over predicted classes
+    """
+    c = stats.counts
+    pooled = c.sum(axis=0)
+    tp = np.diagonal(pooled).astype(np.float64)
+    rec, rec_ok = safe_rate(tp, pooled.sum(axis=1))
+    prec, prec_ok = safe_rate(tp, pooled.sum(axis=0))
+    acc, acc_ok = safe_rate(np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2)))
+    mv = gap(stats, acc, acc_ok, "group has no rows", worst="min")
+    n = stats.n
+    details: dict[str, Any] = {
+        "per_class_metrics": {
+            k: {
+                "precision": float(prec[j]) if prec_ok[j] else None,
+                "recall": float(rec[j]) if rec_ok[j] else None,
+                "support": int(pooled[j].sum()),
+            }
+            for j, k in enumerate(stats.classes)
+        },
+        "per_group_performance": {
+            g: {"accuracy": float(acc[i]) if acc_ok[i] else None, "n": int(n[i])}
+            for i, g in enumerate(stats.groups)
+        },
+        "value": params.get("value", "worst_group_accuracy"),
+    }
+    which = details["value"]
+    value: float | None
+    reason = None
+    if which == "worst_group_accuracy":
+        value = float(acc[acc_ok].min()) if acc_ok.any() else None
+    elif which == "accuracy_gap":
+        value, reason = mv.value, mv.reason
+    elif which == "min_class_recall":
+        value = float(rec[rec_ok].min()) if rec_ok.any() else None
+    else:
+        value = float(prec[prec_ok].min()) if prec_ok.any() else None
+    if value is None and reason is None:
+        reason = f"no class or group has a defined {which}"
+    return MetricValue(value, mv.groups, mv.excluded, details, reason, mv.worst_group)

@@ -1,0 +1,1 @@
+"""Policy models and loading."""

@@ -1,0 +1,139 @@
+"""The loaded, validated policy: frozen pydantic models every later stage reads.
+
+Whatever form a policy file takes (seed-003 assessment-plan, Venturalitica
+component-definition, bare list, OSCAL catalog + profile), loading produces one
+:class:`Policy` of :class:`Control` objects with canonical metric keys,
+canonical operators, numeric thresholds and validated parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: fairpolicy's namespace URI for OSCAL props it defines.
+NS = "https://fairpolicy.example.org/ns/oscal"
+
+#: Roles a control can bind to data columns.
+ROLES = ("target", "prediction", "dimension", "score")
+
+
+class Operator(StrEnum):
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    EQ = "=="
+    NE = "!="
+    BETWEEN = "between"
+
+
+#: Every accepted spelling (lower-cased) → canonical operator.
+OPERATOR_SPELLINGS: dict[str, Operator] = {
+    "<": Operator.LT,
+    "lt": Operator.LT,
+    "<=": Operator.LE,
+    "le": Operator.LE,
+    "lte": Operator.LE,
+    ">": Operator.GT,
+    "gt": Operator.GT,
+    ">=": Operator.GE,
+    "ge": Operator.GE,
+    "gte": Operator.GE,
+    "==": Operator.EQ,
+    "eq": Operator.EQ,
+    "!=": Operator.NE,
+    "ne": Operator.NE,
+    "between": Operator.BETWEEN,
+}
+
+
+class EnforcementMode(StrEnum):
+    """How a control's outcome gates the run (Venturalitica's vocabulary)."""
+
+    BLOCK = "block"  # a failure fails the gate
+    WARN = "warn"  # a failure is reported as `warn`, the gate passes
+    MONITOR = "monitor"  # reported, never gates
+
+
+class Threshold(BaseModel):
+    """A numeric bound, or two bounds for ``between`` (inclusive)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @field_validator("value", "low", "high")
+    @classmethod
+    def _finite(cls, v: float | None) -> float | None:
+        if v is not None and not math.isfinite(v):
+            raise ValueError("threshold must be a finite number")
+        return v
+
+    def render(self) -> str:
+        if self.value is not None:
+            return f"{self.value:g}"
+        return f"[{self.low:g}, {self.high:g}]"
+
+
+class SourceLocation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    line: int | None = None
+
+
+class Control(BaseModel):
+    """One evaluable fairness control."""
+
+    model_config = ConfigDict(frozen=True)
+
+    control_id: str
+    title: str | None = None
+    description: str | None = None
+    metric_key: str  # canonical registry key (aliases resolved)
+    metric_key_as_written: str
+    threshold: Threshold
+    operator: Operator
+    #: role → column; ``dimension`` may name several columns joined by ``,``.
+    inputs: dict[str, str]
+    #: validated metric parameters (defaults not filled in; the metric spec does that).
+    params: dict[str, Any] = Field(default_factory=dict)
+    enforcement_mode: EnforcementMode = EnforcementMode.BLOCK
+    severity: str | None = None
+    lifecycle_phase: str | None = None
+    risk_id: str | None = None
+    #: missing-value policy for target/prediction: ``error`` (default) or ``drop``.
+    missing: str = "error"
+    min_samples: int = 30
+    source: SourceLocation | None = None
+
+    @property
+    def dimension_columns(self) -> tuple[str, ...]:
+        raw = self.inputs.get("dimension", "")
+        return tuple(c.strip() for c in raw.split(",") if c.strip())
+
+    @property
+    def gating(self) -> bool:
+        return self.enforcement_mode is EnforcementMode.BLOCK
+
+
+class Policy(BaseModel):
+    """A validated policy: its controls plus provenance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str | None = None
+    sha256: str | None = None
+    title: str | None = None
+    version: str | None = None
+    #: which input form was recognised (``assessment-plan``, ``component-definition``,
+    #: ``list``, ``catalog``, ``profile``).
+    form: str
+    controls: tuple[Control, ...]
+    warnings: tuple[str, ...] = ()
