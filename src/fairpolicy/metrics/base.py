@@ -118,8 +118,9 @@ def safe_rate(num: NDArray[Any], den: NDArray[Any]) -> tuple[FloatArray, BoolArr
     """
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
-    defined = den > 0
-    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    shape = np.broadcast(num, den).shape
+    defined = np.broadcast_to(den > 0, shape).copy()
+    out = np.zeros(shape, dtype=np.float64)
     np.divide(num, den, out=out, where=defined)
     return out, defined
 
@@ -226,9 +227,7 @@ def class_gaps(values: FloatArray, defined: BoolArray) -> tuple[FloatArray, Bool
     return out, ok
 
 
-def undefined_cells(
-    stats: GroupStats, defined: BoolArray, reason: str
-) -> list[dict[str, Any]]:
+def undefined_cells(stats: GroupStats, defined: BoolArray, reason: str) -> list[dict[str, Any]]:
     """The (group, class) cells left out of a per-class comparison, for details."""
     out = []
     for gi, ci in zip(*np.nonzero(~defined), strict=True):

@@ -150,9 +150,7 @@ def _both(stats: GroupStats) -> tuple[MetricValue, MetricValue]:
     return rate_gap(stats, "tpr"), rate_gap(stats, "fpr")
 
 
-def _combine(
-    stats: GroupStats, a: MetricValue, b: MetricValue, value: float | None
-) -> MetricValue:
+def _combine(stats: GroupStats, a: MetricValue, b: MetricValue, value: float | None) -> MetricValue:
     """Merge the TPR and FPR parts of an odds metric into one MetricValue."""
     excluded = {e.group: e for e in (*a.excluded, *b.excluded)}
     reason = a.reason or b.reason

@@ -101,8 +101,7 @@ def per_class_summary(
             None,
             groups,
             details=details,
-            reason=too_few_groups(stats, int(defined.any(axis=1).sum()))
-            + " for any class",
+            reason=too_few_groups(stats, int(defined.any(axis=1).sum())) + " for any class",
         )
     idx = np.flatnonzero(ok)
     worst_class = int(idx[np.argmax(gaps[idx])])
@@ -150,9 +149,7 @@ def multiclass_equal_opportunity(stats: GroupStats, params: Mapping[str, Any]) -
     return per_class_summary(stats, values, defined, _REASON["tpr"], "max")
 
 
-def macro_equal_opportunity_multiclass(
-    stats: GroupStats, params: Mapping[str, Any]
-) -> MetricValue:
+def macro_equal_opportunity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     """Macro equal opportunity: the unweighted mean of the per-class recall gaps.
 
     gap_c = max_g TPR_g(c) − min_g TPR_g(c),  value = (1/K') Σ_c gap_c

@@ -81,7 +81,11 @@ REGISTRY: dict[str, MetricSpec] = {
         binary.demographic_parity_diff,
         "max − min selection rate P(Ŷ=1|A=g)",
         _DP_REPL,
-        ("statistical_parity_difference", "demographic_parity_gap", "demographic_parity_difference"),
+        (
+            "statistical_parity_difference",
+            "demographic_parity_gap",
+            "demographic_parity_difference",
+        ),
     ),
     "demographic_parity_ratio": _binary(
         "demographic_parity_ratio",

@@ -147,3 +147,65 @@ def marginalize(
     ok = target >= 0
     np.add.at(out, remap[target[ok]], cell_counts[ok])
     return tuple(INTERSECTION_SEP.join(key) for key in order), out, unknown
+
+
+#: Above this many dense (cell, t, p) bins the builder compacts cells with np.unique.
+_DENSE_LIMIT = 20_000_000
+
+
+def build_group_stats(
+    true_codes: NDArray[np.integer],
+    pred_codes: NDArray[np.integer],
+    classes: tuple[str, ...],
+    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]],
+    requests: Sequence[tuple[str, ...]],
+    positive: int | None = None,
+) -> dict[tuple[str, ...], GroupStats]:
+    """One pass over the rows for every requested dimension grouping.
+
+    ``dimensions[col]`` holds each row's group code in ``col`` (−1 = missing)
+    and the group names. The rows are counted once into the cells of the
+    intersection of every requested column; each request is then a sum over
+    those cells (:func:`marginalize`), so ``sex``, ``race`` and ``sex,race``
+    cost one bincount together.
+    """
+    cols = list(dict.fromkeys(c for r in requests for c in r))
+    k = len(classes)
+    # mixed-radix cell code; slot `card` of each column stands for "missing"
+    cell = np.zeros(len(true_codes), dtype=np.int64)
+    radix = []
+    for c in cols:
+        codes, names = dimensions[c]
+        card = len(names) + 1
+        cell *= card
+        cell += np.where(codes < 0, len(names), codes)
+        radix.append(card)
+    total_cells = int(np.prod(radix, dtype=np.float64)) if radix else 1
+    if total_cells * k * k <= _DENSE_LIMIT:
+        counts = confusion_counts(cell, true_codes, pred_codes, total_cells, k)
+        present = np.flatnonzero(counts.sum(axis=(1, 2)))
+        cell_ids, cell_counts = present, counts[present]
+    else:
+        cell_ids, inverse = np.unique(cell, return_inverse=True)
+        cell_counts = confusion_counts(inverse, true_codes, pred_codes, len(cell_ids), k)
+    # decode the cells into per-column values
+    cell_values: list[tuple[str | None, ...]] = []
+    for cid in cell_ids.tolist():
+        vals: list[str | None] = []
+        for c, card in zip(reversed(cols), reversed(radix), strict=True):
+            cid, code = divmod(cid, card)
+            names = dimensions[c][1]
+            vals.append(None if code == len(names) else names[code])
+        cell_values.append(tuple(reversed(vals)))
+    out = {}
+    for req in requests:
+        groups, counts, unknown = marginalize(cell_values, cell_counts, cols, req)
+        out[req] = GroupStats(
+            dimension=req,
+            groups=groups,
+            classes=classes,
+            counts=counts,
+            positive=positive,
+            unknown_n=unknown,
+        )
+    return out

@@ -1,0 +1,202 @@
+"""Command line: ``fairpolicy check``, ``fairpolicy metrics``.
+
+Commands are functions returning an exit code; :func:`main` is importable
+and tested in process. Exceptions become exit codes in one place
+(:func:`fairpolicy.errors.exit_code_for`); only ``--debug`` shows a traceback.
+Heavy modules are imported inside the commands so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from fairpolicy import __version__
+from fairpolicy.errors import EXIT_ERROR, FairpolicyError, UsageError, exit_code_for
+
+EXIT_CODES_HELP = """exit codes:
+  0  every gating control passed
+  1  at least one gating control failed (or was inconclusive, by default)
+  2  could not evaluate: bad usage, unreadable policy or data, missing column,
+     invalid values
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fairpolicy",
+        description="Policy-as-code compliance checks for machine-learning fairness.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"fairpolicy {__version__}")
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser(
+        "check",
+        help="evaluate a policy against a predictions file",
+        description="Evaluate every control of POLICY on DATA; exit 0 (pass), 1 (fail), 2 (error).",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("policy", help="policy file (OSCAL YAML/JSON, or a bare list of controls)")
+    c.add_argument("data", help="predictions file (CSV or Parquet)")
+    c.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        default=[],
+        metavar="FORMAT[=PATH]",
+        help="output format and optional path (repeatable; default: text to stdout). "
+        "Formats: text, json",
+    )
+    c.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="ROLE=COLUMN",
+        help="bind a role (target, prediction, dimension, score) to a column for every control",
+    )
+    c.add_argument("--num-classes", type=int, metavar="K", help="declare the number of classes")
+    c.add_argument(
+        "--inconclusive",
+        choices=("pass", "warn", "fail"),
+        default="fail",
+        help="how an inconclusive gating control affects the gate (default: fail)",
+    )
+    c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
+    c.add_argument("--no-color", action="store_true", help="never colour the text output")
+    c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+    m = sub.add_parser("metrics", help="list metric keys, or show one")
+    m.add_argument("action", nargs="?", choices=("list", "show"), default="list")
+    m.add_argument("key", nargs="?", help="metric key (for show)")
+    m.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
+    from fairpolicy.formatters import get
+
+    outputs: list[tuple[str, str | None]] = []
+    for item in items or ["text"]:
+        name, _, path = item.partition("=")
+        get(name.strip())  # validates the name now, before any work
+        outputs.append((name.strip(), path or None))
+    return outputs
+
+
+def _parse_bind(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        role, sep, column = item.partition("=")
+        if not sep or not role.strip() or not column.strip():
+            raise UsageError(f"--bind expects ROLE=COLUMN, got '{item}'.")
+        out[role.strip()] = column.strip()
+    return out
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write to a temporary file beside ``path`` and rename it into place."""
+    import tempfile
+
+    from fairpolicy.errors import OutputError
+
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise OutputError(
+            f"the directory '{directory}' does not exist.",
+            file=path,
+            hint="create it first or choose another path.",
+        )
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fairpolicy-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise OutputError(f"could not write: {exc.strerror or exc}.", file=path) from None
+
+
+def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.runner import check
+
+    outputs = _parse_outputs(args.output)
+    results = check(
+        args.policy,
+        args.data,
+        bind=_parse_bind(args.bind),
+        num_classes=args.num_classes,
+        inconclusive=args.inconclusive,
+    )
+    color = (
+        not args.no_color
+        and "NO_COLOR" not in os.environ
+        and hasattr(stdout, "isatty")
+        and stdout.isatty()
+    )
+    if not any(path is None for _, path in outputs):
+        outputs.insert(0, ("text", None))  # the table always reaches the terminal
+    for name, path in outputs:
+        text = get(name)(results, RenderOptions(color=color and path is None, verbose=args.verbose))
+        if path is None:
+            stdout.write(text)
+        else:
+            write_atomic(path, text)
+    for f in results.findings:
+        if f.status == "error":
+            print(f"error: {f.control_id}: {f.message}", file=sys.stderr)
+    return results.exit_code
+
+
+def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.metrics.docs import list_metrics, show_metric
+
+    if args.action == "show" or args.key:
+        if not args.key:
+            raise UsageError("fairpolicy metrics show KEY: name a metric key.")
+        stdout.write(show_metric(args.key))
+    else:
+        stdout.write(list_metrics())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version (0) or usage error (2)
+        return int(exc.code or 0)
+    debug = getattr(args, "debug", False) or "--debug" in argv
+    if args.command is None:
+        parser.print_help(out)
+        return EXIT_ERROR
+    try:
+        if args.command == "check":
+            return cmd_check(args, out)
+        return cmd_metrics(args, out)
+    except FairpolicyError as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        print(f"error: {exc.render()}", file=sys.stderr)
+        return exit_code_for(exc)
+    except KeyboardInterrupt as exc:
+        return exit_code_for(exc)
+    except Exception as exc:  # a bug: still exit 2, never a silent pass
+        if debug:
+            raise
+        print(
+            f"error: internal error ({type(exc).__name__}: {exc}). This is a fairpolicy bug; "
+            "rerun with --debug for a traceback and report it.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR

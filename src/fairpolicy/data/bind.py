@@ -1,0 +1,419 @@
+"""Bind a control's roles to columns: label encodings, class sets, group codes.
+
+Class handling follows seed 000. Labels may be integers (classes are the
+integers, or ``0..K-1`` once K is known) or strings (classes sorted as
+text). K comes from, in order: the ``num_classes`` parameter or
+``--num-classes``; the bound score columns (``y_score_0..y_score_{K-1}``);
+the union of the label and prediction values. A prediction column holding
+probabilities, text where the target holds numbers, NaN labels, or a string
+label set without ``positive_label`` for a binary metric stop with an error
+naming the fix — never a silent number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairpolicy.errors import BindingError, MetricError, Problem, did_you_mean
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from fairpolicy.data.read import Table
+    from fairpolicy.policy.schema import Control
+
+#: placeholder for the unseen class of a one-class binary problem with text labels
+OTHER_CLASS = "(other)"
+
+
+@dataclass(frozen=True)
+class LabelKey:
+    """Everything that determines a label encoding; controls sharing it share counts."""
+
+    target: str
+    prediction: str
+    score: str | None
+    positive_label: str | None
+    num_classes: int | None
+    missing: str
+    binary: bool
+
+
+@dataclass
+class Labels:
+    classes: tuple[str, ...]
+    true_codes: NDArray[np.int64]
+    pred_codes: NDArray[np.int64]
+    #: rows kept (None = all); rows are dropped only under ``missing: drop``
+    keep: NDArray[np.bool_] | None
+    positive: int | None
+    dropped: int = 0
+    score_columns: tuple[str, ...] = ()
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Ctx:
+    """Locates problems: the data file, the control, the column."""
+
+    def __init__(self, table: Table, control: Control) -> None:
+        self.file = table.path or "<DataFrame>"
+        self.control = control.control_id
+
+    def error(
+        self, message: str, column: str | None = None, hint: str | None = None
+    ) -> BindingError:
+        return BindingError(
+            Problem(message, file=self.file, control=self.control, column=column, hint=hint)
+        )
+
+
+def missing_column_problem(table: Table, control: Control, role: str, column: str) -> Problem:
+    return Problem(
+        f"role '{role}' is bound to column '{column}', which the data does not have."
+        f"{did_you_mean(column, table.available)} Columns present: {', '.join(table.available)}.",
+        file=table.path or "<DataFrame>",
+        control=control.control_id,
+        column=column,
+        hint=f"rename the column, change the policy's input.{role}, or pass --bind {role}=COLUMN.",
+    )
+
+
+def _first_rows(mask: NDArray[np.bool_], limit: int = 5) -> str:
+    rows = np.flatnonzero(mask)[:limit] + 1
+    return ", ".join(str(int(r)) for r in rows)
+
+
+def _null_mask(arr: pa.ChunkedArray) -> NDArray[np.bool_]:
+    import pyarrow.compute as pc
+
+    if arr.null_count == 0 and not _is_float(arr):
+        return np.zeros(len(arr), dtype=bool)
+    return np.asarray(pc.is_null(arr, nan_is_null=True).to_numpy(zero_copy_only=False))
+
+
+def _is_float(arr: pa.ChunkedArray) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_floating(arr.type))
+
+
+def _kind(arr: pa.ChunkedArray) -> str:
+    import pyarrow as pa
+
+    t = arr.type
+    if pa.types.is_integer(t) or pa.types.is_boolean(t):
+        return "int"
+    if pa.types.is_floating(t):
+        return "float"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_dictionary(t):
+        return "str"
+    return "other"
+
+
+def _as_int(ctx: _Ctx, arr: pa.ChunkedArray, column: str, role: str) -> pa.ChunkedArray:
+    """Integer view of a label column; floats must be whole numbers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_boolean(arr.type) or pa.types.is_integer(arr.type):
+        return arr.cast(pa.int64())
+    values = arr.to_numpy(zero_copy_only=False).astype(np.float64)
+    frac = values != np.floor(values)
+    if frac.any():
+        i = int(np.argmax(frac))
+        fix = (
+            "bind the thresholded class labels (e.g. argmax or score >= 0.5) to "
+            "input.prediction and the probabilities to input.score"
+            if role == "prediction"
+            else "the target must hold class labels (integers or text)"
+        )
+        raise ctx.error(
+            f"column '{column}' ({role}) holds non-integer values such as {values[i]!r} "
+            f"(data row {i + 1}); it looks like probabilities or scores, not class labels.",
+            column=column,
+            hint=fix + ".",
+        )
+    return pc.cast(arr, pa.int64(), safe=False)
+
+
+def encode_labels(
+    table: Table, control: Control, key: LabelKey, replacement: tuple[str, ...] = ()
+) -> Labels:
+    """Encode target and prediction into class codes for one :class:`LabelKey`.
+
+    ``replacement`` names the multi-class metrics to suggest when a binary
+    metric meets more than two classes.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ctx = _Ctx(table, control)
+    t_arr, p_arr = table.columns[key.target], table.columns[key.prediction]
+    warnings: list[str] = []
+
+    # --- missing values
+    t_null, p_null = _null_mask(t_arr), _null_mask(p_arr)
+    keep: NDArray[np.bool_] | None = None
+    dropped = 0
+    if t_null.any() or p_null.any():
+        if key.missing != "drop":
+            col, mask = (key.target, t_null) if t_null.any() else (key.prediction, p_null)
+            role = "target" if col == key.target else "prediction"
+            raise ctx.error(
+                f"column '{col}' ({role}) has {int(mask.sum())} missing value(s) "
+                f"(first at data rows {_first_rows(mask)}).",
+                column=col,
+                hint="fill or remove those rows, or set the control prop `missing: drop` "
+                "to drop them (the count is reported).",
+            )
+        keep = ~(t_null | p_null)
+        dropped = int((~keep).sum())
+        warnings.append(
+            f"control '{control.control_id}': dropped {dropped} row(s) with a missing "
+            f"'{key.target}' or '{key.prediction}' (missing: drop)"
+        )
+        t_arr = t_arr.filter(pa.array(keep))
+        p_arr = p_arr.filter(pa.array(keep))
+        if len(t_arr) == 0:
+            raise ctx.error("no rows are left after dropping rows with missing labels.")
+
+    # --- label kinds
+    kt, kp = _kind(t_arr), _kind(p_arr)
+    for arr_kind, col, role in ((kt, key.target, "target"), (kp, key.prediction, "prediction")):
+        if arr_kind == "other":
+            raise ctx.error(
+                f"column '{col}' ({role}) has type {t_arr.type if role == 'target' else p_arr.type}"
+                ", which cannot hold class labels.",
+                column=col,
+            )
+    if kp == "float":
+        p_arr = _as_int(ctx, p_arr, key.prediction, "prediction")
+        kp = "int"
+    if kt == "float":
+        t_arr = _as_int(ctx, t_arr, key.target, "target")
+        kt = "int"
+    if kt != kp:
+        num, txt = (key.target, key.prediction) if kt == "int" else (key.prediction, key.target)
+        raise ctx.error(
+            f"column '{num}' holds numbers but '{txt}' holds text, so their classes "
+            "cannot be matched.",
+            column=txt,
+            hint="export both columns with the same label type.",
+        )
+    integer = kt == "int"
+    if integer:
+        t_arr, p_arr = t_arr.cast(pa.int64()), p_arr.cast(pa.int64())
+    else:
+        t_arr, p_arr = t_arr.cast(pa.string()), p_arr.cast(pa.string())
+
+    observed = sorted(set(pc.unique(t_arr).to_pylist()) | set(pc.unique(p_arr).to_pylist()))
+
+    # --- K from scores / declared
+    score_cols: tuple[str, ...] = ()
+    k_scores: int | None = None
+    if key.score:
+        score_cols = resolve_score_columns(table, control, key.score)
+        k_scores = 2 if len(score_cols) == 1 else len(score_cols)
+    k = key.num_classes
+    if k is not None and k_scores is not None and k != k_scores:
+        warnings.append(
+            f"control '{control.control_id}': num_classes={k} overrides the {k_scores} "
+            f"classes implied by score columns {list(score_cols)}"
+        )
+    if k is None:
+        k = k_scores
+
+    classes: list[Any]
+    if integer and k is not None:
+        bad = [v for v in observed if not 0 <= v < k]
+        if bad:
+            raise ctx.error(
+                f"labels {bad[:5]} fall outside 0..{k - 1}, but K={k} classes are declared "
+                f"({'num_classes' if key.num_classes else 'from the score columns'}).",
+                column=key.target,
+                hint="fix the labels, or declare the right number of classes "
+                "(num_classes prop or --num-classes).",
+            )
+        classes = list(range(k))
+        unseen = [c for c in classes if c not in observed]
+        if unseen and not key.binary:
+            warnings.append(
+                f"control '{control.control_id}': class(es) {unseen} of K={k} never occur in "
+                f"'{key.target}' or '{key.prediction}'"
+            )
+    elif k is not None and len(observed) > k:
+        raise ctx.error(
+            f"{len(observed)} distinct labels {observed[:8]} but K={k} classes declared.",
+            column=key.target,
+            hint="declare the right number of classes or fix the labels.",
+        )
+    else:
+        classes = list(observed)
+
+    # --- positive class for binary metrics
+    positive: int | None = None
+    if key.binary:
+        if len(classes) > 2:
+            raise MetricError(
+                Problem(
+                    f"metric '{control.metric_key}' is defined for two classes, but "
+                    f"'{key.target}'/'{key.prediction}' hold K={len(classes)} classes "
+                    f"{[str(c) for c in classes[:8]]}. fairpolicy does not binarise silently "
+                    "(seed 000).",
+                    file=ctx.file,
+                    control=ctx.control,
+                    column=key.target,
+                    hint="use a multi-class metric instead: " + ", ".join(replacement) + ".",
+                )
+            )
+        classes, positive = _positive(ctx, key, classes, integer)
+
+    value_set = pa.array(classes, type=pa.int64() if integer else pa.string())
+    t_codes = pc.index_in(t_arr, value_set=value_set).to_numpy(zero_copy_only=False)
+    p_codes = pc.index_in(p_arr, value_set=value_set).to_numpy(zero_copy_only=False)
+    return Labels(
+        classes=tuple(str(c) for c in classes),
+        true_codes=np.asarray(t_codes, dtype=np.int64),
+        pred_codes=np.asarray(p_codes, dtype=np.int64),
+        keep=keep,
+        positive=positive,
+        dropped=dropped,
+        score_columns=score_cols,
+        warnings=warnings,
+    )
+
+
+def _positive(ctx: _Ctx, key: LabelKey, classes: list[Any], integer: bool) -> tuple[list[Any], int]:
+    """Resolve the positive class of a binary metric; returns (classes, index)."""
+    label = key.positive_label
+    if label is None:
+        if not integer:
+            raise ctx.error(
+                f"the labels are text {[str(c) for c in classes[:4]]}, and a binary metric "
+                "needs to know which one is the positive outcome.",
+                column=key.target,
+                hint="add the prop `positive_label` (e.g. positive_label: "
+                f"'{classes[-1] if classes else 'yes'}') to the control.",
+            )
+        label = "1"
+    if integer:
+        try:
+            want: Any = int(float(label))
+        except ValueError:
+            raise ctx.error(
+                f"positive_label '{label}' is not one of the integer labels {classes}.",
+                column=key.target,
+                hint="set positive_label to one of the label values.",
+            ) from None
+    else:
+        want = label
+    if want not in classes:
+        if len(classes) >= 2:
+            raise ctx.error(
+                f"positive_label {want!r} does not occur among the labels "
+                f"{[str(c) for c in classes[:8]]}.",
+                column=key.target,
+                hint="set positive_label to the label value of the positive outcome.",
+            )
+        classes = [*classes, want]  # the data shows one class; the positive one is absent
+    if len(classes) == 1:  # only the positive class occurs: add its complement
+        classes = [*classes, (0 if want != 0 else 1) if integer else OTHER_CLASS]
+    classes = sorted(classes)
+    return classes, classes.index(want)
+
+
+def resolve_score_columns(table: Table, control: Control, spec: str) -> tuple[str, ...]:
+    """Score columns from ``input.score``: a column, a comma list, or a prefix.
+
+    A prefix ``y_score`` matches ``y_score_0, y_score_1, ...`` (contiguous from 0).
+    """
+    ctx = _Ctx(table, control)
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if len(names) > 1:
+        missing = [n for n in names if n not in table.available]
+        if missing:
+            raise ctx.error(f"score columns {missing} are not in the data.", column=missing[0])
+        return tuple(names)
+    name = names[0]
+    if name in table.available:
+        return (name,)
+    found = []
+    i = 0
+    while f"{name}_{i}" in table.available:
+        found.append(f"{name}_{i}")
+        i += 1
+    if not found:
+        raise BindingError(missing_column_problem(table, control, "score", name))
+    return tuple(found)
+
+
+def score_column_names(table_available: list[str], spec: str) -> list[str]:
+    """The columns ``input.score`` may refer to, for reading (before binding)."""
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if len(names) > 1 or names[0] in table_available:
+        return names
+    out, i = [], 0
+    while f"{names[0]}_{i}" in table_available:
+        out.append(f"{names[0]}_{i}")
+        i += 1
+    return out
+
+
+def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.int64], list[str]]:
+    """Dictionary-encode a group column: codes (−1 = missing) and group names."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = arr.cast(pa.string())
+    arr = pc.utf8_trim_whitespace(arr)
+    empty = pc.equal(arr, "")
+    arr = pc.if_else(empty, pa.scalar(None, pa.string()), arr)
+    uniq = sorted(v for v in pc.unique(arr).to_pylist() if v is not None)
+    codes = pc.index_in(arr, value_set=pa.array(uniq, type=pa.string()))
+    out = codes.to_numpy(zero_copy_only=False)
+    out = np.where(np.isnan(out), -1, out) if out.dtype.kind == "f" else out
+    return np.asarray(out, dtype=np.int64), uniq
+
+
+def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) -> list[str]:
+    """Warnings for scores outside [0, 1] or rows not summing to ~1 (never renormalised)."""
+    warnings = []
+    mats = []
+    for c in columns:
+        arr = table.columns[c]
+        if _kind(arr) not in ("int", "float"):
+            raise _Ctx(table, control).error(
+                f"score column '{c}' holds non-numeric values.",
+                column=c,
+                hint="scores must be probabilities in [0, 1].",
+            )
+        v = arr.to_numpy(zero_copy_only=False).astype(np.float64)
+        nan = np.isnan(v)
+        if nan.any():
+            raise _Ctx(table, control).error(
+                f"score column '{c}' has {int(nan.sum())} missing value(s) "
+                f"(first at data rows {_first_rows(nan)}).",
+                column=c,
+                hint="fill or remove those rows.",
+            )
+        out = (v < 0) | (v > 1)
+        if out.any():
+            warnings.append(
+                f"control '{control.control_id}': {int(out.sum())} value(s) of score column "
+                f"'{c}' fall outside [0, 1]"
+            )
+        mats.append(v)
+    if len(mats) > 1:
+        sums = np.sum(mats, axis=0)
+        off = np.abs(sums - 1.0) > 1e-3
+        if off.any():
+            warnings.append(
+                f"control '{control.control_id}': {int(off.sum())} row(s) of score columns "
+                f"{list(columns)} do not sum to 1 (±0.001); scores are not renormalised"
+            )
+    return warnings

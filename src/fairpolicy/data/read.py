@@ -1,0 +1,199 @@
+"""Read only the columns a policy binds, from CSV, Parquet or a DataFrame.
+
+CSV goes through pyarrow's multi-threaded reader with column selection;
+dimension columns are read as strings so ``01`` and ``1`` stay distinct
+groups. Missing columns are not an error here: the runner reports them per
+control, naming the close matches among the columns the file has.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fairpolicy.errors import DataError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+@dataclass
+class Table:
+    """The bound columns of a data set, as pyarrow arrays."""
+
+    columns: dict[str, pa.ChunkedArray]
+    available: list[str]  # every column name the source has
+    rows: int
+    path: str | None = None
+    sha256: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _csv_header(path: Path) -> list[str]:
+    with path.open("rb") as fh:
+        head = fh.read(1 << 16)
+    if not head.strip():
+        raise DataError(
+            "the file is empty.",
+            file=str(path),
+            hint="export the predictions with a header row and at least one data row.",
+        )
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not merely a multi-byte char cut at the block edge
+            raise DataError(
+                f"the file is not valid UTF-8 (byte {exc.start}).",
+                file=str(path),
+                hint="re-export the CSV as UTF-8.",
+            ) from None
+        text = head[: exc.start].decode("utf-8-sig")
+    first = next(csv.reader(io.StringIO(text)), [])
+    return [c.strip() for c in first]
+
+
+def peek_columns(source: Any) -> list[str]:
+    """The column names of a data source, without reading its rows."""
+    if _is_dataframe(source):
+        return [str(c) for c in source.columns]
+    path = Path(os.fspath(source))
+    if not path.is_file():
+        raise DataError("the data file does not exist.", file=str(path), hint="check the path.")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            return list(pq.read_schema(path).names)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise DataError(
+                f"the Parquet file could not be read: {str(exc).splitlines()[0]}", file=str(path)
+            ) from None
+    return _csv_header(path)
+
+
+def read_table(
+    source: Any,
+    columns: Iterable[str],
+    *,
+    string_columns: Iterable[str] = (),
+    hash_file: bool = True,
+) -> Table:
+    """Read ``columns`` (those that exist) from a path or a pandas DataFrame."""
+    wanted = list(dict.fromkeys(columns))
+    strings = set(string_columns)
+    if _is_dataframe(source):
+        return _from_dataframe(source, wanted, strings)
+    path = Path(os.fspath(source))
+    if not path.exists():
+        raise DataError("the data file does not exist.", file=str(path), hint="check the path.")
+    if path.is_dir():
+        raise DataError("this is a directory, not a data file.", file=str(path))
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        table = _read_parquet(path, wanted)
+    else:
+        table = _read_csv(path, wanted, strings)
+    if hash_file:
+        table.sha256 = file_sha256(path)
+    return table
+
+
+def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    header = _csv_header(path)
+    dupes = sorted({c for c in header if header.count(c) > 1 and c in wanted})
+    if dupes:
+        raise DataError(
+            f"the header names column(s) {dupes} more than once, so a binding is ambiguous.",
+            file=str(path),
+            column=dupes[0],
+            hint="give every column a unique name.",
+        )
+    present = [c for c in wanted if c in header]
+    try:
+        arrow = pacsv.read_csv(
+            path,
+            convert_options=pacsv.ConvertOptions(
+                include_columns=present,
+                column_types={c: pa.string() for c in present if c in strings},
+                strings_can_be_null=True,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
+        msg = str(exc).splitlines()[0]
+        raise DataError(
+            f"the CSV could not be parsed: {msg}",
+            file=str(path),
+            hint="check for ragged rows, an unclosed quote or a wrong delimiter (comma expected).",
+        ) from None
+    if arrow.num_rows == 0:
+        raise DataError(
+            "the file has a header but no data rows.",
+            file=str(path),
+            hint="export at least one prediction row.",
+        )
+    return Table(
+        columns={c: arrow.column(c) for c in present},
+        available=header,
+        rows=arrow.num_rows,
+        path=str(path),
+    )
+
+
+def _read_parquet(path: Path, wanted: list[str]) -> Table:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(path)
+        present = [c for c in wanted if c in schema.names]
+        arrow = pq.read_table(path, columns=present)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(
+            f"the Parquet file could not be read: {str(exc).splitlines()[0]}", file=str(path)
+        ) from None
+    if arrow.num_rows == 0:
+        raise DataError("the file has no data rows.", file=str(path))
+    return Table(
+        columns={c: arrow.column(c) for c in present},
+        available=list(schema.names),
+        rows=arrow.num_rows,
+        path=str(path),
+    )
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+def _from_dataframe(df: Any, wanted: list[str], strings: set[str]) -> Table:
+    import pyarrow as pa
+
+    available = [str(c) for c in df.columns]
+    present = [c for c in wanted if c in available]
+    cols = {}
+    for c in present:
+        arr = pa.chunked_array([pa.array(df[c].to_numpy(), from_pandas=True)])
+        if c in strings and not pa.types.is_string(arr.type):
+            arr = arr.cast(pa.string())
+        cols[c] = arr
+    if len(df) == 0:
+        raise DataError("the DataFrame has no rows.", file="<DataFrame>")
+    return Table(columns=cols, available=available, rows=len(df), path=None)

@@ -1,0 +1,84 @@
+"""``-o text`` (default): a terminal table, then one verdict line.
+
+Colour only when asked (the CLI asks on a TTY without ``NO_COLOR``); the
+status is always written as a word, so colour never carries meaning alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.results import Finding, Results
+
+_COLORS = {
+    "pass": "\033[32m",
+    "fail": "\033[31m",
+    "error": "\033[31;1m",
+    "warn": "\033[33m",
+    "inconclusive": "\033[35m",
+}
+_RESET = "\033[0m"
+HEADERS = ("control", "metric", "value", "op", "threshold", "status", "worst group")
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.4f}"
+
+
+def _threshold(f: Finding) -> str:
+    t = f.threshold
+    if isinstance(t, list):
+        return f"[{t[0]:g}, {t[1]:g}]"
+    return "—" if t is None else f"{t:g}"
+
+
+def _row(f: Finding) -> tuple[str, ...]:
+    status = f.status.upper()
+    if not f.gating and f.enforcement_mode != "block":
+        status += f" ({f.enforcement_mode})"
+    worst = f.worst_group or ""
+    if worst:
+        n = next((g.n for g in f.groups if g.group == worst), None)
+        worst = f"{worst} (n={n})" if n is not None else worst
+    return (f.control_id, f.metric_key, _num(f.value), f.operator, _threshold(f), status, worst)
+
+
+def render(results: Results, opts: RenderOptions) -> str:
+    rows = [_row(f) for f in results.findings]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
+
+    def line(cells: tuple[str, ...], status: str | None = None) -> str:
+        parts = [c.ljust(w) for c, w in zip(cells, widths, strict=True)]
+        if opts.color and status:
+            parts[5] = f"{_COLORS[status]}{parts[5]}{_RESET}"
+        return "  ".join(parts).rstrip()
+
+    out = [line(HEADERS), line(tuple("-" * w for w in widths))]
+    out += [line(r, f.status) for r, f in zip(rows, results.findings, strict=True)]
+    notes = [f for f in results.findings if f.status in ("error", "inconclusive", "fail", "warn")]
+    if notes:
+        out.append("")
+        out += [f"{f.control_id}: {f.message}" for f in notes]
+    if opts.verbose:
+        for f in results.findings:
+            if f.groups or f.excluded_groups:
+                out += ["", f"{f.control_id} per group:"]
+                out += [f"  {g.group:<24} n={g.n:<8} {_num(g.value)}" for g in f.groups]
+                out += [
+                    f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}" for e in f.excluded_groups
+                ]
+    if results.warnings:
+        out.append("")
+        out += [f"warning: {w}" for w in results.warnings]
+    s = results.summary
+    verdict = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}[s.gate]
+    counts = (
+        f"{s.total} control(s): {s.pass_} pass, {s.fail} fail, {s.warn} warn, "
+        f"{s.inconclusive} inconclusive, {s.error} error"
+    )
+    if opts.color:
+        verdict = f"{_COLORS['pass' if s.gate == 'pass' else 'fail']}{verdict}{_RESET}"
+    out += ["", f"{verdict}: {counts} (exit {results.exit_code})"]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,170 @@
+"""The one frozen results model. It decides the gate; formatters only render it.
+
+The JSON written by ``-o json`` is ``Results.model_dump(mode="json")``; its
+JSON Schema lives in ``schemas/results.schema.json`` (generated from this
+model, checked by a test). Undefined numbers are ``null`` with a reason, never
+NaN. Later versions add fields; they never remove these.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fairpolicy.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
+
+SCHEMA_VERSION = "1.0"
+
+Status = Literal["pass", "fail", "warn", "inconclusive", "error"]
+InconclusivePolicy = Literal["pass", "warn", "fail"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Tool(_Frozen):
+    name: str = "fairpolicy"
+    version: str
+
+
+class PolicyInfo(_Frozen):
+    path: str | None
+    sha256: str | None
+    title: str | None = None
+    version: str | None = None
+    form: str | None = None
+
+
+class DataInfo(_Frozen):
+    path: str | None
+    sha256: str | None
+    rows: int
+    columns: list[str] = Field(default_factory=list, description="the columns read")
+
+
+class RunInfo(_Frozen):
+    started: str
+    finished: str
+    engine: str = "embedded"
+    inconclusive: InconclusivePolicy = "fail"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class GroupResult(_Frozen):
+    group: str
+    n: int
+    value: float | None
+
+
+class ExcludedGroup(_Frozen):
+    group: str
+    n: int
+    reason: str
+
+
+class SourceRef(_Frozen):
+    file: str
+    line: int | None = None
+
+
+class Finding(_Frozen):
+    control_id: str
+    title: str | None
+    description: str | None = None
+    metric_key: str
+    inputs: dict[str, str]
+    params: dict[str, Any]
+    value: float | None
+    operator: str
+    threshold: float | list[float] | None
+    status: Status
+    message: str
+    groups: list[GroupResult] = Field(default_factory=list)
+    excluded_groups: list[ExcludedGroup] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    #: why ``value`` is null (inconclusive) or what went wrong (error)
+    reason: str | None = None
+    worst_group: str | None = None
+    enforcement_mode: Literal["block", "warn", "monitor"] = "block"
+    #: whether this control's outcome can fail the gate (block mode)
+    gating: bool = True
+    severity: str | None = None
+    lifecycle_phase: str | None = None
+    risk_id: str | None = None
+    min_samples: int | None = None
+    classes: list[str] = Field(default_factory=list)
+    source: SourceRef | None = None
+
+
+class Summary(_Frozen):
+    total: int
+    pass_: int = Field(alias="pass", serialization_alias="pass")
+    fail: int
+    warn: int
+    inconclusive: int
+    error: int
+    gate: Literal["pass", "fail", "error"]
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Results(_Frozen):
+    schema_version: str = SCHEMA_VERSION
+    tool: Tool
+    policy: PolicyInfo
+    data: DataInfo
+    run: RunInfo
+    summary: Summary
+    findings: list[Finding]
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 every gating control passed; 1 a gating control failed; 2 could not evaluate."""
+        return {"pass": EXIT_PASS, "fail": EXIT_FAIL, "error": EXIT_ERROR}[self.summary.gate]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False, ensure_ascii=False)
+
+
+def summarize(findings: list[Finding], inconclusive: InconclusivePolicy) -> Summary:
+    """Counts per status and the gate verdict.
+
+    The gate is ``error`` if any control could not be evaluated, ``fail`` if a
+    gating control failed (or is inconclusive while ``inconclusive`` is
+    ``fail``), else ``pass``.
+    """
+    counts = {s: 0 for s in ("pass", "fail", "warn", "inconclusive", "error")}
+    for f in findings:
+        counts[f.status] += 1
+    gate: Literal["pass", "fail", "error"] = "pass"
+    if counts["error"]:
+        gate = "error"
+    elif any(
+        f.gating and (f.status == "fail" or (f.status == "inconclusive" and inconclusive == "fail"))
+        for f in findings
+    ):
+        gate = "fail"
+    return Summary(
+        total=len(findings),
+        pass_=counts["pass"],
+        fail=counts["fail"],
+        warn=counts["warn"],
+        inconclusive=counts["inconclusive"],
+        error=counts["error"],
+        gate=gate,
+    )
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the results file (by alias, as serialised)."""
+    schema = Results.model_json_schema(by_alias=True, mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://fairpolicy.example.org/schemas/results.schema.json"
+    return schema

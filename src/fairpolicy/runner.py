@@ -1,0 +1,375 @@
+"""The pipeline, in one direction: load → read → bind → count → measure → decide.
+
+``check(policy, data)`` is the public entry point (re-exported as
+``fairpolicy.check``). Rows are scanned once per label binding: every control
+that reads the same target/prediction pair shares one count table, and every
+dimension grouping of those controls is a sum over its intersectional cells.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fairpolicy import __version__
+from fairpolicy.data.bind import (
+    LabelKey,
+    Labels,
+    encode_dimension,
+    encode_labels,
+    missing_column_problem,
+    score_column_names,
+    validate_scores,
+)
+from fairpolicy.data.read import Table, peek_columns, read_table
+from fairpolicy.decide import describe, status_for
+from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
+from fairpolicy.metrics.registry import lookup
+from fairpolicy.policy.schema import ROLES, Control, Operator, Policy
+from fairpolicy.results import (
+    DataInfo,
+    ExcludedGroup,
+    Finding,
+    GroupResult,
+    InconclusivePolicy,
+    PolicyInfo,
+    Results,
+    RunInfo,
+    SourceRef,
+    Tool,
+    summarize,
+)
+from fairpolicy.stats import UNKNOWN_GROUP, GroupStats, build_group_stats
+
+#: a warning is raised when a compared group has fewer rows than this
+SMALL_GROUP_WARNING = 100
+
+
+def _now() -> str:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.isdigit():
+        t = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC)
+    else:
+        t = _dt.datetime.now(tz=_dt.UTC)
+    return t.isoformat(timespec="seconds")
+
+
+def _load(policy: Any) -> Policy:
+    if isinstance(policy, Policy):
+        return policy
+    from fairpolicy.policy.load import load_policy
+
+    return load_policy(policy)
+
+
+def apply_overrides(
+    policy: Policy, bind: Mapping[str, str] | None, num_classes: int | None
+) -> Policy:
+    """``--bind role=column`` and ``--num-classes`` applied to every control."""
+    if not bind and num_classes is None:
+        return policy
+    for role in bind or {}:
+        if role not in ROLES:
+            from fairpolicy.errors import did_you_mean
+
+            raise UsageError(
+                f"--bind {role}=...: unknown role '{role}'.{did_you_mean(role, ROLES)} "
+                f"Roles: {', '.join(ROLES)}."
+            )
+    controls = []
+    for c in policy.controls:
+        update: dict[str, Any] = {}
+        if bind:
+            update["inputs"] = {**c.inputs, **bind}
+        if num_classes is not None:
+            update["params"] = {**c.params, "num_classes": num_classes}
+        controls.append(c.model_copy(update=update))
+    return policy.model_copy(update={"controls": tuple(controls)})
+
+
+def label_key(control: Control, spec: MetricSpec) -> LabelKey:
+    p = control.params
+    return LabelKey(
+        target=control.inputs["target"],
+        prediction=control.inputs["prediction"],
+        score=control.inputs.get("score"),
+        positive_label=None if p.get("positive_label") is None else str(p["positive_label"]),
+        num_classes=p.get("num_classes"),
+        missing=control.missing,
+        binary="multiclass" not in spec.tasks,
+    )
+
+
+@dataclass
+class _Plan:
+    control: Control
+    spec: MetricSpec
+    key: LabelKey | None = None
+    error: FairpolicyError | None = None
+
+
+class _Evaluator:
+    """Caches label encodings, dimension codes and count tables across controls."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.labels: dict[LabelKey, Labels] = {}
+        self.dims: dict[str, tuple[np.ndarray, list[str]]] = {}
+        self.stats: dict[tuple[LabelKey, tuple[str, ...]], GroupStats] = {}
+        self.warnings: list[str] = []
+
+    def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
+        if col not in self.dims:
+            self.dims[col] = encode_dimension(self.table.columns[col])
+        return self.dims[col]
+
+    def label(self, plan: _Plan) -> Labels:
+        assert plan.key is not None
+        if plan.key not in self.labels:
+            lab = encode_labels(
+                self.table, plan.control, plan.key, plan.spec.multiclass_replacement
+            )
+            if lab.score_columns:
+                lab.warnings += validate_scores(self.table, plan.control, lab.score_columns)
+            self.warnings += lab.warnings
+            self.labels[plan.key] = lab
+        return self.labels[plan.key]
+
+    def group_stats(self, plan: _Plan, plans: Sequence[_Plan]) -> GroupStats:
+        """Count table for this plan's dimension, built with its siblings in one pass."""
+        assert plan.key is not None
+        dim = plan.control.dimension_columns
+        if (plan.key, dim) not in self.stats:
+            lab = self.label(plan)
+            requests = list(
+                dict.fromkeys(
+                    p.control.dimension_columns
+                    for p in plans
+                    if p.key == plan.key and p.error is None
+                )
+            )
+            dims = {}
+            for req in requests:
+                for col in req:
+                    codes, names = self.dimension(col)
+                    dims[col] = (codes if lab.keep is None else codes[lab.keep], names)
+            built = build_group_stats(
+                lab.true_codes, lab.pred_codes, lab.classes, dims, requests, lab.positive
+            )
+            for req, st in built.items():
+                self.stats[(plan.key, req)] = st
+        return self.stats[(plan.key, dim)]
+
+
+def _plan(policy: Policy, table: Table) -> list[_Plan]:
+    plans = []
+    for c in policy.controls:
+        spec = lookup(c.metric_key)
+        plan = _Plan(c, spec)
+        problems = []
+        for role in spec.inputs:
+            if role not in c.inputs:
+                problems.append(
+                    Problem(
+                        f"binds no column to role '{role}' (prop input.{role}).",
+                        file=policy.path,
+                        control=c.control_id,
+                        hint=f"add input.{role} to the control or pass --bind {role}=COLUMN.",
+                    )
+                )
+        for role, value in c.inputs.items():
+            cols = c.dimension_columns if role == "dimension" else (value,)
+            if role == "score":
+                if not score_column_names(table.available, value):
+                    problems.append(missing_column_problem(table, c, role, value))
+                continue
+            problems += [
+                missing_column_problem(table, c, role, col)
+                for col in cols
+                if col not in table.columns
+            ]
+        if problems:
+            plan.error = BindingError(problems)
+        else:
+            plan.key = label_key(c, spec)
+        plans.append(plan)
+    return plans
+
+
+def _threshold(control: Control) -> float | list[float] | None:
+    t = control.threshold
+    if control.operator is Operator.BETWEEN:
+        assert t.low is not None and t.high is not None
+        return [t.low, t.high]
+    return t.value
+
+
+def _finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
+    params = spec.resolve_params(control.params)
+    params.update({k: v for k, v in control.params.items() if k not in params})
+    return Finding(
+        control_id=control.control_id,
+        title=control.title,
+        description=control.description,
+        metric_key=control.metric_key,
+        inputs=dict(control.inputs),
+        params=params,
+        operator=control.operator.value,
+        threshold=_threshold(control),
+        enforcement_mode=control.enforcement_mode.value,
+        gating=control.gating,
+        severity=control.severity,
+        lifecycle_phase=control.lifecycle_phase,
+        risk_id=control.risk_id,
+        min_samples=control.min_samples,
+        source=SourceRef(file=control.source.file, line=control.source.line)
+        if control.source
+        else None,
+        **fields,
+    )
+
+
+def _measure(stats: GroupStats, control: Control, spec: MetricSpec) -> MetricValue:
+    """Exclude the unknown and small groups, then apply the metric."""
+    n = stats.n
+    keep = n >= control.min_samples
+    excluded = [
+        Excluded(g, int(n[i]), f"n={int(n[i])} is below min_samples={control.min_samples}")
+        for i, g in enumerate(stats.groups)
+        if not keep[i]
+    ]
+    if stats.unknown_n:
+        excluded.append(
+            Excluded(
+                UNKNOWN_GROUP,
+                stats.unknown_n,
+                f"dimension value missing in '{','.join(stats.dimension)}'",
+            )
+        )
+    eligible = stats.select(keep)
+    if len(eligible.groups) < 2:
+        return MetricValue(
+            None,
+            excluded=tuple(excluded),
+            reason=f"{len(eligible.groups)} group(s) with at least min_samples="
+            f"{control.min_samples} rows in '{','.join(stats.dimension)}'; at least 2 are "
+            "needed to compare",
+        )
+    mv = spec.fn(eligible, spec.resolve_params(control.params))
+    return MetricValue(
+        mv.value,
+        mv.groups,
+        (*excluded, *mv.excluded),
+        mv.details,
+        mv.reason,
+        mv.worst_group,
+    )
+
+
+def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
+    c, spec = plan.control, plan.spec
+    try:
+        if plan.error is not None:
+            raise plan.error
+        stats = ev.group_stats(plan, plans)
+        mv = _measure(stats, c, spec)
+    except FairpolicyError as exc:
+        text = " ".join(p.render() for p in exc.problems)
+        return _finding(c, spec, value=None, status="error", message=text, reason=text)
+    status = status_for(c, mv.value)
+    small = [g.group for g in mv.groups if g.n < SMALL_GROUP_WARNING]
+    if small and mv.value is not None:
+        ev.warnings.append(
+            f"control '{c.control_id}': the value rests on group(s) with fewer than "
+            f"{SMALL_GROUP_WARNING} rows: {', '.join(small)}"
+        )
+    return _finding(
+        c,
+        spec,
+        value=mv.value,
+        status=status,
+        message=describe(c, mv.value, status, mv.reason),
+        reason=mv.reason,
+        groups=[GroupResult(group=g.group, n=g.n, value=g.value) for g in mv.groups],
+        excluded_groups=[ExcludedGroup(group=e.group, n=e.n, reason=e.reason) for e in mv.excluded],
+        details=_jsonable(mv.details),
+        worst_group=mv.worst_group,
+        classes=list(stats.classes),
+    )
+
+
+def _jsonable(obj: Any) -> Any:
+    """Plain JSON types only (numpy scalars converted; NaN is a bug, so it raises)."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and obj != obj:
+        raise ValueError("NaN reached a result; metrics must return None with a reason")
+    return obj
+
+
+def check(
+    policy: Any,
+    data: Any,
+    *,
+    bind: Mapping[str, str] | None = None,
+    num_classes: int | None = None,
+    inconclusive: InconclusivePolicy = "fail",
+) -> Results:
+    """Evaluate every control of ``policy`` on ``data``.
+
+    ``policy``: a path to a YAML/JSON policy, a parsed mapping/list, or a
+    :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
+    Parquet file, or a pandas DataFrame. Raises a :class:`FairpolicyError`
+    when the policy or data cannot be read at all; per-control problems
+    (missing column, invalid labels) become findings with status ``error``.
+    """
+    if inconclusive not in ("pass", "warn", "fail"):
+        raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
+    started = _now()
+    pol = apply_overrides(_load(policy), bind, num_classes)
+    available = peek_columns(data)
+    wanted: list[str] = []
+    strings: list[str] = []
+    for c in pol.controls:
+        for role, value in c.inputs.items():
+            if role == "dimension":
+                wanted += c.dimension_columns
+                strings += c.dimension_columns
+            elif role == "score":
+                wanted += score_column_names(available, value)
+            else:
+                wanted.append(value)
+    table = read_table(data, wanted, string_columns=strings)
+    plans = _plan(pol, table)
+    ev = _Evaluator(table)
+    findings = [_evaluate(p, plans, ev) for p in plans]
+    return Results(
+        tool=Tool(version=__version__),
+        policy=PolicyInfo(
+            path=pol.path, sha256=pol.sha256, title=pol.title, version=pol.version, form=pol.form
+        ),
+        data=DataInfo(
+            path=table.path, sha256=table.sha256, rows=table.rows, columns=list(table.columns)
+        ),
+        run=RunInfo(
+            started=started,
+            finished=_now(),
+            inconclusive=inconclusive,
+            options={
+                k: v for k, v in {"bind": dict(bind or {}), "num_classes": num_classes}.items() if v
+            },
+        ),
+        summary=summarize(findings, inconclusive),
+        findings=findings,
+        warnings=[*pol.warnings, *table.warnings, *ev.warnings],
+    )
