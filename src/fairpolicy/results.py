@@ -168,3 +168,7 @@ def json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://fairpolicy.example.org/schemas/results.schema.json"
     return schema
+
+
+if __name__ == "__main__":  # python -m fairpolicy.results > schemas/results.schema.json
+    print(json.dumps(json_schema(), indent=2, sort_keys=True))

@@ -65,7 +65,8 @@ def _load(policy: Any) -> Policy:
         return policy
     from fairpolicy.policy.load import load_policy
 
-    return load_policy(policy)
+    loaded: Policy = load_policy(policy)
+    return loaded
 
 
 def apply_overrides(

@@ -51,7 +51,7 @@ def weighted_f1_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     f1, ok = per_class_f1(stats)
     support = stats.counts.sum(axis=2).astype(np.float64)  # (G, K)
     n = support.sum(axis=1)
-    w, w_ok = safe_rate(support, n[:, None])
+    w, _ = safe_rate(support, n[:, None])
     values = (w * np.where(ok, f1, 0.0)).sum(axis=1)
     return gap(
         stats,

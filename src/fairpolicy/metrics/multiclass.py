@@ -60,7 +60,7 @@ def precisions(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
 
 def predicted_share(stats: GroupStats) -> FloatArray:
     """P(Ŷ = c) over all compared rows: the class weights of the ``weighted`` strategies."""
-    pooled = stats.counts.sum(axis=(0, 1)).astype(np.float64)
+    pooled: FloatArray = stats.counts.sum(axis=(0, 1)).astype(np.float64)
     total = pooled.sum()
     return pooled / total if total > 0 else pooled
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from fairpolicy.errors import did_you_mean
 from fairpolicy.metrics import binary, f1, multiclass
-from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec
+from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, TaskKind
 
 CLS = ("target", "prediction", "dimension")
-BOTH = ("binary", "multiclass")
-BINARY_ONLY = ("binary",)
+BOTH: tuple[TaskKind, ...] = ("binary", "multiclass")
+BINARY_ONLY: tuple[TaskKind, ...] = ("binary",)
 
 #: Parameters every classification control accepts; they shape binding and
 #: exclusion rather than the formula, so metrics do not declare them.

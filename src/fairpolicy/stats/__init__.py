@@ -49,7 +49,8 @@ class GroupStats:
     @property
     def n(self) -> IntArray:
         """Rows per group."""
-        return self.counts.sum(axis=(1, 2))
+        n: IntArray = self.counts.sum(axis=(1, 2))
+        return n
 
     @property
     def num_classes(self) -> int:
