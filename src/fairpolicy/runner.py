@@ -236,8 +236,24 @@ def _finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
     )
 
 
-def _measure(stats: GroupStats, control: Control, spec: MetricSpec) -> MetricValue:
+def _measure(
+    stats: GroupStats, control: Control, spec: MetricSpec, file: str | None = None
+) -> MetricValue:
     """Exclude the unknown and small groups, then apply the metric."""
+    if len(stats.groups) < 2:
+        dim = ",".join(stats.dimension)
+        found = f"only one group ('{stats.groups[0]}')" if stats.groups else "no group values"
+        raise BindingError(
+            Problem(
+                f"the dimension column '{dim}' has {found}; a fairness comparison needs at "
+                "least two groups.",
+                file=file,
+                control=control.control_id,
+                column=dim,
+                hint="bind input.dimension to the protected-attribute column, or evaluate data "
+                "that contains more than one group.",
+            )
+        )
     n = stats.n
     keep = n >= control.min_samples
     excluded = [
@@ -279,7 +295,7 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         if plan.error is not None:
             raise plan.error
         stats = ev.group_stats(plan, plans)
-        mv = _measure(stats, c, spec)
+        mv = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
     except FairpolicyError as exc:
         text = " ".join(p.render() for p in exc.problems)
         return _finding(c, spec, value=None, status="error", message=text, reason=text)

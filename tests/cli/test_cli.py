@@ -116,9 +116,10 @@ def test_bad_bind_syntax(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_inconclusive_policy(tmp_path: Path) -> None:
-    data = write_csv(tmp_path, "y_true,y_pred,sex\n" + "1,1,F\n0,0,F\n" * 20)
+    # two groups, one under min_samples: one comparable group left → inconclusive
+    data = write_csv(tmp_path, "y_true,y_pred,sex\n" + "1,1,F\n0,0,F\n" * 20 + "1,0,M\n" * 5)
     pol = write_policy(tmp_path, control())
-    assert run("check", str(pol), str(data))[0] == 1  # one group: inconclusive fails the gate
+    assert run("check", str(pol), str(data))[0] == 1  # inconclusive fails the gate by default
     assert run("check", str(pol), str(data), "--inconclusive", "warn")[0] == 0
     assert run("check", str(pol), str(data), "--inconclusive", "pass")[0] == 0
 
@@ -210,7 +211,7 @@ def test_fixture_end_to_end(tmp_path: Path) -> None:
         control("dp", threshold="0.1"),
         control("f1", metric="weighted_f1_gap", threshold="0.1", dimension="site"),
     )
-    code, out = run(
+    code, _ = run(
         "check", str(pol), str(FIXTURES / "binary_2g.csv"), "-o", f"json={tmp_path / 'r.json'}"
     )
     res = json.loads((tmp_path / "r.json").read_text())

@@ -90,8 +90,14 @@ def test_binary_metric_on_multiclass_names_replacement(tmp_path: Path) -> None:
     assert "demographic_parity_diff" in msg
 
 
-def test_one_group_only_is_inconclusive(tmp_path: Path) -> None:
+def test_one_group_in_the_data_is_an_error(tmp_path: Path) -> None:
+    """A dimension column with a single value is a binding mistake: exit 2."""
     data = write_csv(tmp_path, "y_true,y_pred,sex\n" + "1,0,F\n0,1,F\n" * 40)
+    assert_error(tmp_path, data, "data.csv", "column 'sex'", "only one group", "'F'")
+
+
+def test_one_group_left_after_exclusions_is_inconclusive(tmp_path: Path) -> None:
+    data = write_csv(tmp_path, "y_true,y_pred,sex\n" + "1,0,F\n0,1,F\n" * 40 + "1,1,M\n" * 3)
     pol = write_policy(tmp_path, control())
     f = only_finding(pol, data)
     assert f.status == "inconclusive" and f.value is None
