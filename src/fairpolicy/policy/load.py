@@ -1,0 +1,444 @@
+"""Load a policy file in any accepted form into a validated :class:`Policy`.
+
+One path: every form (seed-003 assessment-plan, component-definition, bare list,
+catalog, profile) becomes a list of :class:`~fairpolicy.policy.oscal.RawControl`;
+:func:`_build` validates each into a :class:`Control`, collecting every problem of
+the file before one :class:`~fairpolicy.errors.PolicyError` is raised.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from fairpolicy.errors import PolicyError, close_match, did_you_mean
+from fairpolicy.policy import oscal
+from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
+from fairpolicy.policy.schema import (
+    OPERATOR_SPELLINGS,
+    ROLES,
+    Control,
+    EnforcementMode,
+    Operator,
+    Policy,
+    SourceLocation,
+    Threshold,
+)
+
+if TYPE_CHECKING:
+    from fairpolicy.metrics.base import MetricSpec, ParamSpec
+
+__all__ = ["load_policy"]
+
+#: Props that shape the control itself; every other prop is a metric parameter.
+CONTROL_PROPS = (
+    "metric_key",
+    "threshold",
+    "operator",
+    "enforcement_mode",
+    "severity",
+    "lifecycle_phase",
+    "risk_id",
+    "threshold_param",
+)
+
+#: Common misspellings of operators → the spelling meant.
+_OPERATOR_GUESSES = {
+    "=<": "<=",
+    "=>": ">=",
+    "=": "==",
+    "<>": "!=",
+    "less_than": "lt",
+    "greater_than": "gt",
+    "less_or_equal": "le",
+    "greater_or_equal": "ge",
+    "equal": "eq",
+    "equals": "eq",
+    "not_equal": "ne",
+}
+
+
+def load_policy(
+    source: str | os.PathLike[str] | Mapping[str, Any] | list[Any],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> Policy:
+    """Load and validate a policy.
+
+    ``source`` is a path to a YAML or JSON file, or an already-parsed mapping or list.
+    ``base_dir`` is where relative hrefs (a component-definition's ``source``, a
+    profile's imports) resolve; default the file's directory, or the working directory
+    for a mapping. Raises :class:`PolicyError` listing every problem found.
+    """
+    sha = file = None
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+        data, sha = oscal.read_document(path)
+        file, base = str(path), path.parent
+    elif isinstance(source, Mapping | list):
+        data, base = source, Path.cwd()
+    else:
+        raise PolicyError(
+            f"cannot load a policy from {type(source).__name__}.",
+            hint="pass a path, a mapping or a list",
+        )
+    if base_dir is not None:
+        base = Path(base_dir)
+    ctx = Ctx()
+    form, metadata, raws = _normalise(data, file, base, ctx)
+    controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]
+    _check_ids(raws, form, file, ctx)
+    if ctx.problems:
+        raise PolicyError(ctx.problems)
+    try:
+        return Policy(
+            path=file,
+            sha256=sha,
+            title=_text(metadata.get("title")),
+            version=_text(metadata.get("version")),
+            form=form,
+            controls=tuple(controls),
+            warnings=tuple(ctx.warnings),
+        )
+    except ValidationError as exc:  # not expected: _build checks what the models check
+        raise PolicyError(str(exc), file=file) from None
+
+
+# ---------------------------------------------------------------- forms → raw controls
+
+
+def _normalise(
+    data: Any, file: str | None, base: Path, ctx: Ctx
+) -> tuple[str, Mapping[str, Any], list[RawControl]]:
+    """(form, metadata, raw controls) of a parsed document."""
+    if isinstance(data, list):
+        return "list", {}, [r for i in data if (r := oscal.raw_control(i, file, ctx)) is not None]
+    roots = [k for k in data if k in ROOTS] if isinstance(data, Mapping) else []
+    if len(roots) != 1:
+        ctx.add(*_root_problem(data, roots, file))
+        return "unknown", {}, []
+    root = roots[0]
+    body = data[root]
+    if not isinstance(body, Mapping):
+        ctx.add(f"'{root}' must be a mapping", file, key=root)
+        return root, {}, []
+    metadata = oscal.mapping(body, "metadata")
+    if root == "assessment-plan":
+        impls = oscal.items(body, "control-implementations", file, ctx) + oscal.items(
+            oscal.mapping(body, "reviewed-controls"), "control-implementations", file, ctx
+        )
+        reqs = [ir for i in impls for ir in oscal.items(i, "implemented-requirements", file, ctx)]
+        raws = [r for ir in reqs if (r := oscal.raw_control(ir, file, ctx)) is not None]
+    elif root == "component-definition":
+        raws = oscal.component_definition(body, file, base, ctx)
+    else:
+        controls = oscal.catalog_or_profile(root, body, file, base, ctx)
+        raws = [oscal.catalog_control(c, ctx) for c in controls.values() if c.fairness]
+    return root, metadata, raws
+
+
+def _root_problem(data: Any, roots: list[str], file: str | None) -> tuple[str, str | None]:
+    accepted = ", ".join(ROOTS)
+    if roots:
+        return f"the document has several roots ({', '.join(roots)}); use one", file
+    if not isinstance(data, Mapping):
+        what = "empty" if data is None else f"a {type(data).__name__}"
+        return f"the document is {what}; expected one of the roots {accepted}, or a list", file
+    keys = [str(k) for k in data if not str(k).startswith("$")]
+    if not keys:
+        return f"the mapping has no root key; expected one of {accepted}", file
+    message = f"unknown root {', '.join(map(repr, keys))}; accepted roots: {accepted}"
+    if "assessment-results" in keys:
+        message += " (assessment-results is an output of fairpolicy check, not a policy)"
+    else:
+        message += ", or a list of controls." + next(
+            (did_you_mean(k, ROOTS) for k in keys if close_match(k, ROOTS)), ""
+        )
+    return message, file
+
+
+def _check_ids(raws: list[RawControl], form: str, file: str | None, ctx: Ctx) -> None:
+    counts = Counter(_text(r.control_id) for r in raws if _text(r.control_id))
+    for cid, n in counts.items():
+        if n > 1:
+            dups = [r for r in raws if _text(r.control_id) == cid]
+            lines = ", ".join(str(r.line) for r in dups if r.line)
+            at = f" (lines {lines})" if lines else ""
+            ctx.add(f"control-id is used {n} times{at}", dups[0].file, cid, "control-id")
+    if not raws and not ctx.problems:
+        ctx.add(
+            f"the policy defines no controls (read as {form})",
+            file,
+            hint="add implemented-requirements with a metric_key, threshold and operator prop "
+            "each (catalogs: controls with a metric_key prop)",
+        )
+
+
+# ---------------------------------------------------------------- raw control → Control
+
+
+def _text(value: Any) -> str | None:
+    """A prop value as text: YAML numbers and booleans become the strings OSCAL wants."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value).strip()
+
+
+def _build(raw: RawControl, ctx: Ctx) -> Control | None:
+    """Validate one raw control; every problem goes to ``ctx``; None when any."""
+    from fairpolicy.metrics.registry import REGISTRY, all_names, canonical
+
+    before = len(ctx.problems)
+    cid = _text(raw.control_id)
+
+    def err(message: str, key: str | None, hint: str | None = None) -> None:
+        ctx.add(message, raw.file, cid, key, hint)
+
+    if not cid:
+        at = f" (line {raw.line})" if raw.line else ""
+        err(f"a control has no control-id{at}", "control-id", "give every control a unique id")
+    fields: dict[str, Any] = {}
+    inputs: dict[str, str] = {}
+    named: set[str] = set()  # roles written, even with a bad value
+    others: list[tuple[str, Any]] = []
+    for name, value in raw.props:
+        if name.startswith("input."):
+            role, column = name[6:], _text(value)
+            if role not in ROLES:
+                err(
+                    f"unknown input role '{role}'; roles: {', '.join(ROLES)}."
+                    f"{did_you_mean(role, ROLES)}",
+                    name,
+                )
+            elif role in named:
+                err(f"input.{role} is given twice", name)
+            elif not column:
+                err(f"input.{role} names no column", name)
+            else:
+                inputs[role] = column
+            named.add(role)
+        elif name in CONTROL_PROPS:
+            if name == "lifecycle_phase" and name in fields:  # Venturalitica repeats it
+                fields[name] = f"{_text(fields[name])},{_text(value)}"
+            elif name in fields:
+                err(f"prop '{name}' is given twice", name)
+            else:
+                fields[name] = value
+        else:
+            others.append((name, value))
+
+    spec: MetricSpec | None = None
+    written = _text(fields.get("metric_key"))
+    if not written:
+        err(
+            "has no metric_key",
+            "metric_key",
+            "add a metric_key prop (`fairpolicy metrics` lists them), or point "
+            "control-implementations[].source at the catalog that defines the control",
+        )
+    elif (key := canonical(written)) is None:
+        err(
+            f"unknown metric_key '{written}'.{did_you_mean(written, all_names())}",
+            "metric_key",
+            "`fairpolicy metrics` lists the registry keys",
+        )
+    else:
+        spec = REGISTRY[key]
+
+    operator = _operator(fields.get("operator"), err)
+    threshold = _threshold(raw, fields, operator, err, ctx)
+
+    if spec is not None:
+        for role in spec.inputs:
+            if role not in named:
+                err(
+                    f"no column is bound to role '{role}' (prop input.{role}); "
+                    f"metric '{spec.key}' needs {', '.join(spec.inputs)}",
+                    f"input.{role}",
+                    f"add a prop input.{role} naming the column",
+                )
+    params, settings = _params(spec, others, err)
+
+    mode_text = _text(fields.get("enforcement_mode"))
+    severity = _text(fields.get("severity"))
+    mode = EnforcementMode.BLOCK
+    if mode_text:
+        modes = [m.value for m in EnforcementMode]
+        if mode_text.lower() in modes:
+            mode = EnforcementMode(mode_text.lower())
+        else:
+            err(
+                f"enforcement_mode '{mode_text}' is not one of {', '.join(modes)}."
+                f"{did_you_mean(mode_text.lower(), modes)}",
+                "enforcement_mode",
+            )
+    elif severity and severity.lower() == "warning":
+        mode = EnforcementMode.WARN
+
+    if len(ctx.problems) > before or spec is None or operator is None or threshold is None:
+        return None
+    assert cid is not None and written is not None
+    return Control(
+        control_id=cid,
+        title=_text(raw.title) or _text(raw.description),
+        description=_text(raw.description),
+        metric_key=spec.key,
+        metric_key_as_written=written,
+        threshold=threshold,
+        operator=operator,
+        inputs=inputs,
+        params=params,
+        enforcement_mode=mode,
+        severity=severity,
+        lifecycle_phase=_text(fields.get("lifecycle_phase")),
+        risk_id=_text(fields.get("risk_id")),
+        source=SourceLocation(file=raw.file, line=raw.line) if raw.file else None,
+        **settings,
+    )
+
+
+Err = Callable[..., None]
+
+
+def _operator(value: Any, err: Err) -> Operator | None:
+    text = _text(value)
+    if not text:
+        err("has no operator", "operator", "add an operator prop, e.g. lt or <")
+        return None
+    operator = OPERATOR_SPELLINGS.get(text.lower())
+    if operator is None:
+        guess = _OPERATOR_GUESSES.get(text.lower()) or close_match(text.lower(), OPERATOR_SPELLINGS)
+        err(
+            f"operator '{text}' is not allowed; allowed: {', '.join(OPERATOR_SPELLINGS)}."
+            + (f" Did you mean '{guess}'?" if guess else ""),
+            "operator",
+        )
+    return operator
+
+
+def _threshold(
+    raw: RawControl, fields: Mapping[str, Any], operator: Operator | None, err: Err, ctx: Ctx
+) -> Threshold | None:
+    """Threshold from the OSCAL param if it has values, else the ``threshold`` prop."""
+    if raw.threshold is not None:
+        key, values = raw.threshold
+        given = ",".join(str(_text(v)) for v in values)
+        if "threshold" in fields and _text(fields["threshold"]) != given:
+            ctx.warnings.append(
+                f"control '{_text(raw.control_id)}': threshold prop "
+                f"'{_text(fields['threshold'])}' is overridden by {key}: '{given}'"
+            )
+    elif "threshold" in fields:
+        key, value = "threshold", fields["threshold"]
+        values = value if isinstance(value, list) else [value]
+    else:
+        err("has no threshold", "threshold", "add a threshold prop, e.g. 0.1")
+        return None
+    numbers: list[float] = []
+    for value in values:
+        text = _text(value)
+        if not text:
+            err(f"{key} is empty", key, "write a number such as 0.1")
+            return None
+        for part in text.split(","):
+            try:
+                number = float(part)
+            except ValueError:
+                err(f"{key} '{part.strip()}' is not a number", key, "write a number such as 0.1")
+                return None
+            if not math.isfinite(number):
+                err(f"{key} '{part.strip()}' is not a finite number", key)
+                return None
+            numbers.append(number)
+    written = ",".join(f"{x:g}" for x in numbers)
+    if operator is Operator.BETWEEN:
+        if len(numbers) != 2:
+            err(f"operator 'between' needs two bounds 'low,high', got '{written}'", key)
+            return None
+        low, high = numbers
+        if low > high:
+            err(
+                f"between bounds '{written}' are reversed (low > high)",
+                key,
+                f"write '{high:g},{low:g}'",
+            )
+            return None
+        return Threshold(low=low, high=high)
+    if len(numbers) != 1:
+        if operator is not None:
+            err(f"operator '{operator.value}' needs one number, got '{written}'", key)
+        return None
+    return Threshold(value=numbers[0])
+
+
+def _params(
+    spec: MetricSpec | None, others: list[tuple[str, Any]], err: Err
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(metric params, Control settings min_samples/missing) from the remaining props."""
+    from fairpolicy.metrics.registry import COMMON_PARAMS
+
+    declared = {p.name: p for p in (*(spec.params if spec else ()), *COMMON_PARAMS)}
+    params: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
+    for name, value in others:
+        ps = declared.get(name)
+        if ps is None:
+            if spec is not None:  # an unknown metric was reported already
+                names = [*declared, *CONTROL_PROPS, *(f"input.{r}" for r in ROLES)]
+                err(
+                    f"unknown prop '{name}'; metric '{spec.key}' takes the parameters "
+                    f"{', '.join(declared)}.{did_you_mean(name, names)}",
+                    name,
+                )
+            continue
+        try:
+            coerced = _coerce(ps, value)
+        except ValueError as exc:
+            err(f"{name} {exc}", name, ps.help or None)
+            continue
+        if name in ("min_samples", "missing"):
+            settings[name] = coerced
+        else:
+            params[name] = coerced
+    return params, settings
+
+
+def _coerce(ps: ParamSpec, value: Any) -> Any:
+    """Parse a prop value as the parameter's kind; ValueError says what is wrong."""
+    text = _text(value)
+    if not text:
+        raise ValueError("has no value")
+    out: Any = text
+    if ps.kind is bool:
+        if text.lower() not in ("true", "false", "yes", "no", "1", "0"):
+            raise ValueError(f"'{text}' is not true or false")
+        out = text.lower() in ("true", "yes", "1")
+    elif ps.kind is int:
+        try:
+            out = int(text)
+        except ValueError:
+            raise ValueError(f"'{text}' is not a whole number") from None
+        low = 2 if ps.name == "num_classes" else 1
+        if out < low:
+            raise ValueError(f"{out} is below {low}")
+    elif ps.kind is float:
+        try:
+            out = float(text)
+        except ValueError:
+            raise ValueError(f"'{text}' is not a number") from None
+        if not math.isfinite(out):
+            raise ValueError(f"'{text}' is not a finite number")
+    if ps.choices is not None and out not in ps.choices:
+        allowed = [str(c) for c in ps.choices]
+        raise ValueError(
+            f"'{text}' is not allowed; allowed: {', '.join(allowed)}.{did_you_mean(text, allowed)}"
+        )
+    return out

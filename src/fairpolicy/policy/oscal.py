@@ -1,0 +1,622 @@
+"""OSCAL documents: reading, props, and catalog → profile → component-definition chains.
+
+Everything here turns documents into :class:`RawControl` objects (a control id, its
+props as ``(name, value)`` pairs, an optional threshold taken from an OSCAL param, and
+where it was written). :mod:`fairpolicy.policy.load` validates raw controls into
+:class:`~fairpolicy.policy.schema.Control` objects; this module only gathers them.
+
+A document with ``uuid`` and ``metadata`` claims to be OSCAL and is validated with
+compliance-trestle's models first (imported lazily: they take half a second to import).
+Documents in the lenient forms (no uuid/metadata, or ``input:x`` prop names, which are
+not OSCAL tokens) are read as plain mappings. Both are then walked as plain mappings,
+which keeps the line numbers the YAML loader recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from fairpolicy.errors import PolicyError, Problem, did_you_mean
+from fairpolicy.policy.schema import NS
+
+#: Root keys of the mapping forms, in the order error messages list them.
+ROOTS = ("assessment-plan", "component-definition", "catalog", "profile")
+
+#: Props fairpolicy reads past: OSCAL core names, prose, and governance metadata that
+#: Venturalitica's templates carry (its loader's profile properties and compiler output).
+INFORMATIVE_PROPS = frozenset(
+    {
+        *("label", "sort-id", "status", "alt-identifier", "marking"),
+        *("reference", "rationale", "note", "remarks", "source", "article"),
+        *("evaluation_method", "evaluation_window", "target_type", "treatment_id"),
+        *("policy_id", "objective_id", "risk_acceptance_criteria", "threshold_justification"),
+        *("stakeholder_consultation_ref", "control_tier", "frameworks", "standard_clauses"),
+    }
+)
+
+Prop = tuple[str, Any]
+Params = dict[str, tuple[list[Any] | None, str | None]]  # param id → (values, set in file)
+
+
+@dataclass
+class Ctx:
+    """Problems and warnings collected while loading one policy (and what it imports)."""
+
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    colon_files: set[str | None] = field(default_factory=set)
+
+    def add(
+        self,
+        message: str,
+        file: str | None,
+        control: Any = None,
+        key: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        ctl = None if control is None else str(control)
+        if not message.endswith((".", "?", "!")):
+            message += "."
+        self.problems.append(Problem(message, file=file, control=ctl, key=key, hint=hint))
+
+
+@dataclass
+class RawControl:
+    """A control as written, before validation."""
+
+    control_id: Any
+    file: str | None
+    line: int | None
+    props: list[Prop]
+    title: Any = None
+    description: Any = None
+    #: (key for messages, values) when the threshold comes from an OSCAL param
+    threshold: tuple[str, list[Any]] | None = None
+
+
+@dataclass
+class CatalogControl:
+    raw: RawControl
+    params: Params
+    fairness: bool  # carries fairpolicy props (catalog/profile forms keep only these)
+
+
+# ---------------------------------------------------------------- reading files
+
+
+class _LineDict(dict[Any, Any]):
+    """A mapping that remembers the 1-based line it started on."""
+
+    line: int | None = None
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML (JSON is YAML) with line numbers; duplicate keys are recorded."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[tuple[Any, int]] = []
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
+    own = {id(key_node) for key_node, _ in node.value}  # a `<<` merge may be overridden
+    loader.flatten_mapping(node)
+    out = _LineDict()
+    out.line = node.start_mark.line + 1
+    written: set[Any] = set()
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            if id(key_node) in own:
+                if key in written:
+                    loader.duplicates.append((key, key_node.start_mark.line + 1))
+                written.add(key)
+            out[key] = loader.construct_object(value_node, deep=True)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "found a mapping key that is not a scalar", key_node.start_mark
+            ) from None
+    return out
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def line_of(obj: Any) -> int | None:
+    return obj.line if isinstance(obj, _LineDict) else None
+
+
+def read_document(path: Path) -> tuple[Any, str]:
+    """Parse a YAML or JSON file; returns (data, sha256 of its bytes). Raises PolicyError."""
+    file = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PolicyError(
+            Problem("policy file not found.", file=file, hint=f"check the path ({path.absolute()})")
+        ) from None
+    except OSError as exc:
+        raise PolicyError(Problem(f"cannot read the file: {exc.strerror}.", file=file)) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(
+            Problem(f"not UTF-8 text (bad byte at offset {exc.start}).", file=file)
+        ) from None
+    return parse_text(text, file, json_fallback=path.suffix.lower() == ".json"), hashlib.sha256(
+        data
+    ).hexdigest()
+
+
+def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> Any:
+    """YAML (which also reads JSON) with line numbers; a JSON file YAML rejects
+    (tab indentation) is read again as JSON, without line numbers."""
+    loader = _Loader(text)
+    try:
+        data = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        if json_fallback:
+            try:
+                return json.loads(text, object_pairs_hook=_json_pairs(file))
+            except json.JSONDecodeError as jexc:
+                where = f"line {jexc.lineno}, column {jexc.colno}"
+                problem = Problem(f"cannot parse JSON: {jexc.msg} ({where}).", file=file)
+                raise PolicyError(problem) from None
+        raise PolicyError(_yaml_problem(exc, file)) from None
+    finally:
+        loader.dispose()
+    if loader.duplicates:
+        raise PolicyError(
+            [
+                Problem(
+                    f"duplicate key '{key}' on line {line}.",
+                    file=file,
+                    key=str(key),
+                    hint="a key may appear once per mapping; remove or rename one of them",
+                )
+                for key, line in loader.duplicates
+            ]
+        )
+    return data
+
+
+def _json_pairs(file: str | None) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise PolicyError(Problem(f"duplicate key '{key}'.", file=file, key=key))
+            out[key] = value
+        return out
+
+    return hook
+
+
+def _yaml_problem(exc: yaml.YAMLError, file: str | None) -> Problem:
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return Problem(f"cannot parse YAML: {exc}.", file=file)
+    what = " ".join(s for s in (exc.context, exc.problem) if s) or "syntax error"
+    mark = exc.problem_mark or exc.context_mark
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+    hint = None
+    if "constructor for the tag" in what:
+        hint = "policies are plain YAML or JSON; remove the '!' tag"
+    return Problem(f"cannot parse YAML: {what}{where}.", file=file, hint=hint)
+
+
+# ---------------------------------------------------------------- plain-mapping helpers
+
+
+def items(obj: Any, key: str, file: str | None, ctx: Ctx, control: Any = None) -> list[Any]:
+    """``obj[key]`` as a list ([] when absent); a non-list is a problem."""
+    value = obj.get(key) if isinstance(obj, Mapping) else None
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    ctx.add(f"'{key}' must be a list, not {type(value).__name__}", file, control, key)
+    return []
+
+
+def mapping(obj: Any, key: str) -> Mapping[str, Any]:
+    value = obj.get(key) if isinstance(obj, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def read_props(raw: Any, file: str | None, control: Any, ctx: Ctx) -> list[Prop]:
+    """fairpolicy's props of one control: a list of {name, value, ns?} or a mapping.
+
+    Props in a foreign ``ns`` and informative props are dropped; ``input:x`` becomes
+    ``input.x`` with one warning per file.
+    """
+    if raw is None:
+        return []
+    pairs: list[tuple[Any, Any]] = []
+    if isinstance(raw, Mapping):
+        pairs = list(raw.items())
+    elif isinstance(raw, list):
+        for p in raw:
+            if not (isinstance(p, Mapping) and isinstance(p.get("name"), str) and p["name"]):
+                ctx.add(
+                    f"a prop must be a mapping with 'name' and 'value', got {p!r}",
+                    file,
+                    control,
+                    "props",
+                )
+            elif p.get("ns") in (None, "") or str(p["ns"]).rstrip("/") == NS:
+                pairs.append((p["name"], p.get("value")))
+    else:
+        ctx.add("props must be a list of {name, value} or a mapping", file, control, "props")
+    out: list[Prop] = []
+    for name, value in pairs:
+        name = str(name).strip()
+        if name in INFORMATIVE_PROPS:
+            continue
+        if isinstance(value, Mapping) or (isinstance(value, list) and name != "threshold"):
+            ctx.add(f"prop '{name}' must have a single value, got {value!r}", file, control, name)
+            continue
+        if name.startswith("input:"):
+            if file not in ctx.colon_files:
+                ctx.colon_files.add(file)
+                ctx.warnings.append(
+                    f"{file or 'policy'}: OSCAL prop names cannot contain ':'; "
+                    f"write 'input.{name[6:]}' instead of '{name}'"
+                )
+            name = "input." + name[6:]
+        out.append((name, value))
+    return out
+
+
+def raw_control(item: Any, file: str | None, ctx: Ctx) -> RawControl | None:
+    """An implemented-requirement (or a bare-list control) as a raw control."""
+    if not isinstance(item, Mapping):
+        ctx.add(f"a control must be a mapping, got {item!r}", file)
+        return None
+    cid = item.get("control-id", item.get("id"))
+    return RawControl(
+        control_id=cid,
+        file=file,
+        line=line_of(item),
+        props=read_props(item.get("props"), file, cid, ctx),
+        title=item.get("title"),
+        description=item.get("description"),
+    )
+
+
+def merge_props(base: list[Prop], override: list[Prop]) -> list[Prop]:
+    names = {name for name, _ in override}
+    return [p for p in base if p[0] not in names] + override
+
+
+# ---------------------------------------------------------------- trestle validation
+
+
+def claims_oscal(body: Any) -> bool:
+    """Has uuid and metadata, and no ``input:x`` prop names (which OSCAL rejects)."""
+    return (
+        isinstance(body, Mapping)
+        and "uuid" in body
+        and "metadata" in body
+        and not any(":" in str(p.get("name", "")) for p in _all_props(body))
+    )
+
+
+def _all_props(obj: Any) -> Iterator[Mapping[str, Any]]:
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            if key == "props" and isinstance(value, list):
+                yield from (p for p in value if isinstance(p, Mapping))
+            else:
+                yield from _all_props(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            yield from _all_props(value)
+
+
+def _stringify(obj: Any) -> Any:
+    """YAML numbers and booleans as the strings OSCAL wants."""
+    if isinstance(obj, bool):
+        return "true" if obj else "false"
+    if isinstance(obj, int | float):
+        return str(obj)
+    if isinstance(obj, Mapping):
+        return {k: _stringify(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_stringify(v) for v in obj]
+    return obj
+
+
+def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
+    """Validate a document that claims to be OSCAL with trestle's model for ``root``."""
+    if not claims_oscal(body):
+        return True
+    if root == "catalog":
+        from trestle.oscal.catalog import Catalog as Model
+    elif root == "profile":
+        from trestle.oscal.profile import Profile as Model  # type: ignore[assignment]
+    else:
+        from trestle.oscal.component import (  # type: ignore[assignment]
+            ComponentDefinition as Model,
+        )
+    try:
+        Model.model_validate(_stringify(body))
+    except ValidationError as exc:
+        errors = exc.errors()
+        for err in errors[:10]:
+            loc = root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+            ctx.add(
+                f"not valid OSCAL: {err['msg']}",
+                file,
+                key=loc,
+                hint=f"fix the document against the OSCAL {root} schema (it has uuid and "
+                "metadata, so it is read as OSCAL)",
+            )
+        if len(errors) > 10:
+            ctx.add(f"not valid OSCAL: {len(errors) - 10} more errors", file)
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- catalogs and profiles
+
+
+def resolve_href(href: Any, base: Path, body: Any, file: str | None, ctx: Ctx) -> Path | None:
+    """A local file for ``href``: relative to ``base``, or a ``#uuid`` back-matter
+    resource's rlink. None when it names no local file (remote URL, unknown fragment)."""
+    if not isinstance(href, str) or not href.strip():
+        return None
+    if href.startswith("#"):
+        for res in items(mapping(body, "back-matter"), "resources", file, ctx):
+            if isinstance(res, Mapping) and res.get("uuid") == href[1:]:
+                for link in items(res, "rlinks", file, ctx):
+                    target = link.get("href") if isinstance(link, Mapping) else None
+                    if isinstance(target, str) and not target.startswith("#"):
+                        return resolve_href(target, base, body, file, ctx)
+        return None
+    if href.startswith("file://"):
+        return Path(href[7:])
+    if "://" in href:
+        ctx.warnings.append(f"{file or 'policy'}: '{href}' is not a local file; not fetched")
+        return None
+    return base / href
+
+
+def load_source(
+    path: Path, ctx: Ctx, seen: frozenset[Path] = frozenset()
+) -> dict[str, CatalogControl]:
+    """The controls of a catalog or profile file (profile modifications applied)."""
+    file = str(path)
+    if path.resolve() in seen:
+        ctx.add("imports itself (an import cycle)", file, key="imports")
+        return {}
+    try:
+        data, _ = read_document(path)
+    except PolicyError as exc:
+        ctx.problems.extend(exc.problems)
+        return {}
+    root = next(
+        (r for r in ("catalog", "profile") if isinstance(data, Mapping) and r in data), None
+    )
+    if root is None:
+        ctx.add("an imported document must be an OSCAL catalog or profile", file)
+        return {}
+    return catalog_or_profile(root, data[root], file, path.parent, ctx, seen | {path.resolve()})
+
+
+def catalog_or_profile(
+    root: str,
+    body: Any,
+    file: str | None,
+    base: Path,
+    ctx: Ctx,
+    seen: frozenset[Path] = frozenset(),
+) -> dict[str, CatalogControl]:
+    if not isinstance(body, Mapping):
+        ctx.add(f"'{root}' must be a mapping", file, key=root)
+        return {}
+    if not validate_oscal(root, body, file, ctx):
+        return {}
+    if root == "catalog":
+        return _catalog(body, file, ctx)
+    controls: dict[str, CatalogControl] = {}
+    for imp in items(body, "imports", file, ctx):
+        href = imp.get("href") if isinstance(imp, Mapping) else None
+        path = resolve_href(href, base, body, file, ctx)
+        if path is None:
+            ctx.add(f"import href {href!r} names no local catalog or profile", file, key="href")
+            continue
+        if not path.exists():
+            ctx.add(f"imported file not found: {path}", file, key="href")
+            continue
+        controls.update(_select(load_source(path, ctx, seen), imp, file, ctx))
+    for sp in items(mapping(body, "modify"), "set-parameters", file, ctx):
+        set_parameter(sp, list(controls.values()), file, ctx)
+    return controls
+
+
+def _catalog(body: Mapping[str, Any], file: str | None, ctx: Ctx) -> dict[str, CatalogControl]:
+    out: dict[str, CatalogControl] = {}
+    for c in _walk(body, file, ctx):
+        cid = c.get("id")
+        props = read_props(c.get("props"), file, cid, ctx)
+        params: Params = {}
+        for p in items(c, "params", file, ctx, cid):
+            if isinstance(p, Mapping) and isinstance(p.get("id"), str):
+                values = p.get("values")
+                params[p["id"]] = (values if isinstance(values, list) else None, file)
+        fairness = any(n in ("metric_key", "operator", "threshold") for n, _ in props)
+        raw = RawControl(cid, file, line_of(c), props, title=c.get("title"))
+        out[str(cid)] = CatalogControl(raw, params, fairness)
+    return out
+
+
+def _walk(node: Mapping[str, Any], file: str | None, ctx: Ctx) -> Iterator[Mapping[str, Any]]:
+    """Every control, however deep in groups and nested controls."""
+    for c in items(node, "controls", file, ctx):
+        if isinstance(c, Mapping):
+            yield c
+            yield from _walk(c, file, ctx)
+    for g in items(node, "groups", file, ctx):
+        if isinstance(g, Mapping):
+            yield from _walk(g, file, ctx)
+
+
+def _select(
+    controls: dict[str, CatalogControl], imp: Mapping[str, Any], file: str | None, ctx: Ctx
+) -> dict[str, CatalogControl]:
+    def ids(key: str) -> list[str]:
+        out = []
+        for sel in items(imp, key, file, ctx):
+            for cid in items(sel, "with-ids", file, ctx):
+                if str(cid) not in controls:
+                    ctx.add(
+                        f"{key} names control '{cid}', which the imported document does not "
+                        f"define.{did_you_mean(str(cid), controls)}",
+                        file,
+                        key=key,
+                    )
+                out.append(str(cid))
+        return out
+
+    include, exclude = ids("include-controls"), set(ids("exclude-controls"))
+    keep = include if "include-controls" in imp else list(controls)
+    return {cid: controls[cid] for cid in keep if cid in controls and cid not in exclude}
+
+
+def set_parameter(sp: Any, controls: list[CatalogControl], file: str | None, ctx: Ctx) -> None:
+    """Apply one set-parameters entry to whichever of ``controls`` defines the param."""
+    pid = sp.get("param-id") if isinstance(sp, Mapping) else None
+    values = sp.get("values") if isinstance(sp, Mapping) else None
+    if not isinstance(pid, str) or not isinstance(values, list):
+        ctx.add("set-parameters entries need a 'param-id' and a list of 'values'", file)
+        return
+    owners = [c for c in controls if pid in c.params]
+    if not owners:
+        known = [p for c in controls for p in c.params]
+        ctx.add(
+            f"set-parameters names param '{pid}', which no selected control defines."
+            f"{did_you_mean(pid, known)}",
+            file,
+            key="param-id",
+        )
+    for c in owners:
+        c.params = {**c.params, pid: (values, file)}
+
+
+def threshold_param(cc: CatalogControl, ctx: Ctx) -> tuple[str, list[Any]] | None:
+    """The threshold of a catalog control, from its threshold param (if it has values)."""
+    raw, params = cc.raw, cc.params
+    named = [str(v) for n, v in raw.props if n == "threshold_param"]
+    ends = [p for p in params if p.endswith("threshold")]
+    if named:
+        pid = named[-1]
+        if pid not in params:
+            ctx.add(
+                f"threshold_param names '{pid}', which is not a param of this control."
+                f"{did_you_mean(pid, params)}",
+                raw.file,
+                raw.control_id,
+                "threshold_param",
+            )
+            return None
+    elif f"{raw.control_id}_prm_threshold" in params:
+        pid = f"{raw.control_id}_prm_threshold"
+    elif ends:
+        pid = ends[0]
+    elif len(params) == 1:
+        pid = next(iter(params))
+    else:
+        return None
+    values, where = params[pid]
+    if values is None:
+        return None
+    return f"param '{pid}'" + (f" (set in {where})" if where else ""), values
+
+
+def catalog_control(cc: CatalogControl, ctx: Ctx) -> RawControl:
+    raw = cc.raw
+    return RawControl(
+        raw.control_id, raw.file, raw.line, raw.props, raw.title, threshold=threshold_param(cc, ctx)
+    )
+
+
+# ---------------------------------------------------------------- component-definitions
+
+
+def component_definition(
+    body: Mapping[str, Any], file: str | None, base: Path, ctx: Ctx
+) -> list[RawControl]:
+    """Implemented requirements, completed from the catalog/profile their
+    ``control-implementations[].source`` names when it is a local file."""
+    if not validate_oscal("component-definition", body, file, ctx):
+        return []
+    out: list[RawControl] = []
+    for comp in items(body, "components", file, ctx):
+        for impl in items(comp, "control-implementations", file, ctx):
+            source = impl.get("source") if isinstance(impl, Mapping) else None
+            path = resolve_href(source, base, body, file, ctx)
+            catalog: dict[str, CatalogControl] | None = None
+            if path is not None:
+                if not path.exists():
+                    ctx.add(f"source file not found: {path}", file, key="source")
+                    continue
+                catalog = load_source(path, ctx)
+            shared = items(impl, "set-parameters", file, ctx)
+            found: list[tuple[RawControl, CatalogControl, list[Any]]] = []
+            for ir in items(impl, "implemented-requirements", file, ctx):
+                raw = raw_control(ir, file, ctx)
+                if raw is None:
+                    continue
+                set_params = items(ir, "set-parameters", file, ctx, raw.control_id)
+                if catalog is None:
+                    if set_params or shared:
+                        ctx.add(
+                            "set-parameters needs a catalog or profile to set parameters in",
+                            file,
+                            raw.control_id,
+                            "set-parameters",
+                            hint="point control-implementations[].source at a catalog or "
+                            "profile file, or write the threshold as a prop",
+                        )
+                    out.append(raw)
+                    continue
+                cc = catalog.get(str(raw.control_id))
+                if cc is None:
+                    if catalog:  # empty: loading it failed and said why
+                        ctx.add(
+                            f"control-id '{raw.control_id}' is not in {source}."
+                            f"{did_you_mean(str(raw.control_id), catalog)}",
+                            file,
+                            raw.control_id,
+                            "control-id",
+                        )
+                    continue
+                found.append(
+                    (raw, CatalogControl(cc.raw, dict(cc.params), cc.fairness), set_params)
+                )
+            for sp in shared:  # control-implementation level: every requirement
+                set_parameter(sp, [cc for _, cc, _ in found], file, ctx)
+            for raw, cc, set_params in found:
+                for sp in set_params:
+                    set_parameter(sp, [cc], file, ctx)
+                base_raw = catalog_control(cc, ctx)
+                out.append(
+                    RawControl(
+                        raw.control_id,
+                        file,
+                        raw.line,
+                        merge_props(base_raw.props, raw.props),
+                        raw.title or base_raw.title,
+                        raw.description,
+                        base_raw.threshold,
+                    )
+                )
+    return out
