@@ -64,7 +64,9 @@ def render(results: Results, opts: RenderOptions) -> str:
     if opts.verbose:
         for f in results.findings:
             if f.groups or f.excluded_groups:
-                out += ["", f"{f.control_id} per group:"]
+                cls = f.details.get("worst_class")
+                label = f" (class {cls}, the one with the largest gap)" if cls is not None else ""
+                out += ["", f"{f.control_id} per group{label}:"]
                 out += [f"  {g.group:<24} n={g.n:<8} {_num(g.value)}" for g in f.groups]
                 out += [
                     f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}" for e in f.excluded_groups
