@@ -1,0 +1,315 @@
+"""The OSCAL policy packs under ``policies/``: valid OSCAL, loadable, evaluable."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairpolicy.cli import main
+from fairpolicy.policy.load import load_policy
+from fairpolicy.policy.schema import NS, Operator
+
+ROOT = Path(__file__).resolve().parents[1]
+POLICIES = ROOT / "policies"
+PACKS = sorted(p.parent for p in POLICIES.glob("*/catalog.json"))
+CATALOGS = sorted(POLICIES.rglob("catalog.json"))
+PROFILES = sorted(POLICIES.rglob("profile.json"))
+
+UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+#: pack → control id → (metric key, operator, profile threshold, dimension)
+EXPECTED: dict[str, dict[str, tuple[str, str, float, str]]] = {
+    "binary-lending": {
+        "bl-1": ("demographic_parity_ratio", ">=", 0.8, "sex"),
+        "bl-2": ("equal_opportunity_diff", "<", 0.1, "sex"),
+        "bl-3": ("equalized_odds_diff", "<", 0.1, "sex"),
+        "bl-4": ("predictive_parity_diff", "<", 0.1, "sex"),
+    },
+    "multiclass-medical-multisite": {
+        "mm-1": ("weighted_f1_gap", "<", 0.05, "site"),
+        "mm-2": ("per_class_f1_gap", "<", 0.2, "site"),
+        "mm-3": ("multiclass_equal_opportunity", "<", 0.15, "sex"),
+        "mm-4": ("macro_f1_gap", "<", 0.1, "site"),
+    },
+}
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [str(p.relative_to(POLICIES)) for p in paths]
+
+
+def _json(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_every_pack_is_listed() -> None:
+    assert [p.name for p in PACKS] == sorted(EXPECTED)
+    assert [p.parent for p in PROFILES] == PACKS
+    readme = (POLICIES / "README.md").read_text(encoding="utf-8")
+    for pack in PACKS:
+        assert f"`{pack.name}/`" in readme
+    assert "--bind target=" in readme
+
+
+# ------------------------------------------------------------------ valid OSCAL
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=_ids(CATALOGS))
+def test_catalog_parses_with_trestle(path: Path) -> None:
+    from trestle.oscal.catalog import Catalog
+
+    catalog = Catalog.oscal_read(path)
+    assert catalog is not None
+    assert catalog.metadata.oscal_version.model_dump(mode="json") == "1.2.1"
+    assert catalog.controls
+
+
+@pytest.mark.parametrize("path", PROFILES, ids=_ids(PROFILES))
+def test_profile_parses_with_trestle(path: Path) -> None:
+    from trestle.oscal.profile import Profile
+
+    profile = Profile.oscal_read(path)
+    assert profile is not None
+    assert profile.metadata.oscal_version.model_dump(mode="json") == "1.2.1"
+    assert profile.modify is not None and profile.modify.set_parameters
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=_ids(CATALOGS))
+def test_catalog_conventions(path: Path) -> None:
+    """Fixed v4 UUIDs, a threshold param per control quoted by the statement,
+    namespaced fairpolicy props, an assessment objective."""
+    catalog = _json(path)["catalog"]
+    assert UUID4.match(catalog["uuid"])
+    meta = catalog["metadata"]
+    assert {"title", "last-modified", "version", "oscal-version"} <= set(meta)
+    resources = {r["uuid"] for r in catalog.get("back-matter", {}).get("resources", [])}
+    assert all(UUID4.match(u) for u in resources)
+    for control in catalog["controls"]:
+        cid = control["id"]
+        param = f"{cid}_prm_threshold"
+        assert [p["id"] for p in control["params"]] == [param]
+        assert len(control["params"][0]["values"]) == 1
+        float(control["params"][0]["values"][0])
+        props = {p["name"]: p for p in control["props"]}
+        assert {
+            "metric_key",
+            "operator",
+            "input.target",
+            "input.prediction",
+            "input.dimension",
+        } <= set(props)
+        assert all(p["ns"] == NS for p in control["props"])
+        assert all(":" not in name for name in props)
+        parts = {p["name"]: p for p in control["parts"]}
+        assert "{{ insert: param, " + param + " }}" in parts["statement"]["prose"]
+        assert parts["assessment-objective"]["prose"]
+        for link in control.get("links", []):
+            assert link["href"].lstrip("#") in resources
+
+
+@pytest.mark.parametrize("path", PROFILES, ids=_ids(PROFILES))
+def test_profile_imports_its_catalog_by_relative_href(path: Path) -> None:
+    profile = _json(path)["profile"]
+    assert UUID4.match(profile["uuid"])
+    hrefs = [imp["href"] for imp in profile["imports"]]
+    assert hrefs == ["catalog.json"]
+    assert (path.parent / hrefs[0]).is_file()
+
+
+# ------------------------------------------------------------------ loading
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.name)
+def test_profile_loads_with_expected_controls(pack: Path) -> None:
+    policy = load_policy(pack / "profile.json")
+    assert policy.form == "profile"
+    assert policy.warnings == ()
+    got = {
+        c.control_id: (
+            c.metric_key,
+            c.operator.value,
+            c.threshold.value,
+            c.inputs["dimension"],
+        )
+        for c in policy.controls
+    }
+    assert got == EXPECTED[pack.name]
+    for c in policy.controls:
+        assert c.inputs["target"] == "y_true" and c.inputs["prediction"] == "y_pred"
+        assert c.gating and c.title
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.name)
+def test_profile_tightens_catalog_thresholds(pack: Path) -> None:
+    catalog = {c.control_id: c for c in load_policy(pack / "catalog.json").controls}
+    profile = {c.control_id: c for c in load_policy(pack / "profile.json").controls}
+    assert catalog.keys() == profile.keys()
+    tightened = 0
+    for cid, c in profile.items():
+        before, after = catalog[cid].threshold.value, c.threshold.value
+        assert before is not None and after is not None
+        if before == after:
+            continue
+        tightened += 1
+        if c.operator in (Operator.LT, Operator.LE):
+            assert after < before, cid
+        else:
+            assert c.operator in (Operator.GT, Operator.GE)
+            assert after > before, cid
+    set_params = _json(pack / "profile.json")["profile"]["modify"]["set-parameters"]
+    assert tightened == len(set_params) >= 1
+
+
+# ------------------------------------------------------------------ evaluating
+
+
+def _binary_data(n: int = 2000, seed: int = 7) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["F", "M"], size=n)
+    y_true = rng.integers(0, 2, size=n)
+    flip = rng.uniform(size=n) < np.where(sex == "F", 0.25, 0.2)
+    return pd.DataFrame(
+        {"y_true": y_true, "y_pred": np.where(flip, 1 - y_true, y_true), "sex": sex}
+    )
+
+
+def _multiclass_data(n: int = 2000, k: int = 4, seed: int = 11) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    site = rng.choice(["north", "south", "east"], size=n)
+    sex = rng.choice(["F", "M"], size=n)
+    y_true = rng.integers(0, k, size=n)
+    wrong = rng.uniform(size=n) < np.where(site == "south", 0.35, 0.2)
+    y_pred = np.where(wrong, (y_true + rng.integers(1, k, size=n)) % k, y_true)
+    return pd.DataFrame({"y_true": y_true, "y_pred": y_pred, "site": site, "sex": sex})
+
+
+DATA = {"binary-lending": _binary_data, "multiclass-medical-multisite": _multiclass_data}
+
+
+def _run(
+    policy: Path, data: pd.DataFrame, tmp_path: Path, *extra: str
+) -> tuple[int, dict[str, Any]]:
+    csv = tmp_path / "data.csv"
+    data.to_csv(csv, index=False)
+    report = tmp_path / "results.json"
+    argv = ["check", str(policy), str(csv), "-o", f"json={report}", *extra]
+    code = main(argv, stdout=io.StringIO())
+    return code, json.loads(report.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("document", ["profile.json", "catalog.json"])
+def test_pack_evaluates_on_matching_data(pack: Path, document: str, tmp_path: Path) -> None:
+    code, results = _run(pack / document, DATA[pack.name](), tmp_path)
+    assert code in (0, 1)
+    assert results["summary"]["error"] == 0
+    for f in results["findings"]:
+        assert f["status"] in ("pass", "fail"), f["message"]
+        assert f["value"] is not None
+    assert {f["control_id"] for f in results["findings"]} == set(EXPECTED[pack.name])
+
+
+def test_multisite_pack_fails_a_site_gap(tmp_path: Path) -> None:
+    """The synthetic data's south site makes 35 % errors, the others 20 %."""
+    code, results = _run(
+        POLICIES / "multiclass-medical-multisite" / "profile.json", _multiclass_data(), tmp_path
+    )
+    assert code == 1
+    findings = {f["control_id"]: f for f in results["findings"]}
+    assert findings["mm-1"]["status"] == "fail"
+    assert findings["mm-1"]["worst_group"] == "south"
+    assert findings["mm-3"]["status"] == "pass"
+
+
+def test_binary_pack_rebinds_columns_with_bind(tmp_path: Path) -> None:
+    data = _binary_data()
+    code, expected = _run(POLICIES / "binary-lending" / "profile.json", data, tmp_path)
+    renamed = data.rename(columns={"y_true": "repaid", "y_pred": "decision", "sex": "gender"})
+    binds = ["--bind", "target=repaid", "--bind", "prediction=decision"]
+    binds += ["--bind", "dimension=gender"]
+    code2, got = _run(POLICIES / "binary-lending" / "profile.json", renamed, tmp_path, *binds)
+    assert code2 == code
+    assert [f["value"] for f in got["findings"]] == [f["value"] for f in expected["findings"]]
+    assert all(f["inputs"]["dimension"] == "gender" for f in got["findings"])
+
+
+def test_binary_pack_without_bind_names_the_fix(tmp_path: Path) -> None:
+    renamed = _binary_data().rename(columns={"y_true": "repaid"})
+    code, results = _run(POLICIES / "binary-lending" / "profile.json", renamed, tmp_path)
+    assert code == 2
+    assert all(f["status"] == "error" for f in results["findings"])
+    assert "--bind target=COLUMN" in results["findings"][0]["message"]
+
+
+def test_component_definition_rebinds_one_control(tmp_path: Path) -> None:
+    """policies/README.md: rebind a single control through a component-definition
+    whose source is the pack's profile."""
+    profile = POLICIES / "multiclass-medical-multisite" / "profile.json"
+
+    def requirement(i: int, cid: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "uuid": f"6a5b4c3d-2e1f-4a9b-8c7d-6e5f4a3b2c{i:02d}",
+            "control-id": cid,
+            "description": "bound for this system",
+            **extra,
+        }
+
+    doc = {
+        "component-definition": {
+            "uuid": "2b7e9f40-5c1d-4a8e-9f3b-6d2c8e1a4f70",
+            "metadata": {
+                "title": "test system",
+                "last-modified": "2026-05-21T09:00:00+00:00",
+                "version": "1.0",
+                "oscal-version": "1.2.1",
+            },
+            "components": [
+                {
+                    "uuid": "8d4f1c2a-7e3b-4b9d-a6c5-0f1e2d3c4b5a",
+                    "type": "software",
+                    "title": "model",
+                    "description": "model under test",
+                    "control-implementations": [
+                        {
+                            "uuid": "1c9e7a5b-3d2f-4e8a-b7c6-5a4b3c2d1e0f",
+                            "source": str(profile),
+                            "description": "bindings",
+                            "set-parameters": [
+                                {"param-id": "mm-2_prm_threshold", "values": ["0.3"]}
+                            ],
+                            "implemented-requirements": [
+                                requirement(1, "mm-1"),
+                                requirement(2, "mm-2"),
+                                requirement(
+                                    3,
+                                    "mm-3",
+                                    props=[
+                                        {"name": "input.dimension", "ns": NS, "value": "gender"}
+                                    ],
+                                ),
+                            ],
+                        }
+                    ],
+                }
+            ],
+        }
+    }
+    path = tmp_path / "system.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    controls = {c.control_id: c for c in load_policy(path).controls}
+    assert set(controls) == {"mm-1", "mm-2", "mm-3"}
+    assert controls["mm-3"].inputs["dimension"] == "gender"
+    assert controls["mm-1"].inputs["dimension"] == "site"
+    assert controls["mm-1"].threshold.value == 0.05  # the profile's
+    assert controls["mm-2"].threshold.value == 0.3  # the component-definition's
+    data = _multiclass_data().rename(columns={"sex": "gender"})
+    code, results = _run(path, data, tmp_path)
+    assert code in (0, 1) and results["summary"]["error"] == 0
