@@ -257,7 +257,7 @@ def _measure(
     n = stats.n
     keep = n >= control.min_samples
     excluded = [
-        Excluded(g, int(n[i]), f"n={int(n[i])} is below min_samples={control.min_samples}")
+        Excluded(g, int(n[i]), f"fewer rows than min_samples={control.min_samples}")
         for i, g in enumerate(stats.groups)
         if not keep[i]
     ]

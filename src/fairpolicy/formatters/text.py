@@ -36,7 +36,7 @@ def _threshold(f: Finding) -> str:
 
 def _row(f: Finding) -> tuple[str, ...]:
     status = f.status.upper()
-    if not f.gating and f.enforcement_mode != "block":
+    if f.enforcement_mode != "block" and f.status != f.enforcement_mode:
         status += f" ({f.enforcement_mode})"
     worst = f.worst_group or ""
     if worst:
@@ -58,9 +58,16 @@ def render(results: Results, opts: RenderOptions) -> str:
     out = [line(HEADERS), line(tuple("-" * w for w in widths))]
     out += [line(r, f.status) for r, f in zip(rows, results.findings, strict=True)]
     notes = [f for f in results.findings if f.status in ("error", "inconclusive", "fail", "warn")]
-    if notes:
+    excluded = [f for f in results.findings if f.excluded_groups and not opts.verbose]
+    if notes or excluded:
         out.append("")
-        out += [f"{f.control_id}: {f.message}" for f in notes]
+    out += [f"{f.control_id}: {f.message}" for f in notes]
+    for f in excluded:
+        shown = "; ".join(f"{e.group} (n={e.n}): {e.reason}" for e in f.excluded_groups[:3])
+        more = len(f.excluded_groups) - 3
+        out.append(
+            f"{f.control_id}: excluded {shown}" + (f"; and {more} more (-v)" if more > 0 else "")
+        )
     if opts.verbose:
         for f in results.findings:
             if f.groups or f.excluded_groups:
