@@ -168,7 +168,7 @@ def weighted_demographic_parity_multiclass(
 ) -> MetricValue:
     """Demographic parity with a configurable strategy across classes.
 
-    With SR_g(c) = P(Ŷ = c | A = g) and gap_c = max_g SR_g(c) − min_g SR_g(c):
+    With SR_g(c) = P(Ŷ = c | A = g) and gap_c = max_g SR_g(c) − min_g SR_g(c), value is:
 
     - ``macro`` (default): max_c gap_c — the worst class (seed 003's definition;
       equals ``multiclass_demographic_parity``; matches Venturalitica).
@@ -243,8 +243,8 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
     """Multi-class predictive parity: per-class precision (PPV) gaps.
 
     gap_c = max_g PPV_g(c) − min_g PPV_g(c)   (a group that never predicts c is left out)
-    strategy=macro (default): max_c gap_c   (seed 003: "the maximum across classes")
-    strategy=weighted:        Σ_c P(Ŷ = c)·gap_c / Σ_c P(Ŷ = c) over comparable classes
+    value, strategy=macro (default): max_c gap_c   (seed 003: "the maximum across classes")
+    value, strategy=weighted:        Σ_c P(Ŷ = c)·gap_c / Σ_c P(Ŷ = c) over comparable classes
     """
     values, defined = precisions(stats)
     if params.get("strategy", "macro") == "weighted":

@@ -172,32 +172,47 @@ def build_group_stats(
     """
     cols = list(dict.fromkeys(c for r in requests for c in r))
     k = len(classes)
-    # mixed-radix cell code; slot `card` of each column stands for "missing"
-    cell = np.zeros(len(true_codes), dtype=np.int64)
-    radix = []
-    for c in cols:
-        codes, names = dimensions[c]
-        card = len(names) + 1
-        cell *= card
-        cell += np.where(codes < 0, len(names), codes)
-        radix.append(card)
+    # slot `len(names)` of each column stands for "missing"
+    radix = [len(dimensions[c][1]) + 1 for c in cols]
     total_cells = int(np.prod(radix, dtype=np.float64)) if radix else 1
-    if total_cells * k * k <= _DENSE_LIMIT:
-        counts = confusion_counts(cell, true_codes, pred_codes, total_cells, k)
-        present = np.flatnonzero(counts.sum(axis=(1, 2)))
-        cell_ids, cell_counts = present, counts[present]
+    code_rows: list[list[int]]
+    if total_cells >= 2**62:
+        # a mixed-radix int64 code would overflow: key the cells by their rows of codes
+        mat = np.stack(
+            [np.where(dimensions[c][0] < 0, len(dimensions[c][1]), dimensions[c][0]) for c in cols],
+            axis=1,
+        )
+        uniq, inverse = np.unique(mat, axis=0, return_inverse=True)
+        cell_counts = confusion_counts(inverse.ravel(), true_codes, pred_codes, len(uniq), k)
+        code_rows = uniq.tolist()
     else:
-        cell_ids, inverse = np.unique(cell, return_inverse=True)
-        cell_counts = confusion_counts(inverse, true_codes, pred_codes, len(cell_ids), k)
+        cell = np.zeros(len(true_codes), dtype=np.int64)
+        for c, card in zip(cols, radix, strict=True):
+            codes, names = dimensions[c]
+            cell *= card
+            cell += np.where(codes < 0, len(names), codes)
+        if total_cells * k * k <= _DENSE_LIMIT:
+            counts = confusion_counts(cell, true_codes, pred_codes, total_cells, k)
+            present = np.flatnonzero(counts.sum(axis=(1, 2)))
+            cell_ids, cell_counts = present, counts[present]
+        else:
+            cell_ids, inverse = np.unique(cell, return_inverse=True)
+            cell_counts = confusion_counts(inverse, true_codes, pred_codes, len(cell_ids), k)
+        code_rows = []
+        for cid in cell_ids.tolist():
+            row = []
+            for card in reversed(radix):
+                cid, code = divmod(cid, card)
+                row.append(code)
+            code_rows.append(row[::-1])
     # decode the cells into per-column values
-    cell_values: list[tuple[str | None, ...]] = []
-    for cid in cell_ids.tolist():
-        vals: list[str | None] = []
-        for c, card in zip(reversed(cols), reversed(radix), strict=True):
-            cid, code = divmod(cid, card)
-            names = dimensions[c][1]
-            vals.append(None if code == len(names) else names[code])
-        cell_values.append(tuple(reversed(vals)))
+    cell_values: list[tuple[str | None, ...]] = [
+        tuple(
+            None if code == len(dimensions[c][1]) else dimensions[c][1][code]
+            for c, code in zip(cols, row, strict=True)
+        )
+        for row in code_rows
+    ]
     out = {}
     for req in requests:
         groups, counts, unknown = marginalize(cell_values, cell_counts, cols, req)

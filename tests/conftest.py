@@ -1,0 +1,101 @@
+"""Shared fixtures: the reference fixtures directory and a one-call metric evaluator.
+
+The reference data (CSV fixtures + ``reference.json`` computed by fairlearn,
+scikit-learn, holisticai, aif360 and Venturalitica) lives next to the repository,
+in the repository root's sibling ``shared/reference``. Tests that need it skip
+with a clear reason when it is absent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
+from fairpolicy.results import Finding, Results
+from fairpolicy.runner import check
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+REFERENCE_DIR = (REPO_ROOT / ".." / "shared" / "reference").resolve()
+FIXTURES_DIR = REFERENCE_DIR / "fixtures"
+REFERENCE_JSON = FIXTURES_DIR / "reference.json"
+
+
+def _require_fixtures() -> Path:
+    if not REFERENCE_JSON.is_file():
+        pytest.skip(
+            f"reference fixtures not found: expected {REFERENCE_JSON} "
+            "(the repository root's sibling shared/reference/fixtures)"
+        )
+    return FIXTURES_DIR
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    """Directory holding binary_2g.csv, multiclass_3.csv, multiclass_6_2site.csv."""
+    return _require_fixtures()
+
+
+@pytest.fixture(scope="session")
+def reference() -> dict[str, Any]:
+    """The parsed reference.json (values computed by the anchor libraries)."""
+    return json.loads(_require_fixtures().joinpath("reference.json").read_text("utf-8"))
+
+
+def make_control(
+    metric_key: str,
+    dimension: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    control_id: str | None = None,
+    min_samples: int = 30,
+    target: str = "y_true",
+    prediction: str = "y_pred",
+    threshold: float = 0.1,
+    operator: Operator = Operator.LT,
+) -> Control:
+    """A control built in code (no policy loader involved)."""
+    return Control(
+        control_id=control_id or f"{metric_key}@{dimension}",
+        metric_key=metric_key,
+        metric_key_as_written=metric_key,
+        threshold=Threshold(value=threshold),
+        operator=operator,
+        inputs={"target": target, "prediction": prediction, "dimension": dimension},
+        params=dict(params or {}),
+        min_samples=min_samples,
+    )
+
+
+def run_controls(controls: Sequence[Control], data: Any) -> Results:
+    """Evaluate several controls on one data source in one ``check`` call."""
+    return check(Policy(form="list", controls=tuple(controls)), data)
+
+
+def run_metric(
+    metric_key: str, data: Any, dimension: str, params: Mapping[str, Any] | None = None, **kw: Any
+) -> Finding:
+    """The single finding of a one-control policy."""
+    return run_controls([make_control(metric_key, dimension, params, **kw)], data).findings[0]
+
+
+@pytest.fixture(scope="session")
+def evaluate() -> Callable[..., Finding]:
+    """``evaluate(key, data, dimension, params=None, min_samples=30, ...) -> Finding``."""
+    return run_metric
+
+
+@pytest.fixture(scope="session")
+def evaluate_many() -> Callable[..., Results]:
+    """``evaluate_many([Control, ...], data) -> Results``."""
+    return run_controls
+
+
+@pytest.fixture(scope="session")
+def control() -> Callable[..., Control]:
+    """``control(key, dimension, params=None, **kw) -> Control``."""
+    return make_control
