@@ -1,9 +1,9 @@
 """Shared fixtures: the reference fixtures directory and a one-call metric evaluator.
 
 The reference data (CSV fixtures + ``reference.json`` computed by fairlearn,
-scikit-learn, holisticai, aif360 and Venturalitica) lives next to the repository,
-in the repository root's sibling ``shared/reference``. Tests that need it skip
-with a clear reason when it is absent.
+scikit-learn, holisticai, aif360 and Venturalitica) is vendored in
+``tests/reference/`` (a copy of the shared ``reference/fixtures``), so these tests
+run on every clean clone.
 """
 
 from __future__ import annotations
@@ -20,17 +20,12 @@ from fairpolicy.results import Finding, Results
 from fairpolicy.runner import check
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-REFERENCE_DIR = (REPO_ROOT / ".." / "shared" / "reference").resolve()
-FIXTURES_DIR = REFERENCE_DIR / "fixtures"
+FIXTURES_DIR = REPO_ROOT / "tests" / "reference"
 REFERENCE_JSON = FIXTURES_DIR / "reference.json"
 
 
 def _require_fixtures() -> Path:
-    if not REFERENCE_JSON.is_file():
-        pytest.skip(
-            f"reference fixtures not found: expected {REFERENCE_JSON} "
-            "(the repository root's sibling shared/reference/fixtures)"
-        )
+    assert REFERENCE_JSON.is_file(), f"vendored reference fixtures missing: {REFERENCE_JSON}"
     return FIXTURES_DIR
 
 

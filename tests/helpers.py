@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "reference"
 
 
 def control(

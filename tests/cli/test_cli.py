@@ -204,8 +204,6 @@ def test_subprocess_exit_codes(tmp_path: Path) -> None:
 
 
 def test_fixture_end_to_end(tmp_path: Path) -> None:
-    if not FIXTURES.exists():
-        pytest.skip("shared reference fixtures not present")
     pol = write_policy(
         tmp_path,
         control("dp", threshold="0.1"),
