@@ -72,3 +72,9 @@ def test_cli_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_readme_sample_output_is_the_real_output() -> None:
+    readme = (ROOT / "README.md").read_text()
+    golden = (ROOT / "tests" / "formatters" / "golden" / "dermatology.text.txt").read_text()
+    assert golden in readme, "README's sample run is stale: paste tests/formatters/golden/..."
