@@ -149,6 +149,36 @@ def too_few_groups(stats: GroupStats, defined_count: int) -> str:
     )
 
 
+def _compare(
+    stats: GroupStats,
+    values: FloatArray,
+    defined: BoolArray,
+    undefined_reason: str,
+    reduce: Literal["gap", "ratio"],
+    worst: Literal["min", "max"],
+    details: dict[str, Any] | None,
+) -> MetricValue:
+    groups = _group_values(stats, values, defined)
+    excluded = _excluded(stats, defined, undefined_reason)
+    ok = np.flatnonzero(defined)
+    if ok.size < 2:
+        return MetricValue(
+            None, groups, excluded, details or {}, reason=too_few_groups(stats, int(ok.size))
+        )
+    v = values[ok]
+    hi, lo = int(ok[np.argmax(v)]), int(ok[np.argmin(v)])
+    d = dict(details or {})
+    d.update({"max_group": stats.groups[hi], "min_group": stats.groups[lo]})
+    worst_group = stats.groups[lo if worst == "min" else hi]
+    if reduce == "gap":
+        return MetricValue(float(v.max() - v.min()), groups, excluded, d, worst_group=worst_group)
+    if v.max() == 0:
+        return MetricValue(
+            None, groups, excluded, d, reason="every group's rate is 0, so min/max is 0/0"
+        )
+    return MetricValue(float(v.min() / v.max()), groups, excluded, d, worst_group=worst_group)
+
+
 def gap(
     stats: GroupStats,
     values: FloatArray,
@@ -163,24 +193,7 @@ def gap(
     ``worst`` says which end is the unfavourable one (``min`` for rates one
     wants high such as TPR, ``max`` for error rates), to name the worst group.
     """
-    groups = _group_values(stats, values, defined)
-    excluded = _excluded(stats, defined, undefined_reason)
-    ok = np.flatnonzero(defined)
-    if ok.size < 2:
-        return MetricValue(
-            None, groups, excluded, details or {}, reason=too_few_groups(stats, int(ok.size))
-        )
-    v = values[ok]
-    hi, lo = int(ok[np.argmax(v)]), int(ok[np.argmin(v)])
-    d = dict(details or {})
-    d.update({"max_group": stats.groups[hi], "min_group": stats.groups[lo]})
-    return MetricValue(
-        float(v.max() - v.min()),
-        groups,
-        excluded,
-        d,
-        worst_group=stats.groups[lo if worst == "min" else hi],
-    )
+    return _compare(stats, values, defined, undefined_reason, "gap", worst, details)
 
 
 def ratio(
@@ -194,23 +207,9 @@ def ratio(
     """min / max of a per-group value over the groups where it is defined.
 
     If every defined value is 0 the ratio is 0/0: undefined, reported as such.
+    The worst group is the one with the smallest value.
     """
-    groups = _group_values(stats, values, defined)
-    excluded = _excluded(stats, defined, undefined_reason)
-    ok = np.flatnonzero(defined)
-    if ok.size < 2:
-        return MetricValue(
-            None, groups, excluded, details or {}, reason=too_few_groups(stats, int(ok.size))
-        )
-    v = values[ok]
-    hi, lo = int(ok[np.argmax(v)]), int(ok[np.argmin(v)])
-    d = dict(details or {})
-    d.update({"max_group": stats.groups[hi], "min_group": stats.groups[lo]})
-    if v.max() == 0:
-        return MetricValue(
-            None, groups, excluded, d, reason="every group's rate is 0, so min/max is 0/0"
-        )
-    return MetricValue(float(v.min() / v.max()), groups, excluded, d, worst_group=stats.groups[lo])
+    return _compare(stats, values, defined, undefined_reason, "ratio", "min", details)
 
 
 def class_gaps(values: FloatArray, defined: BoolArray) -> tuple[FloatArray, BoolArray]:

@@ -9,6 +9,8 @@ on a miss.
 
 from __future__ import annotations
 
+from typing import Any
+
 from fairpolicy.errors import did_you_mean
 from fairpolicy.metrics import binary, f1, multiclass
 from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, TaskKind
@@ -72,6 +74,11 @@ def _binary(
         example_operator=">=" if ratio else "<",
         example_threshold="0.8" if ratio else "0.1",
     )
+
+
+def _multi(key: str, fn: MetricFn, summary: str, **kw: Any) -> MetricSpec:
+    """A spec for a metric defined for any K (multi-class, and binary as K = 2)."""
+    return MetricSpec(key=key, fn=fn, summary=summary, inputs=CLS, tasks=BOTH, **kw)
 
 
 REGISTRY: dict[str, MetricSpec] = {
@@ -152,29 +159,23 @@ REGISTRY: dict[str, MetricSpec] = {
         ("accuracy_difference",),
     ),
     # ---- multi-class (seed 003) ----
-    "multiclass_demographic_parity": MetricSpec(
-        key="multiclass_demographic_parity",
-        fn=multiclass.multiclass_demographic_parity,
-        summary="per-class prediction-rate gap, max or mean over classes",
-        inputs=CLS,
-        tasks=BOTH,
+    "multiclass_demographic_parity": _multi(
+        "multiclass_demographic_parity",
+        multiclass.multiclass_demographic_parity,
+        "per-class prediction-rate gap, max or mean over classes",
         params=(_AGGREGATION,),
         example_threshold="0.15",
     ),
-    "multiclass_equal_opportunity": MetricSpec(
-        key="multiclass_equal_opportunity",
-        fn=multiclass.multiclass_equal_opportunity,
-        summary="worst per-class recall (TPR) gap",
-        inputs=CLS,
-        tasks=BOTH,
+    "multiclass_equal_opportunity": _multi(
+        "multiclass_equal_opportunity",
+        multiclass.multiclass_equal_opportunity,
+        "worst per-class recall (TPR) gap",
         example_threshold="0.15",
     ),
-    "multiclass_confusion_metrics": MetricSpec(
-        key="multiclass_confusion_metrics",
-        fn=multiclass.multiclass_confusion_metrics,
-        summary="per-class precision/recall and per-group accuracy; thresholds `value`",
-        inputs=CLS,
-        tasks=BOTH,
+    "multiclass_confusion_metrics": _multi(
+        "multiclass_confusion_metrics",
+        multiclass.multiclass_confusion_metrics,
+        "per-class precision/recall and per-group accuracy; thresholds `value`",
         params=(
             ParamSpec(
                 "value",
@@ -189,12 +190,10 @@ REGISTRY: dict[str, MetricSpec] = {
         example_operator=">=",
         example_threshold="0.7",
     ),
-    "weighted_demographic_parity_multiclass": MetricSpec(
-        key="weighted_demographic_parity_multiclass",
-        fn=multiclass.weighted_demographic_parity_multiclass,
-        summary="demographic parity with strategy macro|micro|one-vs-rest|weighted",
-        inputs=CLS,
-        tasks=BOTH,
+    "weighted_demographic_parity_multiclass": _multi(
+        "weighted_demographic_parity_multiclass",
+        multiclass.weighted_demographic_parity_multiclass,
+        "demographic parity with strategy macro|micro|one-vs-rest|weighted",
         params=(
             ParamSpec(
                 "strategy",
@@ -206,29 +205,23 @@ REGISTRY: dict[str, MetricSpec] = {
         ),
         example_threshold="0.15",
     ),
-    "macro_equal_opportunity_multiclass": MetricSpec(
-        key="macro_equal_opportunity_multiclass",
-        fn=multiclass.macro_equal_opportunity_multiclass,
-        summary="unweighted mean of per-class recall (TPR) gaps",
-        inputs=CLS,
-        tasks=BOTH,
+    "macro_equal_opportunity_multiclass": _multi(
+        "macro_equal_opportunity_multiclass",
+        multiclass.macro_equal_opportunity_multiclass,
+        "unweighted mean of per-class recall (TPR) gaps",
         example_threshold="0.1",
     ),
-    "micro_equalized_odds_multiclass": MetricSpec(
-        key="micro_equalized_odds_multiclass",
-        fn=multiclass.micro_equalized_odds_multiclass,
-        summary="accuracy gap + error-rate gap (= 2 × accuracy gap)",
-        inputs=CLS,
-        tasks=BOTH,
+    "micro_equalized_odds_multiclass": _multi(
+        "micro_equalized_odds_multiclass",
+        multiclass.micro_equalized_odds_multiclass,
+        "accuracy gap + error-rate gap (= 2 × accuracy gap)",
         value_range=(0.0, 2.0),
         example_threshold="0.2",
     ),
-    "predictive_parity_multiclass": MetricSpec(
-        key="predictive_parity_multiclass",
-        fn=multiclass.predictive_parity_multiclass,
-        summary="per-class precision (PPV) gap, worst class or prevalence-weighted",
-        inputs=CLS,
-        tasks=BOTH,
+    "predictive_parity_multiclass": _multi(
+        "predictive_parity_multiclass",
+        multiclass.predictive_parity_multiclass,
+        "per-class precision (PPV) gap, worst class or prevalence-weighted",
         params=(
             ParamSpec(
                 "strategy",
@@ -241,28 +234,22 @@ REGISTRY: dict[str, MetricSpec] = {
         example_threshold="0.15",
     ),
     # ---- seed 000 F1 family ----
-    "weighted_f1_gap": MetricSpec(
-        key="weighted_f1_gap",
-        fn=f1.weighted_f1_gap,
-        summary="max − min support-weighted F1 across groups",
-        inputs=CLS,
-        tasks=BOTH,
+    "weighted_f1_gap": _multi(
+        "weighted_f1_gap",
+        f1.weighted_f1_gap,
+        "max − min support-weighted F1 across groups",
         example_threshold="0.1",
     ),
-    "macro_f1_gap": MetricSpec(
-        key="macro_f1_gap",
-        fn=f1.macro_f1_gap,
-        summary="max − min macro F1 across groups",
-        inputs=CLS,
-        tasks=BOTH,
+    "macro_f1_gap": _multi(
+        "macro_f1_gap",
+        f1.macro_f1_gap,
+        "max − min macro F1 across groups",
         example_threshold="0.1",
     ),
-    "per_class_f1_gap": MetricSpec(
-        key="per_class_f1_gap",
-        fn=f1.per_class_f1_gap,
-        summary="worst per-class F1 gap across groups (with the per-class vector)",
-        inputs=CLS,
-        tasks=BOTH,
+    "per_class_f1_gap": _multi(
+        "per_class_f1_gap",
+        f1.per_class_f1_gap,
+        "worst per-class F1 gap across groups (with the per-class vector)",
         example_threshold="0.15",
     ),
 }
