@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,8 @@ from fairpolicy.data.bind import (
     encode_dimension,
     encode_labels,
     missing_column_problem,
+    numeric_column,
+    require_complete,
     score_column_names,
     validate_scores,
 )
@@ -45,7 +47,18 @@ from fairpolicy.results import (
     Tool,
     summarize,
 )
-from fairpolicy.stats import UNKNOWN_GROUP, GroupStats, build_group_stats
+from fairpolicy.stats import (
+    UNKNOWN_GROUP,
+    GroupStats,
+    RankingStats,
+    build_group_stats,
+    build_regression_stats,
+    build_score_stats,
+    group_index,
+    row_groups,
+)
+
+DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 
 #: a warning is raised when a compared group has fewer rows than this
 SMALL_GROUP_WARNING = 100
@@ -98,7 +111,8 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
     p = control.params
     return LabelKey(
         target=control.inputs["target"],
-        prediction=control.inputs["prediction"],
+        # a metric of the labels alone (class balance) counts the target against itself
+        prediction=control.inputs.get("prediction", control.inputs["target"]),
         score=control.inputs.get("score"),
         positive_label=None if p.get("positive_label") is None else str(p["positive_label"]),
         num_classes=p.get("num_classes"),
@@ -111,8 +125,22 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
 class _Plan:
     control: Control
     spec: MetricSpec
-    key: LabelKey | None = None
+    #: what rows this control's statistics share with others: a LabelKey for
+    #: classification, a tuple naming the bound columns for the other kinds
+    key: Hashable | None = None
     error: FairpolicyError | None = None
+
+
+def plan_key(control: Control, spec: MetricSpec) -> Hashable:
+    i = control.inputs
+    if spec.kind == "classification":
+        return label_key(control, spec)
+    if spec.kind == "regression":
+        return ("regression", i["target"], i["prediction"], control.missing)
+    if spec.kind == "ranking":
+        by = ("rank", i["rank"]) if "rank" in i else ("score", i["score"])
+        return ("ranking", *by, control.missing)
+    return ("data",)
 
 
 class _Evaluator:
@@ -122,7 +150,7 @@ class _Evaluator:
         self.table = table
         self.labels: dict[LabelKey, Labels] = {}
         self.dims: dict[str, tuple[np.ndarray, list[str]]] = {}
-        self.stats: dict[tuple[LabelKey, tuple[str, ...]], GroupStats] = {}
+        self.stats: dict[tuple[Hashable, tuple[str, ...], bool], GroupStats] = {}
         self.warnings: list[str] = []
 
     def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
@@ -131,7 +159,7 @@ class _Evaluator:
         return self.dims[col]
 
     def label(self, plan: _Plan) -> Labels:
-        assert plan.key is not None
+        assert isinstance(plan.key, LabelKey)
         if plan.key not in self.labels:
             lab = encode_labels(
                 self.table, plan.control, plan.key, plan.spec.multiclass_replacement
@@ -142,11 +170,32 @@ class _Evaluator:
             self.labels[plan.key] = lab
         return self.labels[plan.key]
 
+    def dims_for(self, columns: Sequence[str], keep: np.ndarray | None) -> DimCodes:
+        out = {}
+        for col in columns:
+            codes, names = self.dimension(col)
+            out[col] = (codes if keep is None else codes[keep], names)
+        return out
+
     def group_stats(self, plan: _Plan, plans: Sequence[_Plan]) -> GroupStats:
-        """Count table for this plan's dimension, built with its siblings in one pass."""
-        assert plan.key is not None
+        """The statistics this plan's metric reads, built once per binding."""
         dim = plan.control.dimension_columns
-        if (plan.key, dim) not in self.stats:
+        cache = (plan.key, dim, plan.spec.needs_scores)
+        if cache not in self.stats:
+            if plan.spec.kind == "classification":
+                st = self._counts(plan, plans)
+                if plan.spec.needs_scores:
+                    st = self._scores(plan, st)
+            else:
+                st = self._rows(plan)
+            self.stats[cache] = st
+        return self.stats[cache]
+
+    def _counts(self, plan: _Plan, plans: Sequence[_Plan]) -> GroupStats:
+        """Count table for this plan's dimension, built with its siblings in one pass."""
+        dim = plan.control.dimension_columns
+        key = (plan.key, dim, False)
+        if key not in self.stats:
             lab = self.label(plan)
             requests = list(
                 dict.fromkeys(
@@ -155,17 +204,70 @@ class _Evaluator:
                     if p.key == plan.key and p.error is None
                 )
             )
-            dims = {}
-            for req in requests:
-                for col in req:
-                    codes, names = self.dimension(col)
-                    dims[col] = (codes if lab.keep is None else codes[lab.keep], names)
+            dims = self.dims_for([c for r in requests for c in r], lab.keep)
             built = build_group_stats(
                 lab.true_codes, lab.pred_codes, lab.classes, dims, requests, lab.positive
             )
             for req, st in built.items():
-                self.stats[(plan.key, req)] = st
-        return self.stats[(plan.key, dim)]
+                self.stats[(plan.key, req, False)] = st
+        return self.stats[key]
+
+    def _scores(self, plan: _Plan, st: GroupStats) -> GroupStats:
+        lab = self.label(plan)
+        if not lab.score_columns:
+            raise BindingError(
+                Problem(
+                    f"metric '{plan.spec.key}' reads scores, but no score column is bound.",
+                    file=self.table.path,
+                    control=plan.control.control_id,
+                    hint="add input.score (a column, a list, or a prefix such as y_score).",
+                )
+            )
+        dims = self.dims_for(plan.control.dimension_columns, lab.keep)
+        rows = row_groups(dims, plan.control.dimension_columns, st.groups)
+        cols = [self.table.columns[c].to_numpy(zero_copy_only=False) for c in lab.score_columns]
+        matrix = np.column_stack([np.asarray(c, dtype=np.float64) for c in cols])
+        if lab.keep is not None:
+            matrix = matrix[lab.keep]
+        scores = build_score_stats(
+            rows, len(st.groups), lab.true_codes, matrix, lab.score_columns, len(lab.classes)
+        )
+        return st.with_extras(scores=scores)
+
+    def _rows(self, plan: _Plan) -> GroupStats:
+        """Regression sums, ranking order or plain group sizes for one control."""
+        c, spec, table = plan.control, plan.spec, self.table
+        numeric: dict[str, np.ndarray] = {}
+        masks: dict[str, np.ndarray] = {}
+        roles = {"regression": ("target", "prediction"), "ranking": ("rank", "score")}
+        for role in roles.get(spec.kind, ()):
+            if role in c.inputs and (spec.kind != "ranking" or not numeric):
+                col = c.inputs[role]
+                numeric[role], masks[col] = numeric_column(table, c, col, role)
+        keep, warnings = require_complete(table, c, masks, c.missing)
+        self.warnings += warnings
+        dims = self.dims_for(c.dimension_columns, keep)
+        names, rows, unknown = group_index(dims, c.dimension_columns)
+        sizes = np.bincount(rows[rows >= 0], minlength=len(names)).astype(np.int64)
+        st = GroupStats(
+            dimension=c.dimension_columns,
+            groups=names,
+            classes=(),
+            counts=np.zeros((len(names), 0, 0), dtype=np.int64),
+            unknown_n=unknown,
+            sizes=sizes,
+        )
+        if keep is not None:
+            numeric = {r: v[keep] for r, v in numeric.items()}
+        if spec.kind == "regression":
+            reg = build_regression_stats(rows, len(names), numeric["target"], numeric["prediction"])
+            return st.with_extras(regression=reg)
+        if spec.kind == "ranking":
+            # rank: smaller is better; score: larger is better. Ties keep row order.
+            by = numeric["rank"] if "rank" in numeric else -numeric["score"]
+            order = np.argsort(by, kind="stable")
+            return st.with_extras(ranking=RankingStats(rows[order]))
+        return st
 
 
 def _plan(policy: Policy, table: Table) -> list[_Plan]:
@@ -184,6 +286,17 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
                         hint=f"add input.{role} to the control or pass --bind {role}=COLUMN.",
                     )
                 )
+        if spec.one_of and not any(r in c.inputs for r in spec.one_of):
+            problems.append(
+                Problem(
+                    f"metric '{spec.key}' needs one of "
+                    + " or ".join(f"input.{r}" for r in spec.one_of)
+                    + ".",
+                    file=policy.path,
+                    control=c.control_id,
+                    hint=f"bind one, e.g. --bind {spec.one_of[0]}=COLUMN.",
+                )
+            )
         for role, value in c.inputs.items():
             cols = c.dimension_columns if role == "dimension" else (value,)
             if role == "score":
@@ -198,7 +311,7 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
         if problems:
             plan.error = BindingError(problems)
         else:
-            plan.key = label_key(c, spec)
+            plan.key = plan_key(c, spec)
         plans.append(plan)
     return plans
 

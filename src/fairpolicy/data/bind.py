@@ -417,3 +417,52 @@ def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) ->
                 f"{list(columns)} do not sum to 1 (±0.001); scores are not renormalised"
             )
     return warnings
+
+
+def numeric_column(
+    table: Table, control: Control, column: str, role: str
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """A numeric column as float64 plus its missing-value mask (NaN/null).
+
+    Text or other non-numeric types are an error naming the column.
+    """
+    arr = table.columns[column]
+    if _kind(arr) not in ("int", "float"):
+        raise _Ctx(table, control).error(
+            f"column '{column}' ({role}) holds {arr.type} values, but metric "
+            f"'{control.metric_key}' needs numbers.",
+            column=column,
+            hint=f"bind input.{role} to a numeric column.",
+        )
+    import pyarrow as pa
+
+    if pa.types.is_boolean(arr.type):
+        arr = arr.cast(pa.int64())
+    values = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    return values, np.isnan(values) | _null_mask(arr)
+
+
+def require_complete(
+    table: Table, control: Control, columns: dict[str, NDArray[np.bool_]], missing: str
+) -> tuple[NDArray[np.bool_] | None, list[str]]:
+    """Apply the control's ``missing`` policy to the masks of missing values per column.
+
+    Returns (rows to keep or None, warnings); raises when ``missing`` is ``error``.
+    """
+    bad = {c: m for c, m in columns.items() if m.any()}
+    if not bad:
+        return None, []
+    if missing != "drop":
+        col, mask = next(iter(bad.items()))
+        raise _Ctx(table, control).error(
+            f"column '{col}' has {int(mask.sum())} missing value(s) "
+            f"(first at data rows {_first_rows(mask)}).",
+            column=col,
+            hint="fill or remove those rows, or set the control prop `missing: drop` "
+            "to drop them (the count is reported).",
+        )
+    drop = np.logical_or.reduce(list(bad.values()))
+    return ~drop, [
+        f"control '{control.control_id}': dropped {int(drop.sum())} row(s) with a missing "
+        f"{' or '.join(repr(c) for c in bad)} (missing: drop)"
+    ]

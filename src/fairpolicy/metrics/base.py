@@ -21,7 +21,14 @@ from fairpolicy.stats import GroupStats
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
-TaskKind = Literal["binary", "multiclass"]
+TaskKind = Literal["binary", "multiclass", "regression", "ranking", "data"]
+
+#: How a metric's inputs are bound and which sufficient statistics it reads:
+#: ``classification`` — class labels → ``counts`` (+ ``scores`` if ``needs_scores``);
+#: ``regression`` — numeric target/prediction → ``regression`` sums;
+#: ``ranking`` — a rank or score column → ``ranking`` order;
+#: ``data`` — only the dimension (and target, if bound) → group sizes (+ ``counts``).
+Kind = Literal["classification", "regression", "ranking", "data"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,11 @@ class MetricSpec:
     value_range: tuple[float, float] = (0.0, 1.0)
     #: for binary-only metrics: the keys to use on K > 2 classes
     multiclass_replacement: tuple[str, ...] = ()
+    kind: Kind = "classification"
+    #: classification metrics that read per-group score distributions (``stats.scores``)
+    needs_scores: bool = False
+    #: at least one of these roles must be bound (e.g. ranking: ``rank`` or ``score``)
+    one_of: tuple[str, ...] = ()
     #: an example operator/threshold for docs
     example_operator: str = "<"
     example_threshold: str = "0.1"

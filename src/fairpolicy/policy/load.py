@@ -265,6 +265,13 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
                     f"input.{role}",
                     f"add a prop input.{role} naming the column",
                 )
+        if spec.one_of and not any(r in named for r in spec.one_of):
+            roles = " or ".join(f"input.{r}" for r in spec.one_of)
+            err(
+                f"metric '{spec.key}' needs one of {roles}",
+                f"input.{spec.one_of[0]}",
+                f"add a prop {roles} naming the column",
+            )
     params, settings = _params(spec, others, err)
 
     mode_text = _text(fields.get("enforcement_mode"))

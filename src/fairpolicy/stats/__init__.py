@@ -25,8 +25,67 @@ INTERSECTION_SEP = " & "
 
 
 @dataclass(frozen=True, eq=False)
+class ScoreStats:
+    """Exact per-group score distributions, the sufficient statistics of score metrics.
+
+    For group ``g`` and score column ``j``: ``values[g][j]`` holds the sorted
+    distinct scores and ``counts[g][j]`` a (len(values), K) int64 matrix of how
+    many rows of each true class carry that score. AUC, ECE, Brier, KS and mean
+    scores are exact functions of it (ties included). ``columns[j]`` names the
+    score column; a single column (binary ``y_score``) holds P(positive class).
+    """
+
+    columns: tuple[str, ...]
+    values: tuple[tuple[NDArray[np.float64], ...], ...]
+    counts: tuple[tuple[IntArray, ...], ...]
+
+    def select(self, idx: NDArray[np.intp]) -> ScoreStats:
+        return ScoreStats(
+            self.columns,
+            tuple(self.values[i] for i in idx),
+            tuple(self.counts[i] for i in idx),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class RegressionStats:
+    """Per-group sums for regression metrics, with residual r = y − ŷ.
+
+    ``sums[g]`` = (Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ²) over the rows of group g.
+    """
+
+    sums: NDArray[np.float64]  # (G, 7)
+
+    FIELDS = ("y", "yhat", "r", "abs_r", "r2", "y2", "yhat2")
+
+    def select(self, idx: NDArray[np.intp]) -> RegressionStats:
+        return RegressionStats(self.sums[idx])
+
+
+@dataclass(frozen=True, eq=False)
+class RankingStats:
+    """The group of each ranked item, in rank order (position 0 is the top).
+
+    Items whose group is not compared (missing dimension, excluded group) keep
+    their position with group −1, so exposure and top-k shares stay positional.
+    """
+
+    order: IntArray  # (n,) group index per position, −1 = not compared
+
+    def select(self, idx: NDArray[np.intp], n_groups: int) -> RankingStats:
+        remap = np.full(n_groups + 1, -1, dtype=np.int64)
+        remap[idx] = np.arange(len(idx))
+        return RankingStats(remap[self.order])
+
+
+@dataclass(frozen=True, eq=False)
 class GroupStats:
-    """Confusion counts per group for one (target, prediction, dimension) binding."""
+    """Sufficient statistics per group for one (inputs, dimension) binding.
+
+    Classification bindings fill ``counts`` (and ``scores`` when a metric reads
+    scores); regression and ranking bindings leave ``classes`` empty and carry
+    ``sizes`` with ``regression`` or ``ranking``.
+    """
 
     #: the dimension columns, e.g. ``("sex", "race")``
     dimension: tuple[str, ...]
@@ -40,6 +99,11 @@ class GroupStats:
     positive: int | None = None
     #: rows whose dimension value is missing (not part of any group)
     unknown_n: int = 0
+    #: rows per group when there is no confusion table (regression, ranking)
+    sizes: IntArray | None = None
+    scores: ScoreStats | None = None
+    regression: RegressionStats | None = None
+    ranking: RankingStats | None = None
 
     def __post_init__(self) -> None:
         g, k = len(self.groups), len(self.classes)
@@ -49,6 +113,8 @@ class GroupStats:
     @property
     def n(self) -> IntArray:
         """Rows per group."""
+        if self.sizes is not None:
+            return self.sizes
         n: IntArray = self.counts.sum(axis=(1, 2))
         return n
 
@@ -70,7 +136,17 @@ class GroupStats:
             counts=self.counts[idx],
             positive=self.positive,
             unknown_n=self.unknown_n,
+            sizes=None if self.sizes is None else self.sizes[idx],
+            scores=None if self.scores is None else self.scores.select(idx),
+            regression=None if self.regression is None else self.regression.select(idx),
+            ranking=None if self.ranking is None else self.ranking.select(idx, len(self.groups)),
         )
+
+    def with_extras(self, **extras: object) -> GroupStats:
+        """The same statistics with score/regression/ranking parts attached."""
+        import dataclasses
+
+        return dataclasses.replace(self, **extras)  # type: ignore[arg-type]
 
     def binary(self) -> tuple[IntArray, IntArray, IntArray, IntArray]:
         """(tp, fp, fn, tn) per group, with ``positive`` as the positive class.
@@ -225,3 +301,98 @@ def build_group_stats(
             unknown_n=unknown,
         )
     return out
+
+
+def row_groups(
+    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]],
+    columns: Sequence[str],
+    groups: Sequence[str],
+) -> IntArray:
+    """Each row's index into ``groups`` (a count table's groups) for ``columns``; −1 = none."""
+    names, row, _ = group_index(dimensions, columns)
+    position = {name: i for i, name in enumerate(groups)}
+    remap = np.array([position.get(nm, -1) for nm in names] + [-1], dtype=np.int64)
+    result: IntArray = remap[row]  # row −1 picks the trailing −1
+    return result
+
+
+def build_score_stats(
+    group_of_row: IntArray,
+    n_groups: int,
+    true_codes: NDArray[np.integer],
+    scores: NDArray[np.float64],
+    columns: tuple[str, ...],
+    num_classes: int,
+) -> ScoreStats:
+    """Per group and score column: sorted distinct scores × true-class counts.
+
+    One stable sort per score column by (group, score); rows with group −1 are
+    left out. ``scores`` is (n, J).
+    """
+    keep = group_of_row >= 0
+    g = group_of_row[keep]
+    t = np.asarray(true_codes, dtype=np.int64)[keep]
+    s = np.asarray(scores, dtype=np.float64)[keep]
+    k = num_classes
+    values: list[list[NDArray[np.float64]]] = [[] for _ in range(n_groups)]
+    counts: list[list[IntArray]] = [[] for _ in range(n_groups)]
+    bounds = np.searchsorted(np.sort(g), np.arange(n_groups + 1))
+    for j in range(s.shape[1]):
+        order = np.lexsort((s[:, j], g))
+        sj, tj = s[order, j], t[order]
+        for gi in range(n_groups):
+            lo, hi = bounds[gi], bounds[gi + 1]
+            u, inv = np.unique(sj[lo:hi], return_inverse=True)
+            c = np.bincount(inv.ravel() * k + tj[lo:hi], minlength=len(u) * k)
+            values[gi].append(u)
+            counts[gi].append(c.astype(np.int64).reshape(len(u), k))
+    return ScoreStats(
+        columns,
+        tuple(tuple(v) for v in values),
+        tuple(tuple(c) for c in counts),
+    )
+
+
+def build_regression_stats(
+    group_of_row: IntArray, n_groups: int, y: NDArray[np.float64], yhat: NDArray[np.float64]
+) -> RegressionStats:
+    """Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ² per group with ``np.bincount`` weights."""
+    keep = group_of_row >= 0
+    g, y, yhat = group_of_row[keep], y[keep], yhat[keep]
+    r = y - yhat
+    parts = (y, yhat, r, np.abs(r), r * r, y * y, yhat * yhat)
+    sums = np.stack([np.bincount(g, weights=p, minlength=n_groups) for p in parts], axis=1)
+    return RegressionStats(sums.astype(np.float64))
+
+
+def group_index(
+    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]], columns: Sequence[str]
+) -> tuple[tuple[str, ...], IntArray, int]:
+    """(group names, each row's group index (−1 = missing), missing rows) for ``columns``.
+
+    Names and order are those :func:`marginalize` gives, so every kind of
+    binding sees the same groups.
+    """
+    n = len(dimensions[columns[0]][0])
+    code = np.zeros(n, dtype=np.int64)
+    missing = np.zeros(n, dtype=bool)
+    for c in columns:
+        codes, names = dimensions[c]
+        missing |= codes < 0
+        code = code * (len(names) + 1) + np.where(codes < 0, len(names), codes)
+    present = np.unique(code[~missing])
+    keys = []
+    for cid in present.tolist():
+        parts = []
+        for c in reversed(columns):
+            names = dimensions[c][1]
+            cid, v = divmod(cid, len(names) + 1)
+            parts.append(names[v])
+        keys.append(tuple(reversed(parts)))
+    order = sorted(range(len(keys)), key=lambda i: keys[i])
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = np.arange(len(keys))
+    row = np.full(n, -1, dtype=np.int64)
+    row[~missing] = rank[np.searchsorted(present, code[~missing])]
+    names_out = tuple(INTERSECTION_SEP.join(keys[i]) for i in order)
+    return names_out, row, int(missing.sum())
