@@ -8,6 +8,7 @@ dimension grouping of those controls is a sum over its intersectional cells.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Hashable, Mapping, Sequence
@@ -150,7 +151,8 @@ class _Evaluator:
         self.table = table
         self.labels: dict[LabelKey, Labels] = {}
         self.dims: dict[str, tuple[np.ndarray, list[str]]] = {}
-        self.stats: dict[tuple[Hashable, tuple[str, ...], bool], GroupStats] = {}
+        #: (binding key, dimension, with scores, secondary column) → statistics
+        self.stats: dict[tuple[Hashable, tuple[str, ...], bool, str | None], GroupStats] = {}
         self.warnings: list[str] = []
 
     def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
@@ -180,7 +182,9 @@ class _Evaluator:
     def group_stats(self, plan: _Plan, plans: Sequence[_Plan]) -> GroupStats:
         """The statistics this plan's metric reads, built once per binding."""
         dim = plan.control.dimension_columns
-        cache = (plan.key, dim, plan.spec.needs_scores)
+        role = plan.spec.secondary_role
+        second = plan.control.inputs.get(role) if role else None
+        cache = (plan.key, dim, plan.spec.needs_scores, second)
         if cache not in self.stats:
             if plan.spec.kind == "classification":
                 st = self._counts(plan, plans)
@@ -188,13 +192,20 @@ class _Evaluator:
                     st = self._scores(plan, st)
             else:
                 st = self._rows(plan)
+            if second is not None:  # the same binding grouped by a second column
+                inputs = {**plan.control.inputs, "dimension": second}
+                twin = _Plan(plan.control.model_copy(update={"inputs": inputs}), plan.spec)
+                twin.key = plan.key
+                spec = dataclasses.replace(plan.spec, secondary_role=None)
+                twin.spec = spec
+                st = st.with_extras(secondary=self.group_stats(twin, [twin]))
             self.stats[cache] = st
         return self.stats[cache]
 
     def _counts(self, plan: _Plan, plans: Sequence[_Plan]) -> GroupStats:
         """Count table for this plan's dimension, built with its siblings in one pass."""
         dim = plan.control.dimension_columns
-        key = (plan.key, dim, False)
+        key = (plan.key, dim, False, None)
         if key not in self.stats:
             lab = self.label(plan)
             requests = list(
@@ -209,7 +220,7 @@ class _Evaluator:
                 lab.true_codes, lab.pred_codes, lab.classes, dims, requests, lab.positive
             )
             for req, st in built.items():
-                self.stats[(plan.key, req, False)] = st
+                self.stats[(plan.key, req, False, None)] = st
         return self.stats[key]
 
     def _scores(self, plan: _Plan, st: GroupStats) -> GroupStats:
@@ -247,7 +258,7 @@ class _Evaluator:
         keep, warnings = require_complete(table, c, masks, c.missing)
         self.warnings += warnings
         dims = self.dims_for(c.dimension_columns, keep)
-        names, rows, unknown = group_index(dims, c.dimension_columns)
+        names, rows, unknown, keys = group_index(dims, c.dimension_columns)
         sizes = np.bincount(rows[rows >= 0], minlength=len(names)).astype(np.int64)
         st = GroupStats(
             dimension=c.dimension_columns,
@@ -256,6 +267,7 @@ class _Evaluator:
             counts=np.zeros((len(names), 0, 0), dtype=np.int64),
             unknown_n=unknown,
             sizes=sizes,
+            group_keys=keys,
         )
         if keep is not None:
             numeric = {r: v[keep] for r, v in numeric.items()}
@@ -475,6 +487,9 @@ def check(
             if role == "dimension":
                 wanted += c.dimension_columns
                 strings += c.dimension_columns
+            elif role == "site":
+                wanted.append(value)
+                strings.append(value)
             elif role == "score":
                 wanted += score_column_names(available, value)
             else:

@@ -244,12 +244,12 @@ def test_many_high_cardinality_columns_do_not_overflow_the_cell_code() -> None:
 def test_marginalize_sums_cells_and_counts_missing() -> None:
     cells = [("F", "a"), ("F", "b"), ("M", "a"), ("M", None), (None, "b")]
     counts = np.arange(len(cells) * 4, dtype=np.int64).reshape(len(cells), 2, 2)
-    names, out, unknown = marginalize(cells, counts, ["sex", "race"], ["sex"])
+    names, out, unknown, _ = marginalize(cells, counts, ["sex", "race"], ["sex"])
     assert names == ("F", "M")
     np.testing.assert_array_equal(out[0], counts[0] + counts[1])
     np.testing.assert_array_equal(out[1], counts[2] + counts[3])
     assert unknown == counts[4].sum()
-    names, out, unknown = marginalize(cells, counts, ["sex", "race"], ["race", "sex"])
+    names, out, unknown, _ = marginalize(cells, counts, ["sex", "race"], ["race", "sex"])
     assert names == ("a & F", "a & M", "b & F")
     assert unknown == counts[3].sum() + counts[4].sum()
 

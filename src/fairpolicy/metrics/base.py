@@ -96,6 +96,9 @@ class MetricSpec:
     needs_scores: bool = False
     #: at least one of these roles must be bound (e.g. ranking: ``rank`` or ``score``)
     one_of: tuple[str, ...] = ()
+    #: a role naming a second grouping column; its statistics arrive as ``stats.secondary``
+    #: (e.g. ``site`` for seed 000's composite score)
+    secondary_role: str | None = None
     #: an example operator/threshold for docs
     example_operator: str = "<"
     example_threshold: str = "0.1"

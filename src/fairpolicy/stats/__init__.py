@@ -104,6 +104,10 @@ class GroupStats:
     scores: ScoreStats | None = None
     regression: RegressionStats | None = None
     ranking: RankingStats | None = None
+    #: each group's value in every dimension column, e.g. ``("F", "Black")``
+    group_keys: tuple[tuple[str, ...], ...] = ()
+    #: the same binding grouped by a second column (e.g. ``site`` for composites)
+    secondary: GroupStats | None = None
 
     def __post_init__(self) -> None:
         g, k = len(self.groups), len(self.classes)
@@ -197,12 +201,12 @@ def marginalize(
     cell_counts: IntArray,
     columns: Sequence[str],
     keep_columns: Sequence[str],
-) -> tuple[tuple[str, ...], IntArray, int]:
+) -> tuple[tuple[str, ...], IntArray, int, tuple[tuple[str, ...], ...]]:
     """Sum intersectional cells into the groups of ``keep_columns``.
 
     ``cell_values[i]`` holds the value of each of ``columns`` for cell ``i``
-    (``None`` = missing). Returns (group names, counts (G, K, K), unknown rows):
-    cells missing any kept column go to the unknown pseudo-group.
+    (``None`` = missing). Returns (group names, counts (G, K, K), unknown rows,
+    group keys): cells missing any kept column go to the unknown pseudo-group.
     """
     pos = [list(columns).index(c) for c in keep_columns]
     names: dict[tuple[str, ...], int] = {}
@@ -223,7 +227,7 @@ def marginalize(
     out = np.zeros((len(order), k, k), dtype=np.int64)
     ok = target >= 0
     np.add.at(out, remap[target[ok]], cell_counts[ok])
-    return tuple(INTERSECTION_SEP.join(key) for key in order), out, unknown
+    return tuple(INTERSECTION_SEP.join(key) for key in order), out, unknown, tuple(order)
 
 
 #: Above this many dense (cell, t, p) bins the builder compacts cells with np.unique.
@@ -291,8 +295,9 @@ def build_group_stats(
     ]
     out = {}
     for req in requests:
-        groups, counts, unknown = marginalize(cell_values, cell_counts, cols, req)
+        groups, counts, unknown, keys = marginalize(cell_values, cell_counts, cols, req)
         out[req] = GroupStats(
+            group_keys=keys,
             dimension=req,
             groups=groups,
             classes=classes,
@@ -309,7 +314,7 @@ def row_groups(
     groups: Sequence[str],
 ) -> IntArray:
     """Each row's index into ``groups`` (a count table's groups) for ``columns``; −1 = none."""
-    names, row, _ = group_index(dimensions, columns)
+    names, row, _, _ = group_index(dimensions, columns)
     position = {name: i for i, name in enumerate(groups)}
     remap = np.array([position.get(nm, -1) for nm in names] + [-1], dtype=np.int64)
     result: IntArray = remap[row]  # row −1 picks the trailing −1
@@ -367,7 +372,7 @@ def build_regression_stats(
 
 def group_index(
     dimensions: dict[str, tuple[NDArray[np.int64], list[str]]], columns: Sequence[str]
-) -> tuple[tuple[str, ...], IntArray, int]:
+) -> tuple[tuple[str, ...], IntArray, int, tuple[tuple[str, ...], ...]]:
     """(group names, each row's group index (−1 = missing), missing rows) for ``columns``.
 
     Names and order are those :func:`marginalize` gives, so every kind of
@@ -395,4 +400,4 @@ def group_index(
     row = np.full(n, -1, dtype=np.int64)
     row[~missing] = rank[np.searchsorted(present, code[~missing])]
     names_out = tuple(INTERSECTION_SEP.join(keys[i]) for i in order)
-    return names_out, row, int(missing.sum())
+    return names_out, row, int(missing.sum()), tuple(keys[i] for i in order)
