@@ -252,6 +252,10 @@ REGISTRY: dict[str, MetricSpec] = {
         "worst per-class F1 gap across groups (with the per-class vector)",
         example_threshold="0.15",
     ),
+    # ---- SCORES: seed 000 AUC/ECE/composite, seed 002 calibration, seed 004 probabilistic ----
+    # ---- HOLISTIC: seed 001 multi-class pairwise metrics (metrics/holistic.py) ----
+    # ---- RATES: seed 004 binary extras, disparity ratios, LL144, performance, data checks ----
+    # ---- REGRESSION and RANKING: seed 004 (metrics/regression.py, metrics/ranking.py) ----
 }
 
 #: alias → canonical key
