@@ -1,15 +1,19 @@
 """Common checks over the whole registry (scikit-learn's ``test_common.py`` style).
 
-Every key in ``REGISTRY`` (and every allowed value of every parameter) is run on
-binary data, and every key that accepts multi-class input also on K = 3 data,
-through the real pipeline. Each must give a finite value inside its declared
-range (or None), unchanged under row permutation, group relabelling, duplicating
-every row, and — for the multi-class metrics, which treat classes symmetrically —
-class relabelling. Group sizes must account for every row.
+Every key in ``REGISTRY`` (and every allowed value of every parameter) is run
+through the real pipeline on data of its kind: classification metrics on binary
+data and, when they accept it, K = 3 data (with score columns for score metrics);
+regression, ranking and data-check metrics on one frame that carries numeric,
+rank and site columns too. Each must give a finite value inside its declared
+range (or None with a reason), unchanged under row permutation, group
+relabelling, duplicating every row (rate-based metrics), and — for the
+multi-class metrics, which treat classes symmetrically — class relabelling.
+Group sizes must account for every row.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -20,13 +24,17 @@ import pytest
 
 from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.metrics.registry import ALIASES, COMMON_PARAMS, REGISTRY, canonical, lookup
-from fairpolicy.policy.schema import ROLES, Control
+from fairpolicy.policy.schema import ROLES, Control, Operator, Threshold
 from fairpolicy.results import Finding
 from fairpolicy.stats import UNKNOWN_GROUP
 
 TOL = 1e-12
 KEYS = sorted(REGISTRY)
-BINARY_ONLY = [k for k in KEYS if "multiclass" not in REGISTRY[k].tasks]
+BINARY_ONLY = [
+    k
+    for k in KEYS
+    if REGISTRY[k].kind == "classification" and "multiclass" not in REGISTRY[k].tasks
+]
 GROUP_NAMES = {"A": "zz-last", "B": "mm-mid", "C": "aa-first", "tiny": "T"}
 
 
@@ -39,7 +47,40 @@ def _param_variants(spec: MetricSpec) -> list[dict[str, Any]]:
 
 
 def _kinds(spec: MetricSpec) -> list[str]:
+    if spec.kind != "classification":
+        return [spec.kind]
     return ["binary", "multiclass"] if "multiclass" in spec.tasks else ["binary"]
+
+
+#: the column each role binds to in the common data
+ROLE_COLUMNS = {
+    "target": "y_true",
+    "prediction": "y_pred",
+    "dimension": "grp",
+    "score": "y_score",  # binary: the y_score column; K = 3: the prefix of y_score_0..2
+    "rank": "rank",
+    "site": "site",
+}
+REGRESSION_COLUMNS = {"target": "y_num", "prediction": "yhat_num"}
+
+#: metrics whose value is a count or a position, so duplicating rows changes it
+NOT_RATE_BASED_KINDS = {"ranking"}
+NOT_RATE_BASED_KEYS = {"group_size"}
+
+
+def common_control(key: str, params: dict[str, Any], control_id: str) -> Control:
+    spec = REGISTRY[key]
+    roles = [*spec.inputs, *spec.one_of[:1]]
+    cols = dict(ROLE_COLUMNS, **(REGRESSION_COLUMNS if spec.kind == "regression" else {}))
+    return Control(
+        control_id=control_id,
+        metric_key=key,
+        metric_key_as_written=key,
+        threshold=Threshold(value=0.1),
+        operator=Operator.LT,
+        inputs={r: cols[r] for r in roles},
+        params=dict(params),
+    )
 
 
 #: (id, key, params, data kind)
@@ -57,45 +98,73 @@ COMBOS: list[tuple[str, str, dict[str, Any], str]] = [
 
 
 def make_data(k: int, seed: int) -> pd.DataFrame:
-    """Three compared groups, one group under min_samples, rows with a missing group."""
+    """Three compared groups, one group under min_samples, rows with a missing group.
+
+    Also: class scores (``y_score`` for K = 2, ``y_score_0..`` otherwise; rows sum
+    to 1, y_pred is their argmax), numeric target/prediction for regression, a
+    tie-free ``rank`` (1 = top) and a two-valued ``site``.
+    """
     rng = np.random.default_rng(seed)
     frames = []
     for g, n, acc in (("A", 150, 0.8), ("B", 220, 0.6), ("C", 90, 0.7), ("tiny", 12, 0.5)):
         y_t = rng.integers(0, k, n)
-        y_p = np.where(rng.random(n) < acc, y_t, rng.integers(0, k, n))
-        frames.append(pd.DataFrame({"y_true": y_t, "y_pred": y_p, "grp": [g] * n}))
+        logits = rng.normal(size=(n, k)) + 2.5 * acc * np.eye(k)[y_t]
+        prob = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        frame = pd.DataFrame({"y_true": y_t, "y_pred": prob.argmax(axis=1), "grp": [g] * n})
+        if k == 2:
+            frame["y_score"] = prob[:, 1].round(3)  # ties on purpose
+        else:
+            for j in range(k):
+                frame[f"y_score_{j}"] = prob[:, j]
+        frame["y_num"] = rng.normal(50, 10, n)
+        frame["yhat_num"] = frame["y_num"] + rng.normal(acc, 5, n)
+        frame["site"] = rng.choice(["S1", "S2"], n)
+        frames.append(frame)
     df = pd.concat(frames, ignore_index=True)
+    df["rank"] = rng.permutation(len(df)) + 1
     df["grp"] = df["grp"].astype(object)
     missing = rng.choice(len(df), size=9, replace=False)
     df.loc[missing, "grp"] = None
     return df
 
 
-DATA = {"binary": make_data(2, 1), "multiclass": make_data(3, 2)}
+_BINARY = make_data(2, 1)
+DATA = {
+    "binary": _BINARY,
+    "multiclass": make_data(3, 2),
+    "regression": _BINARY,
+    "ranking": _BINARY,
+    "data": _BINARY,
+}
 
 
 def variants(df: pd.DataFrame, k: int) -> dict[str, pd.DataFrame]:
     rng = np.random.default_rng(99)
     perm = rng.permutation(k)
+    classes_permuted = df.assign(y_true=perm[df["y_true"]], y_pred=perm[df["y_pred"]])
+    if k > 2:  # class j's score column becomes class perm[j]'s
+        classes_permuted = classes_permuted.rename(
+            columns={f"y_score_{j}": f"y_score_{perm[j]}" for j in range(k)}
+        )
     return {
         "base": df,
         "permuted": df.iloc[rng.permutation(len(df))].reset_index(drop=True),
         "relabelled": df.assign(grp=df["grp"].map(GROUP_NAMES, na_action="ignore")),
         "duplicated": pd.concat([df, df], ignore_index=True),
-        "classes_permuted": df.assign(y_true=perm[df["y_true"]], y_pred=perm[df["y_pred"]]),
+        "classes_permuted": classes_permuted,
     }
 
 
 @pytest.fixture(scope="module")
-def results(
-    control: Callable[..., Control], evaluate_many: Callable[..., Any]
-) -> dict[tuple[str, str], dict[str, Finding]]:
+def results(evaluate_many: Callable[..., Any]) -> dict[tuple[str, str], dict[str, Finding]]:
     """(data kind, variant) -> {combo id: finding}: one ``check`` per data variant."""
     out = {}
     for kind, df in DATA.items():
         combos = [c for c in COMBOS if c[3] == kind]
-        controls = [control(key, "grp", params, control_id=cid) for cid, key, params, _ in combos]
-        for name, data in variants(df, 2 if kind == "binary" else 3).items():
+        if not combos:
+            continue
+        controls = [common_control(key, params, cid) for cid, key, params, _ in combos]
+        for name, data in variants(df, 3 if kind == "multiclass" else 2).items():
             res = evaluate_many(controls, data)
             out[(kind, name)] = {f.control_id: f for f in res.findings}
     return out
@@ -130,7 +199,8 @@ def test_value_finite_and_in_range(
         lo, hi = spec.value_range
         assert lo <= f.value <= hi
     for g in f.groups:
-        assert g.value is None or (math.isfinite(g.value) and 0.0 <= g.value <= 1.0)
+        assert g.value is None or math.isfinite(g.value)
+    assert "NaN" not in json.dumps(f.details) and "Infinity" not in json.dumps(f.details)
 
 
 @each_combo
@@ -164,7 +234,9 @@ def other_values_close(a: dict[str, float | None], b: dict[str, float | None]) -
 def test_invariant_to_duplicating_rows(
     cid: str, key: str, params: dict[str, Any], kind: str, results: dict
 ) -> None:
-    """Every metric here is rate-based: doubling every count changes no value."""
+    """Rate-based metrics: doubling every count changes no value."""
+    if kind in NOT_RATE_BASED_KINDS or key in NOT_RATE_BASED_KEYS:
+        pytest.skip(f"{key} depends on counts or positions, not only on rates")
     base, other = results[(kind, "base")][cid], results[(kind, "duplicated")][cid]
     assert _close(other.value, base.value)
     assert other_values_close(_values(other), _values(base))
@@ -211,10 +283,20 @@ def test_spec_declarations(key: str) -> None:
     assert spec.summary.strip()
     assert spec.formula.strip(), f"{key}: no docstring formula"
     assert "value" in spec.formula, f"{key}: the formula does not say what `value` is"
-    assert set(spec.inputs) <= {"target", "prediction", "dimension", "score"}
-    assert set(spec.inputs) <= set(ROLES)
-    assert {"target", "prediction", "dimension"} <= set(spec.inputs)
-    assert spec.tasks and set(spec.tasks) <= {"binary", "multiclass"}
+    assert set(spec.inputs) <= set(ROLES) and set(spec.one_of) <= set(ROLES)
+    assert "dimension" in spec.inputs
+    # the declared inputs match what the binding reads for the metric's kind
+    assert spec.needs_scores == ("score" in spec.inputs) or spec.kind == "ranking"
+    assert (spec.secondary_role is not None) == ("site" in spec.inputs)
+    if spec.kind == "classification":
+        assert "target" in spec.inputs
+        assert spec.tasks and set(spec.tasks) <= {"binary", "multiclass"}
+    elif spec.kind == "regression":
+        assert {"target", "prediction"} <= set(spec.inputs) and spec.tasks == ("regression",)
+    elif spec.kind == "ranking":
+        assert set(spec.one_of) == {"rank", "score"} and spec.tasks == ("ranking",)
+    else:
+        assert spec.inputs == ("dimension",) and spec.tasks == ("data",)
     assert spec.better in ("lower", "higher")
     lo, hi = spec.value_range
     assert lo < hi and lo <= spec.ideal <= hi
@@ -265,7 +347,7 @@ def test_lookup_miss_suggests_a_key() -> None:
 def three_class_findings(
     control: Callable[..., Control], evaluate_many: Callable[..., Any]
 ) -> dict[str, Finding]:
-    controls = [control(key, "grp", control_id=key) for key in BINARY_ONLY]
+    controls = [common_control(key, {}, key) for key in BINARY_ONLY]
     res = evaluate_many(controls, DATA["multiclass"])
     return {f.control_id: f for f in res.findings}
 
