@@ -75,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("metrics", help="list metric keys, or show one")
     m.add_argument("action", nargs="?", choices=("list", "show"), default="list")
     m.add_argument("key", nargs="?", help="metric key (for show)")
+    m.add_argument(
+        "--for",
+        dest="context",
+        metavar="CONTEXT",
+        help="recommended metrics for hiring, lending, criminal-justice, healthcare, search, "
+        "salary or advertising (seed 004's selection guide)",
+    )
     m.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return p
 
@@ -158,9 +165,11 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
-    from fairpolicy.metrics.docs import list_metrics, show_metric
+    from fairpolicy.metrics.docs import list_metrics, recommend, show_metric
 
-    if args.action == "show" or args.key:
+    if args.context:
+        stdout.write(recommend(args.context))
+    elif args.action == "show" or args.key:
         if not args.key:
             raise UsageError("fairpolicy metrics show KEY: name a metric key.")
         stdout.write(show_metric(args.key))

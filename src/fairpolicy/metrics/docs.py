@@ -2,8 +2,31 @@
 
 from __future__ import annotations
 
-from fairpolicy.errors import UsageError
+from fairpolicy.errors import UsageError, did_you_mean
 from fairpolicy.metrics.registry import COMMON_PARAMS, REGISTRY, lookup
+
+#: Seed 004's "selection guide": application context → (primary concern, recommended keys).
+GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "hiring": (
+        "equal opportunity for qualified candidates",
+        ("equal_opportunity_diff", "impact_ratio"),
+    ),
+    "lending": (
+        "equal access and equal errors",
+        ("equalized_odds_diff", "calibration_parity", "calibration_diff"),
+    ),
+    "criminal-justice": ("protect innocents equally", ("fpr_diff",)),
+    "healthcare": (
+        "equal diagnostic accuracy",
+        ("equal_opportunity_diff", "predictive_parity_diff", "calibration_parity"),
+    ),
+    "search": ("fair exposure", ("exposure_ratio", "ndkl", "attention_parity")),
+    "salary": ("no systematic bias", ("mean_prediction_parity", "residual_parity")),
+    "advertising": (
+        "equal opportunity to see ads",
+        ("demographic_parity_diff", "exposure_ratio"),
+    ),
+}
 
 
 def list_metrics() -> str:
@@ -18,9 +41,31 @@ def list_metrics() -> str:
     return "\n".join(lines) + "\n"
 
 
+def recommend(context: str) -> str:
+    """``fairpolicy metrics --for CONTEXT``: seed 004's recommended metrics."""
+    if context not in GUIDE:
+        raise UsageError(
+            f"unknown context '{context}'.{did_you_mean(context, GUIDE)} "
+            f"Contexts: {', '.join(GUIDE)}."
+        )
+    concern, keys = GUIDE[context]
+    lines = [f"{context}: primary concern — {concern}", ""]
+    w = max(len(k) for k in keys)
+    lines += [f"  {k:<{w}}  {REGISTRY[k].summary}" for k in keys]
+    lines += ["", "`fairpolicy metrics show KEY` prints the formula and an example control."]
+    return "\n".join(lines) + "\n"
+
+
 def example_control(key: str) -> str:
     s = lookup(key)
-    binding = {"target": "y_true", "prediction": "y_pred", "dimension": "sex", "score": "y_score"}
+    binding = {
+        "target": "y_true",
+        "prediction": "y_pred",
+        "dimension": "sex",
+        "score": "y_score",
+        "rank": "rank",
+        "site": "site",
+    }
     lines = [
         f"- control-id: {s.key.replace('_', '-')}",
         f'  description: "{s.summary}"',
@@ -29,7 +74,7 @@ def example_control(key: str) -> str:
         f'    - {{name: threshold, value: "{s.example_threshold}"}}',
         f'    - {{name: operator, value: "{s.example_operator}"}}',
     ]
-    lines += [f"    - {{name: input.{r}, value: {binding[r]}}}" for r in s.inputs]
+    lines += [f"    - {{name: input.{r}, value: {binding[r]}}}" for r in (*s.inputs, *s.one_of[:1])]
     return "\n".join(lines)
 
 
@@ -60,7 +105,41 @@ def markdown_table() -> str:
     for key in sorted(REGISTRY):
         s = REGISTRY[key]
         aliases = ", ".join(f"`{a}`" for a in s.aliases)
+        summary = s.summary.replace("|", "\\|")
         lines.append(
-            f"| `{key}` | {', '.join(s.inputs)} | {', '.join(s.tasks)} | {s.summary} | {aliases} |"
+            f"| `{key}` | {', '.join(s.inputs)} | {', '.join(s.tasks)} | {summary} | {aliases} |"
         )
     return "\n".join(lines)
+
+
+def metrics_markdown() -> str:
+    """``docs/metrics.md``: every registry entry, generated (a test checks it is current)."""
+    out = [
+        "# Metric reference",
+        "",
+        "Generated from the registry by `python -m fairpolicy.metrics.docs > docs/metrics.md`;",
+        "do not edit by hand. `fairpolicy metrics show KEY` prints the same text.",
+        "",
+        markdown_table(),
+        "",
+    ]
+    for key in sorted(REGISTRY):
+        s = REGISTRY[key]
+        out += [f"## `{key}`", "", s.summary, "", "```text", s.formula, "```", ""]
+        roles = ", ".join(s.inputs) + (f" + one of {'/'.join(s.one_of)}" if s.one_of else "")
+        out.append(f"- inputs: {roles}")
+        out.append(f"- tasks: {', '.join(s.tasks)}")
+        out.append(f"- ideal: {s.ideal:g} ({s.better} is better); range {list(s.value_range)}")
+        if s.aliases:
+            out.append(f"- aliases: {', '.join(f'`{a}`' for a in s.aliases)}")
+        if s.multiclass_replacement:
+            out.append(f"- on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
+        for p in s.params:
+            choices = f" (one of {', '.join(map(str, p.choices))})" if p.choices else ""
+            out.append(f"- parameter `{p.name}` = `{p.default}`{choices}: {p.help}")
+        out += ["", "```yaml", example_control(key), "```", ""]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":  # python -m fairpolicy.metrics.docs > docs/metrics.md
+    print(metrics_markdown(), end="")
