@@ -292,3 +292,23 @@ def test_group_stats_select_and_validation() -> None:
         _stats(positive=None).binary()
     with pytest.raises(ValueError, match="shape"):
         GroupStats(("sex",), ("F",), ("0", "1"), np.zeros((2, 2, 2), dtype=np.int64))
+
+
+def test_select_keeps_group_keys_and_secondary() -> None:
+    import numpy as np
+
+    from fairpolicy.stats import GroupStats
+
+    counts = np.ones((3, 2, 2), dtype=np.int64)
+    twin = GroupStats(("site",), ("s1",), ("0", "1"), np.ones((1, 2, 2), dtype=np.int64))
+    st = GroupStats(
+        ("sex", "race"),
+        ("F & a", "F & b", "M & a"),
+        ("0", "1"),
+        counts,
+        group_keys=(("F", "a"), ("F", "b"), ("M", "a")),
+        secondary=twin,
+    )
+    sub = st.select(np.array([True, False, True]))
+    assert sub.group_keys == (("F", "a"), ("M", "a"))
+    assert sub.secondary is twin

@@ -144,6 +144,8 @@ class GroupStats:
             scores=None if self.scores is None else self.scores.select(idx),
             regression=None if self.regression is None else self.regression.select(idx),
             ranking=None if self.ranking is None else self.ranking.select(idx, len(self.groups)),
+            group_keys=tuple(self.group_keys[i] for i in idx) if self.group_keys else (),
+            secondary=self.secondary,
         )
 
     def with_extras(self, **extras: object) -> GroupStats:
