@@ -278,6 +278,13 @@ class _Evaluator:
             # rank: smaller is better; score: larger is better. Ties keep row order.
             by = numeric["rank"] if "rank" in numeric else -numeric["score"]
             order = np.argsort(by, kind="stable")
+            ties = int((np.diff(by[order]) == 0).sum())
+            if ties:
+                col = c.inputs["rank"] if "rank" in numeric else c.inputs["score"]
+                self.warnings.append(
+                    f"control '{c.control_id}': {ties} tie(s) in '{col}'; tied items keep "
+                    "their row order, so the result depends on it"
+                )
             return st.with_extras(ranking=RankingStats(rows[order]))
         return st
 
@@ -380,7 +387,9 @@ def _measure(
             )
         )
     n = stats.n
-    keep = n >= control.min_samples
+    # data checks and LL144 impact ratios judge small groups themselves: none is dropped
+    small_ok = spec.kind == "data" or not spec.min_samples_applies
+    keep = n >= (0 if small_ok else control.min_samples)
     excluded = [
         Excluded(g, int(n[i]), f"fewer rows than min_samples={control.min_samples}")
         for i, g in enumerate(stats.groups)
@@ -395,6 +404,20 @@ def _measure(
             )
         )
     eligible = stats.select(keep)
+    if stats.secondary is not None:  # the second grouping obeys min_samples too
+        sec = stats.secondary
+        sec_keep = sec.n >= control.min_samples
+        excluded += [
+            Excluded(
+                g,
+                int(sec.n[i]),
+                f"'{','.join(sec.dimension)}' group with fewer rows than "
+                f"min_samples={control.min_samples}",
+            )
+            for i, g in enumerate(sec.groups)
+            if not sec_keep[i]
+        ]
+        eligible = eligible.with_extras(secondary=sec.select(sec_keep))
     if len(eligible.groups) < 2:
         return MetricValue(
             None,

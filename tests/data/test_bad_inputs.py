@@ -217,3 +217,32 @@ def test_scores_outside_unit_interval_warn(tmp_path: Path) -> None:
 def test_policy_object_is_reusable_across_data(tmp_path: Path) -> None:
     pol = fairpolicy.load_policy(write_policy(tmp_path, control(threshold="0.3")))
     assert fairpolicy.check(pol, balanced_csv(tmp_path)).exit_code == 0
+
+
+def test_infinite_regression_values_are_an_error(tmp_path: Path) -> None:
+    rows = "".join(f"{i * 1.5},{'inf' if i == 7 else i},{'FM'[i % 2]}\n" for i in range(80))
+    data = write_csv(tmp_path, "y,yhat,sex\n" + rows)
+    pol = write_policy(tmp_path, control(metric="mae_parity", target="y", prediction="yhat"))
+    f = only_finding(pol, data)
+    assert f.status == "error" and "infinite" in f.message and "column 'yhat'" in f.message
+
+
+def test_ranking_ties_warn(tmp_path: Path) -> None:
+    rows = "".join(f"{i // 2},{'FM'[i % 3 == 0]}\n" for i in range(90))
+    data = write_csv(tmp_path, "score,sex\n" + rows)
+    pol = write_policy(
+        tmp_path,
+        {
+            "control-id": "exp",
+            "props": [
+                {"name": "metric_key", "value": "exposure_ratio"},
+                {"name": "threshold", "value": "0.5"},
+                {"name": "operator", "value": ">="},
+                {"name": "input.score", "value": "score"},
+                {"name": "input.dimension", "value": "sex"},
+            ],
+        },
+    )
+    res = fairpolicy.check(pol, data)
+    assert res.findings[0].status in ("pass", "fail")
+    assert any("tie(s) in 'score'" in w for w in res.warnings)

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from fairpolicy.metrics.registry import lookup
 from fairpolicy.results import Finding
 
 TOL = 1e-12
@@ -460,18 +461,168 @@ for _d in ("site", "sex"):
         m(MC6, f"venturalitica:micro_equalized_odds_multiclass[dimension={_d}]",
           "micro_equalized_odds_multiclass", _d),
     ]
+
+# ---- holisticai multi-class pairwise metrics (seed 001): fairpolicy's holistic family ----
+# Exact on these fixtures because every class occurs in every group (checked by
+# tests/metrics/test_holistic.py); holisticai fills an absent class's row with 1/K,
+# fairpolicy leaves it out.
+HOLISTIC = {
+    "multiclass_statistical_parity": "multiclass_statistical_parity",
+    "multiclass_equality_of_opp": "multiclass_equality_of_opportunity",
+    "multiclass_average_odds": "multiclass_average_odds",
+    "multiclass_true_rates": "multiclass_true_positive_difference",
+}
+for _fx, _d in ((BIN, "sex"), (MC3, "grp"), (MC6, "site"), (MC6, "sex")):
+    for _hai, _ours in HOLISTIC.items():
+        MAPPINGS += [
+            m(_fx, f"holisticai:{_hai}[p_attr={_d},aggregation_fun={_agg}]", _ours, _d,
+              {"aggregation": _agg})
+            for _agg in ("max", "mean")
+        ]
+    if _fx != BIN:
+        MAPPINGS.append(
+            m(_fx, f"holisticai:frequency_matrix[p_attr={_d}]", "multiclass_statistical_parity",
+              _d, ours=per_group_by_class, ref=by_class_str)
+        )
+
+# ---- score metrics (seed 000 fmm, seed 002 eval-toolkit, scikit-learn AUC) ----
+MAPPINGS += [
+    m(BIN, "fmm:calibration_gap[sex]", "calibration_gap", "sex"),
+    m(BIN, "fmm:calibration_gap.per_group[sex]", "calibration_gap", "sex", ours=groups),
+    m(BIN, "eval_toolkit:ece_gap[sex,n_bins=10]", "calibration_parity", "sex", {"n_bins": 10}),
+    m(BIN, "eval_toolkit:expected_calibration_error.by_group[sex,n_bins=10]",
+      "calibration_parity", "sex", {"n_bins": 10}, ours=groups),
+    m(BIN, "fmm:inter_site_auc_variance[site]", "inter_site_auc_variance", "site"),
+    m(BIN, "fmm:inter_site_auc_variance.per_group[site]", "inter_site_auc_variance", "site",
+      ours=groups),
+    m(BIN, "sklearn:roc_auc_score.by_group[sex]", "auc_gap", "sex", ours=groups),
+    m(BIN, "sklearn:roc_auc_score.by_group[sex]", "multi_class_auc_gap", "sex", ours=groups),
+    m(MC3, "sklearn:multi_class_auc_gap[grp]", "multi_class_auc_gap", "grp"),
+    m(MC3, "sklearn:roc_auc_score_ovr_macro.by_group[grp]", "multi_class_auc_gap", "grp",
+      ours=groups),
+    m(MC6, "sklearn:inter_site_auc_variance[site]", "inter_site_auc_variance", "site"),
+    *[
+        m(MC6, key.format(d=_d), "multi_class_auc_gap", _d, ours=get)
+        for _d in ("site", "sex")
+        for key, get in (
+            ("sklearn:multi_class_auc_gap[{d}]", value),
+            ("sklearn:roc_auc_score_ovr_macro.by_group[{d}]", groups),
+        )
+    ],
+]
+# ---- RATES family: seed 004 extras, individual fairness, Aequitas disparity, performance ----
+def band(lo: float, hi: float) -> Callable[[Finding], dict[str, bool]]:
+    """Aequitas' per-group verdict: lo <= disparity <= hi (tau = 0.8: 0.8 <= D <= 1.25)."""
+
+    def get(f: Finding) -> dict[str, bool]:
+        return {g.group: g.value is not None and lo <= g.value <= hi for g in f.groups}
+
+    get.__name__ = f"{lo:g}<=groups<={hi:g}"
+    return get
+
+
+GE, THEIL, DR = "generalized_entropy_index", "theil_index", "disparity_ratio"
+#: aequitas metric name -> our disparity_ratio rate
+AEQ_RATES = {
+    "pprev": "pprev", "ppr": "ppr", "tpr": "tpr", "tnr": "tnr", "fpr": "fpr", "fnr": "fnr",
+    "precision": "precision", "fdr": "fdr", "npv": "npv", "for": "for", "prev": "prev",
+}
+#: aequitas Fairness measure -> the disparity it thresholds (aequitas' fair_measures_depend)
+AEQ_FAIRNESS = {
+    "Statistical Parity": "ppr", "Impact Parity": "pprev", "FDR Parity": "fdr",
+    "FPR Parity": "fpr", "FOR Parity": "for", "FNR Parity": "fnr", "TPR Parity": "tpr",
+}
+MAPPINGS += [
+    m(BIN, "aif360.sklearn:generalized_entropy_error[alpha=1]", THEIL, "sex"),
+    m(BIN, "aif360.sklearn:generalized_entropy_error[alpha=1]", GE, "sex", {"alpha": 1.0}),
+    m(BIN, "aif360.sklearn:generalized_entropy_error[alpha=2]", GE, "sex"),
+    m(BIN, f"aif360:ClassificationMetric.generalized_entropy_index[{SEX_M}]", GE, "sex"),
+    m(BIN, f"aif360:ClassificationMetric.theil_index[{SEX_M}]", THEIL, "sex"),
+    m(BIN, f"aif360:ClassificationMetric.coefficient_of_variation[{SEX_M}]", GE, "sex",
+      ours=detail("coefficient_of_variation")),
+    m(BIN, f"aif360:ClassificationMetric.between_group_generalized_entropy_index[{SEX_M}]",
+      "between_group_generalized_entropy_index", "sex"),
+    m(BIN, "aif360.sklearn:between_group_generalized_entropy_error[sex,alpha=2]",
+      "between_group_generalized_entropy_index", "sex"),
+    m(BIN, f"aif360:ClassificationMetric.between_group_theil_index[{SEX_M}]",
+      "between_group_theil_index", "sex"),
+    m(BIN, f"aif360:ClassificationMetric.between_group_theil_index[{SEX_M}]", THEIL, "sex",
+      ours=detail("between_group")),
+    m(BIN, "holisticai:generalized_entropy_index[alpha=1]", THEIL, "sex"),
+    m(BIN, "holisticai:generalized_entropy_index[alpha=2]", GE, "sex"),
+    m(BIN, "holisticai:theil_index", THEIL, "sex"),
+    # the new error-rate gaps (aif360 / holisticai signed two-group differences)
+    m(BIN, f"aif360:ClassificationMetric.false_discovery_rate_difference[{SEX_M}]",
+      "fdr_diff", "sex", ref=absval),
+    m(BIN, f"aif360:ClassificationMetric.false_omission_rate_difference[{SEX_M}]",
+      "for_diff", "sex", ref=absval),
+    m(BIN, f"aif360:ClassificationMetric.false_omission_rate_difference[{SEX_M}]",
+      "npv_diff", "sex", ref=absval),
+    m(BIN, f"aif360:ClassificationMetric.error_rate_difference[{SEX_M}]",
+      "error_rate_diff", "sex", ref=absval),
+    m(BIN, f"holisticai:true_negative_rate_diff[{HAI}]", "tnr_diff", "sex", ref=absval),
+    m(BIN, f"aif360:ClassificationMetric.false_discovery_rate_ratio[{SEX_M}]", DR, "sex",
+      {"rate": "fdr", "reference_group": "M"}, ref=same),
+    m(BIN, f"aif360:ClassificationMetric.false_omission_rate_ratio[{SEX_M}]", DR, "sex",
+      {"rate": "for", "reference_group": "M"}, ref=same),
+    m(BIN, f"aif360:ClassificationMetric.false_positive_rate_ratio[{SEX_M}]", DR, "sex",
+      {"rate": "fpr", "reference_group": "M"}, ref=same),
+    m(BIN, f"aif360:ClassificationMetric.disparate_impact[{SEX_M}]", DR, "sex",
+      {"reference_group": "M"}, ref=same),
+    # Aequitas: per-group rates, disparities to the largest group, verdicts at tau = 0.8
+    *[
+        m(BIN, f"aequitas:Group.get_crosstabs[{aeq},{AEQ}]", DR, "sex", {"rate": ours},
+          ours=detail("rates"))
+        for aeq, ours in AEQ_RATES.items()
+    ],
+    *[
+        m(BIN, f"aequitas:Bias.get_disparity_major_group[{aeq}_disparity,{AEQ}]", DR, "sex",
+          {"rate": ours}, ours=groups)
+        for aeq, ours in AEQ_RATES.items()
+        if aeq != "prev"
+    ],
+    *[
+        m(BIN, f"aequitas:Fairness.get_group_value_fairness[{name},{AEQ},tau=0.8]", DR, "sex",
+          {"rate": rate}, ours=band(0.8, 1.25))
+        for name, rate in AEQ_FAIRNESS.items()
+    ],
+    m(BIN, f"aequitas:Group.get_crosstabs[prev,{AEQ}]", "group_min_positive_rate", "sex",
+      ours=groups),
+    m(BIN, f"aequitas:Group.get_crosstabs[group_size,{AEQ}]", "group_size", "sex", ours=groups),
+    m(BIN, "fairlearn:MetricFrame.by_group[count,sf=sex]", "group_size", "sex", ours=groups),
+    # overall performance (fairlearn's MetricFrame.overall on every row = our compared rows)
+    m(BIN, "fairlearn:MetricFrame.overall[sf=sex]", "accuracy_score", "sex",
+      ref=item("accuracy")),
+    m(BIN, "fairlearn:MetricFrame.overall[sf=sex]", "recall_score", "sex", ref=item("tpr")),
+    m(BIN, "fairlearn:MetricFrame.by_group[accuracy,sf=sex]", "accuracy_score", "sex",
+      ours=groups),
+    m(BIN, "fairlearn:MetricFrame.by_group[tpr,sf=sex]", "recall_score", "sex", ours=groups),
+    m(MC3, "fairlearn:MetricFrame.by_group[accuracy,sf=grp]", "accuracy_score", "grp",
+      ours=groups),
+    m(MC3, "fairlearn:MetricFrame.by_group[macro_f1,sf=grp]", "f1_score", "grp",
+      {"average": "macro"}, ours=groups),
+    m(MC3, "fairlearn:MetricFrame.by_group[weighted_f1,sf=grp]", "f1_score", "grp",
+      {"average": "weighted"}, ours=groups),
+    *[
+        m(MC6, f"fairlearn:MetricFrame.by_group[{name},sf={_d}]", "f1_score", _d,
+          {"average": avg}, ours=groups)
+        for _d in ("site", "sex")
+        for name, avg in (("macro_f1", "macro"), ("weighted_f1", "weighted"))
+    ],
+]
 # fmt: on
 
 #: keys whose relation to ours is a deliberate difference, tested by test_difference_*
 DIFFERENCES: dict[str, set[str]] = {
     BIN: {
+        "fmm:samd_fairness_score",
         "venturalitica:equalized_odds_ratio[dimension=sex]",
+        "aif360.sklearn:generalized_entropy_error[alpha=0]",
+        "holisticai:coefficient_of_variation",
         f"aif360.sklearn:average_predictive_value_difference[{SEX_M}]",
     },
     MC3: {
         "venturalitica:macro_equal_opportunity_multiclass[dimension=grp]",
-        "holisticai:multiclass_true_rates[p_attr=grp,aggregation_fun=max]",
-        "holisticai:multiclass_true_rates[p_attr=grp,aggregation_fun=mean]",
     },
     MC6: {
         "venturalitica:macro_equal_opportunity_multiclass[dimension=site]",
@@ -481,42 +632,24 @@ DIFFERENCES: dict[str, set[str]] = {
 
 #: reference keys (patterns: `*` is the only wildcard) with no fairpolicy counterpart, and why
 UNMAPPED: dict[str, str] = {
-    "*roc_auc*": "score metrics (AUC) are not in the metric registry yet",
-    "*auc*": "score metrics (AUC, inter-site AUC variance) are not in the metric registry yet",
-    "*calibration*": "calibration (ECE) is a score metric, not in the registry yet",
-    "eval_toolkit:*": "expected calibration error: a score metric, not in the registry yet",
+    "eval_toolkit:expected_calibration_error[overall*": "ECE of the whole population: "
+    "fairpolicy compares groups and reports per-group ECE only",
     "fmm:*.ci[*": "bootstrap confidence intervals are not produced by MetricValue yet",
-    "fmm:samd_fairness_score": "composite SaMD score (weights AUC/calibration terms); no "
-    "registry counterpart",
-    "*entropy*": "individual-fairness indices (generalized entropy) are not group metrics",
-    "*theil*": "individual-fairness indices (Theil) are not group metrics",
-    "*coefficient_of_variation*": "individual-fairness index; not a group metric",
     "holisticai:cohen_d*": "effect size of selection rates; no registry counterpart",
     "holisticai:z_test_*": "hypothesis-test statistic; no registry counterpart",
     "holisticai:abroca*": "area between ROC curves: a score metric",
-    "holisticai:multiclass_average_odds*": "holisticai one-vs-rest (TPR, FPR) average with its "
-    "own pair/class averaging; no registry counterpart (checked numerically: matches none)",
-    "holisticai:multiclass_equality_of_opp*": "holisticai one-vs-rest TPR/FPR combination; no "
-    "registry counterpart (checked numerically: matches none)",
-    "holisticai:multiclass_statistical_parity[p_attr=grp,aggregation_fun=mean]": "mean over "
-    "group pairs of the total-variation distance; fairpolicy's `micro` takes the max (the mean "
-    "equals our macro mean class gap here only because G = K = 3)",
     "fairlearn:*method=to_overall]": "fairpolicy compares groups with each other only, "
     "never a group with the overall population",
-    "aequitas:Fairness.get_group_value_fairness*": "aequitas per-group verdicts against a "
-    "reference group (0.8 <= disparity <= 1.25); fairpolicy's verdict is a threshold on "
-    "min/max (the disparity values themselves are mapped)",
-    "aequitas:*[ppr*": "share of all predicted positives falling in each group: not a "
-    "within-group rate, no registry counterpart",
-    "aequitas:Group.get_crosstabs[prev,*": "prevalence P(Y=1 | group) is a data property, "
-    "not a metric of the predictions",
-    "fairlearn:MetricFrame.overall[sf=sex]": "only partly mapped (tpr, fpr, selection_rate, "
-    "count in MAPPINGS); overall accuracy has no fairpolicy output",
 }
 
 
+#: fixture columns bound to the roles beyond target/prediction/dimension that a metric
+#: declares: ``y_score`` is the binary column, or the prefix of y_score_0.. (multi-class)
+EXTRA_ROLES = {"score": "y_score", "site": "site"}
+
+
 @pytest.fixture(scope="module")
-def finding(fixtures_dir: Path, evaluate: Any) -> Callable[..., Finding]:
+def finding(fixtures_dir: Path, control: Any, evaluate_many: Any) -> Callable[..., Finding]:
     cache: dict[tuple[str, str, str, tuple], Finding] = {}
 
     def get(
@@ -524,7 +657,10 @@ def finding(fixtures_dir: Path, evaluate: Any) -> Callable[..., Finding]:
     ) -> Finding:
         key = (fixture, metric, dim, tuple(sorted((params or {}).items())))
         if key not in cache:
-            cache[key] = evaluate(metric, fixtures_dir / f"{fixture}.csv", dim, dict(params or {}))
+            c = control(metric, dim, dict(params or {}))
+            extra = {r: col for r, col in EXTRA_ROLES.items() if r in lookup(metric).inputs}
+            c = c.model_copy(update={"inputs": {**c.inputs, **extra}})
+            cache[key] = evaluate_many([c], fixtures_dir / f"{fixture}.csv").findings[0]
         return cache[key]
 
     return get
@@ -640,7 +776,8 @@ def test_difference_macro_equal_opportunity_vs_holisticai_on_three_groups(
     """holisticai multiclass_true_rates averages |TPR_g(c) − TPR_h(c)| over group *pairs*
     (mean) or takes the worst pair's class mean (max). With two groups that is our
     mean of max − min per class (mapped above); with three groups ours, the mean over
-    classes of the widest pair, is at least either aggregation."""
+    classes of the widest pair, is at least either aggregation. (holisticai's own
+    definition is ``multiclass_true_positive_difference``, mapped exactly in MAPPINGS.)"""
     ref = reference[MC3]
     hai_max = ref["holisticai:multiclass_true_rates[p_attr=grp,aggregation_fun=max]"]["value"]
     hai_mean = ref["holisticai:multiclass_true_rates[p_attr=grp,aggregation_fun=mean]"]["value"]
@@ -689,3 +826,56 @@ def test_difference_aif360_average_predictive_value_difference(
     npv = per_group_class(0)(finding(BIN, PPM, "sex"))
     for_ = {g: 1.0 - v for g, v in npv.items()}
     assert ref == pytest.approx(((ppv["F"] - ppv["M"]) + (for_["F"] - for_["M"])) / 2, abs=TOL)
+
+
+def test_difference_samd_fairness_score_is_fmm_v01(
+    reference: dict[str, Any], finding: Callable[..., Finding]
+) -> None:
+    """reference.json's samd_fairness_score was computed by fmm v0.1: four terms, weights
+    site 0.40, eo 0.30, dp 0.15, cal 0.15, SITE = min(1, 2·sqrt(Var site AUC)). Ours is
+    v0.2 (seed 000: a fifth term F1_SITE and new weights, tested in test_scores.py). The
+    v0.1 number follows from our own component metrics with the v0.1 weights."""
+    ref = reference[BIN]["fmm:samd_fairness_score"]
+    comp, w = ref["params"]["components"], ref["params"]["weights"]
+    var = finding(BIN, "inter_site_auc_variance", "site").value
+    ours = {
+        "site_term": min(1.0, 2.0 * math.sqrt(var)),
+        "eo_mean": finding(BIN, "equal_opportunity_diff", "sex").value,
+        "dp_mean": finding(BIN, "demographic_parity_diff", "sex").value,
+        "cal_mean": finding(BIN, "calibration_gap", "sex").value,
+    }
+    assert_close(ours, comp, "components")
+    # two sites: 2·sqrt(population variance) is the AUC range
+    aucs = groups(finding(BIN, "inter_site_auc_variance", "site")).values()
+    assert_close(ours["site_term"], max(aucs) - min(aucs), "site_term")
+    v01 = 1.0 - (
+        w["site"] * ours["site_term"]
+        + w["eo"] * ours["eo_mean"]
+        + w["dp"] * ours["dp_mean"]
+        + w["cal"] * ours["cal_mean"]
+    )
+    assert_close(v01, ref["value"], "v0.1 score")
+
+
+def test_difference_generalized_entropy_alpha_0_is_not_infinite(
+    reference: dict[str, Any], finding: Callable[..., Finding]
+) -> None:
+    """aif360 returns +inf for GE(0) when a benefit is 0 (a false negative: b = ŷ − y + 1 = 0);
+    fairpolicy never reports an infinite value: None, with the reason."""
+    ref = reference[BIN]["aif360.sklearn:generalized_entropy_error[alpha=0]"]["value"]
+    assert ref == math.inf
+    f = finding(BIN, "generalized_entropy_index", "sex", {"alpha": 0.0})
+    assert f.value is None and f.status == "inconclusive"
+    assert f.reason is not None and "benefit 0" in f.reason and "∞" in f.reason
+    assert f.details["benefit_counts"]["0"] > 0  # the false negatives behind it
+
+
+def test_difference_holisticai_coefficient_of_variation(
+    reference: dict[str, Any], finding: Callable[..., Finding]
+) -> None:
+    """holisticai's coefficient_of_variation is 2·√GE(2); aif360's (mapped) is √(2·GE(2)),
+    the standard deviation of the benefits over their mean. They differ by a factor √2."""
+    hai = reference[BIN]["holisticai:coefficient_of_variation"]["value"]
+    f = finding(BIN, "generalized_entropy_index", "sex")
+    assert hai == pytest.approx(2 * math.sqrt(f.value), abs=TOL)
+    assert hai == pytest.approx(math.sqrt(2) * f.details["coefficient_of_variation"], abs=TOL)

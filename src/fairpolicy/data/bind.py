@@ -271,6 +271,15 @@ def encode_labels(
                 )
             )
         classes, positive = _positive(ctx, key, classes, integer)
+    elif len(classes) == 2:  # K-aware metrics on two classes read the positive class too
+        label = key.positive_label
+        want: Any = label if label is not None else (1 if integer else None)
+        if integer and label is not None:
+            try:
+                want = int(float(label))
+            except ValueError:
+                want = None
+        positive = classes.index(want) if want in classes else None
 
     value_set = pa.array(classes, type=pa.int64() if integer else pa.string())
     t_codes = pc.index_in(t_arr, value_set=value_set).to_numpy(zero_copy_only=False)
@@ -439,6 +448,14 @@ def numeric_column(
     if pa.types.is_boolean(arr.type):
         arr = arr.cast(pa.int64())
     values = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    infinite = np.isinf(values)
+    if infinite.any():
+        raise _Ctx(table, control).error(
+            f"column '{column}' ({role}) has {int(infinite.sum())} infinite value(s) "
+            f"(first at data rows {_first_rows(infinite)}).",
+            column=column,
+            hint="replace or remove them; fairpolicy does not clip values.",
+        )
     return values, np.isnan(values) | _null_mask(arr)
 
 

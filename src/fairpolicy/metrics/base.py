@@ -102,6 +102,10 @@ class MetricSpec:
     #: an example operator/threshold for docs
     example_operator: str = "<"
     example_threshold: str = "0.1"
+    #: False: the metric sees every group, however small, and applies its own size rule
+    #: (NYC LL144's 2 % exclusion); the runner must then skip the ``min_samples`` exclusion
+    #: as it does for ``kind="data"``
+    min_samples_applies: bool = True
 
     @property
     def formula(self) -> str:

@@ -24,7 +24,20 @@ from fairpolicy.metrics.base import (
 )
 from fairpolicy.stats import GroupStats
 
-Rate = Literal["selection_rate", "tpr", "fpr", "fnr", "ppv", "accuracy"]
+Rate = Literal[
+    "selection_rate",
+    "tpr",
+    "fpr",
+    "fnr",
+    "ppv",
+    "accuracy",
+    "tnr",
+    "fdr",
+    "for",
+    "npv",
+    "error_rate",
+    "prev",
+]
 
 #: the unfavourable end of each rate, used to name the worst group
 _WORST: dict[Rate, Literal["min", "max"]] = {
@@ -34,6 +47,12 @@ _WORST: dict[Rate, Literal["min", "max"]] = {
     "fnr": "max",
     "ppv": "min",
     "accuracy": "min",
+    "tnr": "min",
+    "fdr": "max",
+    "for": "max",
+    "npv": "min",
+    "error_rate": "max",
+    "prev": "min",
 }
 
 _UNDEFINED: dict[Rate, str] = {
@@ -43,23 +62,38 @@ _UNDEFINED: dict[Rate, str] = {
     "fnr": "group has no actual positives, so its false negative rate is undefined",
     "ppv": "group has no predicted positives, so its precision (PPV) is undefined",
     "accuracy": "group has no rows",
+    "tnr": "group has no actual negatives, so its true negative rate is undefined",
+    "fdr": "group has no predicted positives, so its false discovery rate is undefined",
+    "for": "group has no predicted negatives, so its false omission rate is undefined",
+    "npv": "group has no predicted negatives, so its negative predictive value is undefined",
+    "error_rate": "group has no rows",
+    "prev": "group has no rows",
 }
 
 
 def group_rate(stats: GroupStats, rate: Rate) -> tuple[FloatArray, BoolArray]:
-    """Per-group rate and its defined-mask from the binary confusion counts."""
+    """Per-group rate and its defined-mask from the binary confusion counts.
+
+    ``prev`` is the prevalence of the positive class in the *labels*,
+    P(Y = 1 | A = g) — a property of the data, not of the predictions.
+    """
     tp, fp, fn, tn = stats.binary()
-    if rate == "selection_rate":
-        return safe_rate(tp + fp, tp + fp + fn + tn)
-    if rate == "tpr":
-        return safe_rate(tp, tp + fn)
-    if rate == "fpr":
-        return safe_rate(fp, fp + tn)
-    if rate == "fnr":
-        return safe_rate(fn, tp + fn)
-    if rate == "ppv":
-        return safe_rate(tp, tp + fp)
-    return safe_rate(tp + tn, tp + fp + fn + tn)
+    n = tp + fp + fn + tn
+    num, den = {
+        "selection_rate": (tp + fp, n),
+        "tpr": (tp, tp + fn),
+        "fpr": (fp, fp + tn),
+        "fnr": (fn, tp + fn),
+        "ppv": (tp, tp + fp),
+        "accuracy": (tp + tn, n),
+        "tnr": (tn, fp + tn),
+        "fdr": (fp, tp + fp),
+        "for": (fn, fn + tn),
+        "npv": (tn, fn + tn),
+        "error_rate": (fp + fn, n),
+        "prev": (tp + fn, n),
+    }[rate]
+    return safe_rate(num, den)
 
 
 def rate_gap(stats: GroupStats, rate: Rate) -> MetricValue:
@@ -131,8 +165,11 @@ def predictive_parity_diff(stats: GroupStats, params: Mapping[str, Any]) -> Metr
     PPV_g = TP_g / (TP_g + FP_g)              (undefined if group g predicts no positives)
     value = max_g PPV_g − min_g PPV_g
 
-    Seed 004 calls this "Calibration Diff" |PPV_0 − PPV_1|; Venturalitica's
-    ``predictive_parity`` key computes the same gap.
+    Seed 004 calls this "Calibration Diff" |PPV_0 − PPV_1| (its key
+    ``calibration_diff`` computes the same value); Venturalitica's
+    ``predictive_parity`` key computes the same gap. Seed 004's snippet sets
+    PPV = 0 for a group without predicted positives; here that group is
+    excluded and listed instead.
     """
     return rate_gap(stats, "ppv")
 

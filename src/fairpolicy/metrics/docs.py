@@ -29,6 +29,10 @@ GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+#: the common parameters that apply to every kind (the others shape class labels)
+_GENERAL = ("min_samples", "missing")
+
+
 def list_metrics() -> str:
     rows = [("key", "inputs", "tasks", "what it measures")]
     for key in sorted(REGISTRY):
@@ -92,7 +96,8 @@ def show_metric(key: str) -> str:
     if s.multiclass_replacement:
         out.append(f"on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
     out += ["", "parameters:"]
-    for p in (*s.params, *COMMON_PARAMS):
+    common = [p for p in COMMON_PARAMS if s.kind == "classification" or p.name in _GENERAL]
+    for p in (*s.params, *common):
         choices = f" one of {list(p.choices)}" if p.choices else ""
         out.append(f"  {p.name} (default {p.default!r}){choices}: {p.help}")
     out += ["", "example control:", example_control(s.key), ""]
