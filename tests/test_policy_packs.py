@@ -38,6 +38,26 @@ EXPECTED: dict[str, dict[str, tuple[str, str, float, str]]] = {
         "mm-3": ("multiclass_equal_opportunity", "<", 0.15, "sex"),
         "mm-4": ("macro_f1_gap", "<", 0.1, "site"),
     },
+    "samd-multisite": {
+        "sm-1": ("weighted_f1_gap", "<", 0.05, "site"),
+        "sm-2": ("per_class_f1_gap", "<", 0.2, "site"),
+        "sm-3": ("multi_class_auc_gap", "<", 0.05, "site"),
+        "sm-4": ("inter_site_auc_variance", "<", 0.0025, "site"),
+        "sm-5": ("samd_fairness_score", ">=", 0.85, "sex"),
+    },
+    "hiring-ll144": {
+        "ll-1": ("impact_ratio", ">=", 0.85, "sex,race"),
+        "ll-2": ("scoring_impact_ratio", ">=", 0.8, "sex,race"),
+        "ll-3": ("demographic_parity_ratio", ">=", 0.8, "sex"),
+    },
+}
+
+#: pack → (target column, prediction column) its controls bind
+LABELS = {
+    "binary-lending": ("y_true", "y_pred"),
+    "multiclass-medical-multisite": ("y_true", "y_pred"),
+    "samd-multisite": ("y_true", "y_pred"),
+    "hiring-ll144": ("selected", "selected"),
 }
 
 
@@ -143,7 +163,7 @@ def test_profile_loads_with_expected_controls(pack: Path) -> None:
     }
     assert got == EXPECTED[pack.name]
     for c in policy.controls:
-        assert c.inputs["target"] == "y_true" and c.inputs["prediction"] == "y_pred"
+        assert (c.inputs["target"], c.inputs["prediction"]) == LABELS[pack.name]
         assert c.gating and c.title
 
 
@@ -191,7 +211,43 @@ def _multiclass_data(n: int = 2000, k: int = 4, seed: int = 11) -> pd.DataFrame:
     return pd.DataFrame({"y_true": y_true, "y_pred": y_pred, "site": site, "sex": sex})
 
 
-DATA = {"binary-lending": _binary_data, "multiclass-medical-multisite": _multiclass_data}
+def _samd_data(n: int = 2400, k: int = 4, seed: int = 13) -> pd.DataFrame:
+    """Multi-class with class scores (y_score_0..k-1), two sites, two sexes."""
+    df = _multiclass_data(n, k, seed)
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=(n, k)) + 3.0 * np.eye(k)[df["y_pred"]]
+    prob = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    for j in range(k):
+        df[f"y_score_{j}"] = prob[:, j]
+    return df
+
+
+def _hiring_data(n: int = 3000, seed: int = 17) -> pd.DataFrame:
+    """An AEDT's selections and scores; one race category under 2 %."""
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["Female", "Male"], size=n)
+    race = rng.choice(
+        ["White", "Black", "Hispanic", "Asian", "Native American"],
+        size=n,
+        p=[0.45, 0.22, 0.2, 0.118, 0.012],
+    )
+    score = rng.uniform(size=n) - np.where(race == "Black", 0.03, 0.0)
+    return pd.DataFrame(
+        {
+            "selected": (score > 0.55).astype(int),
+            "score": score.clip(0, 1),
+            "sex": sex,
+            "race": race,
+        }
+    )
+
+
+DATA = {
+    "binary-lending": _binary_data,
+    "multiclass-medical-multisite": _multiclass_data,
+    "samd-multisite": _samd_data,
+    "hiring-ll144": _hiring_data,
+}
 
 
 def _run(
