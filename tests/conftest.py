@@ -94,3 +94,26 @@ def evaluate_many() -> Callable[..., Results]:
 def control() -> Callable[..., Control]:
     """``control(key, dimension, params=None, **kw) -> Control``."""
     return make_control
+
+
+@pytest.fixture(scope="module")
+def run() -> Callable[..., Finding]:
+    """run(key, df, dimension="g", params=None, inputs=None, min_samples=1) -> Finding.
+
+    One control on a DataFrame; ``inputs`` replaces the default role bindings.
+    """
+
+    def go(
+        key: str,
+        df: Any,
+        dimension: str = "g",
+        params: Mapping[str, Any] | None = None,
+        inputs: Mapping[str, str] | None = None,
+        min_samples: int = 1,
+    ) -> Finding:
+        c = make_control(key, dimension, params, min_samples=min_samples)
+        if inputs is not None:
+            c = c.model_copy(update={"inputs": {**inputs, "dimension": dimension}})
+        return run_controls([c], df).findings[0]
+
+    return go

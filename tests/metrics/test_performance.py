@@ -18,36 +18,13 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
-from fairpolicy.policy.schema import Control
-from fairpolicy.results import Finding, Results
+from fairpolicy.results import Finding
 from fairpolicy.runner import check
 from tests.helpers import control as yaml_control
 from tests.helpers import write_policy
 
 TOL = 1e-12
 SKLEARN = {"precision_score": precision_score, "recall_score": recall_score, "f1_score": f1_score}
-
-
-@pytest.fixture(scope="module")
-def run(
-    control: Callable[..., Control], evaluate_many: Callable[..., Results]
-) -> Callable[..., Finding]:
-    """run(key, df, dimension="g", params=None, inputs=None, min_samples=1) -> Finding."""
-
-    def go(
-        key: str,
-        df: pd.DataFrame,
-        dimension: str = "g",
-        params: dict[str, Any] | None = None,
-        inputs: dict[str, str] | None = None,
-        min_samples: int = 1,
-    ) -> Finding:
-        c = control(key, dimension, params, min_samples=min_samples)
-        if inputs is not None:
-            c = c.model_copy(update={"inputs": {**inputs, "dimension": dimension}})
-        return evaluate_many([c], df).findings[0]
-
-    return go
 
 
 def make(

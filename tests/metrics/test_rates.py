@@ -22,28 +22,6 @@ from fairpolicy.results import Finding, Results
 TOL = 1e-12
 
 
-@pytest.fixture(scope="module")
-def run(
-    control: Callable[..., Control], evaluate_many: Callable[..., Results]
-) -> Callable[..., Finding]:
-    """run(key, df, dimension, params=None, inputs=None, min_samples=1) -> Finding."""
-
-    def go(
-        key: str,
-        df: pd.DataFrame,
-        dimension: str = "g",
-        params: dict[str, Any] | None = None,
-        inputs: dict[str, str] | None = None,
-        min_samples: int = 1,
-    ) -> Finding:
-        c = control(key, dimension, params, min_samples=min_samples)
-        if inputs is not None:
-            c = c.model_copy(update={"inputs": {**inputs, "dimension": dimension}})
-        return evaluate_many([c], df).findings[0]
-
-    return go
-
-
 def random_binary(seed: int, groups: dict[str, int], unknown: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     frames = []

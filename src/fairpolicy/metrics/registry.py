@@ -106,6 +106,20 @@ def _binary(
     )
 
 
+def _binary_score(key: str, fn: MetricFn, summary: str, aliases: tuple[str, ...]) -> MetricSpec:
+    """A binary metric of P(positive) scores (seed 004's probabilistic family)."""
+    return MetricSpec(
+        key=key,
+        fn=fn,
+        summary=summary,
+        inputs=(*CLS, "score"),
+        tasks=BINARY_ONLY,
+        multiclass_replacement=("multi_class_auc_gap",),
+        needs_scores=True,
+        aliases=aliases,
+    )
+
+
 def _multi(key: str, fn: MetricFn, summary: str, **kw: Any) -> MetricSpec:
     """A spec for a metric defined for any K (multi-class, and binary as K = 2)."""
     return MetricSpec(key=key, fn=fn, summary=summary, inputs=CLS, tasks=BOTH, **kw)
@@ -341,65 +355,41 @@ REGISTRY: dict[str, MetricSpec] = {
         example_operator=">=",
         example_threshold="0.85",
     ),
-    "score_parity": MetricSpec(
-        key="score_parity",
-        fn=scores.score_parity,
-        summary="max − min mean score P(positive)",
-        inputs=(*CLS, "score"),
-        tasks=BINARY_ONLY,
-        multiclass_replacement=("multi_class_auc_gap",),
-        needs_scores=True,
-        aliases=("mean_score_parity", "mean_score_gap"),
+    "score_parity": _binary_score(
+        "score_parity",
+        scores.score_parity,
+        "max − min mean score P(positive)",
+        ("mean_score_parity", "mean_score_gap"),
     ),
-    "score_ks_statistic": MetricSpec(
-        key="score_ks_statistic",
-        fn=scores.score_ks_statistic,
-        summary="largest two-sample Kolmogorov–Smirnov distance between groups' scores",
-        inputs=(*CLS, "score"),
-        tasks=BINARY_ONLY,
-        multiclass_replacement=("multi_class_auc_gap",),
-        needs_scores=True,
-        aliases=("ks_statistic", "score_ks"),
+    "score_ks_statistic": _binary_score(
+        "score_ks_statistic",
+        scores.score_ks_statistic,
+        "largest two-sample Kolmogorov–Smirnov distance between groups' scores",
+        ("ks_statistic", "score_ks"),
     ),
-    "brier_gap": MetricSpec(
-        key="brier_gap",
-        fn=scores.brier_gap,
-        summary="max − min per-group Brier score",
-        inputs=(*CLS, "score"),
-        tasks=BINARY_ONLY,
-        multiclass_replacement=("multi_class_auc_gap",),
-        needs_scores=True,
-        aliases=("brier_parity", "brier_score_gap"),
+    "brier_gap": _binary_score(
+        "brier_gap",
+        scores.brier_gap,
+        "max − min per-group Brier score",
+        ("brier_parity", "brier_score_gap"),
     ),
-    "auc_gap": MetricSpec(
-        key="auc_gap",
-        fn=scores.auc_gap,
-        summary="max − min per-group ROC AUC (single-class groups excluded)",
-        inputs=(*CLS, "score"),
-        tasks=BINARY_ONLY,
-        multiclass_replacement=("multi_class_auc_gap",),
-        needs_scores=True,
-        aliases=("auc_parity", "roc_auc_gap"),
+    "auc_gap": _binary_score(
+        "auc_gap",
+        scores.auc_gap,
+        "max − min per-group ROC AUC (single-class groups excluded)",
+        ("auc_parity", "roc_auc_gap"),
     ),
-    "balance_positive_class": MetricSpec(
-        key="balance_positive_class",
-        fn=scores.balance_positive_class,
-        summary="max − min mean score among actual positives",
-        inputs=(*CLS, "score"),
-        tasks=BINARY_ONLY,
-        multiclass_replacement=("multi_class_auc_gap",),
-        needs_scores=True,
-        aliases=("balance_positive", "balance_for_positive_class"),
+    "balance_positive_class": _binary_score(
+        "balance_positive_class",
+        scores.balance_positive_class,
+        "max − min mean score among actual positives",
+        ("balance_positive", "balance_for_positive_class"),
     ),
-    "balance_negative_class": MetricSpec(
-        key="balance_negative_class",
-        fn=scores.balance_negative_class,
-        summary="max − min mean score among actual negatives",
-        inputs=(*CLS, "score"),
-        tasks=BINARY_ONLY,
-        multiclass_replacement=("multi_class_auc_gap",),
-        needs_scores=True,
-        aliases=("balance_negative", "balance_for_negative_class"),
+    "balance_negative_class": _binary_score(
+        "balance_negative_class",
+        scores.balance_negative_class,
+        "max − min mean score among actual negatives",
+        ("balance_negative", "balance_for_negative_class"),
     ),
     # ---- HOLISTIC: seed 001 multi-class pairwise metrics (metrics/holistic.py) ----
     "multiclass_statistical_parity": _multi(
