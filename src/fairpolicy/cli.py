@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="FORMAT[=PATH]",
         help="output format and optional path (repeatable; default: text to stdout). "
-        "Formats: text, json",
+        "Formats: text, json, oscal (assessment results), oscal-ap (assessment plan)",
     )
     c.add_argument(
         "--bind",
@@ -68,9 +68,54 @@ def _parser() -> argparse.ArgumentParser:
         default="fail",
         help="how an inconclusive gating control affects the gate (default: fail)",
     )
+    c.add_argument("--subject", metavar="TITLE", help="the assessed system's title in OSCAL output")
+    c.add_argument(
+        "--embed-evidence",
+        action="store_true",
+        help="embed the results JSON (base64) in the OSCAL back-matter",
+    )
+    c.add_argument(
+        "--deterministic",
+        action="store_true",
+        help="reproducible output: fixed timestamps, content-derived UUIDs "
+        "(also on when SOURCE_DATE_EPOCH is set)",
+    )
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+    e = sub.add_parser(
+        "export",
+        help="re-render a results JSON in another format without recomputing",
+        description="Re-render RESULTS (a fairpolicy results JSON) as OSCAL assessment results.",
+    )
+    e.add_argument("format", choices=("oscal",), help="the format to write")
+    e.add_argument("results", help="results JSON written by `check -o json=PATH`")
+    e.add_argument("-o", "--output", required=True, metavar="PATH", help="file to write")
+    e.add_argument("--subject", metavar="TITLE", help="the assessed system's title")
+    e.add_argument("--embed-evidence", action="store_true", help="embed the results JSON")
+    e.add_argument("--deterministic", action="store_true", help="content-derived UUIDs")
+    e.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+    v = sub.add_parser(
+        "validate",
+        help="check policy files without data (exit 0 valid, 2 invalid)",
+        description="Structural and semantic checks of POLICY files without data; full OSCAL "
+        "documents are also checked against the NIST OSCAL JSON schema.",
+    )
+    v.add_argument("policies", nargs="+", metavar="POLICY")
+    v.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+    cv = sub.add_parser(
+        "convert",
+        help="convert a simple-form policy into a namespaced OSCAL catalog (+ profile)",
+    )
+    cv.add_argument("policy", help="policy in the seed-003 / Venturalitica / list form")
+    cv.add_argument(
+        "-o", "--output", required=True, metavar="CATALOG", help="catalog file (.json/.yaml)"
+    )
+    cv.add_argument("--profile", metavar="PROFILE", help="also write a profile importing it")
+    cv.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     m = sub.add_parser("metrics", help="list metric keys, or show one")
     m.add_argument("action", nargs="?", choices=("list", "show"), default="list")
@@ -131,15 +176,17 @@ def write_atomic(path: str, text: str) -> None:
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
-    from fairpolicy.runner import check
+    from fairpolicy.runner import check, is_deterministic
 
     outputs = _parse_outputs(args.output)
+    deterministic = is_deterministic(args.deterministic)
     results = check(
         args.policy,
         args.data,
         bind=_parse_bind(args.bind),
         num_classes=args.num_classes,
         inconclusive=args.inconclusive,
+        deterministic=deterministic,
     )
     color = (
         not args.no_color
@@ -149,8 +196,22 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     )
     if not any(path is None for _, path in outputs):
         outputs.insert(0, ("text", None))  # the table always reaches the terminal
+    ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
     for name, path in outputs:
-        text = get(name)(results, RenderOptions(color=color and path is None, verbose=args.verbose))
+        ap_href = None
+        if name == "oscal" and ap_path is not None:
+            base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+            ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
+        opts = RenderOptions(
+            color=color and path is None,
+            verbose=args.verbose,
+            path=path,
+            subject=args.subject,
+            embed_evidence=args.embed_evidence,
+            deterministic=deterministic,
+            ap_href=ap_href,
+        )
+        text = get(name)(results, opts)
         if path is None:
             stdout.write(text)
         else:
@@ -162,6 +223,37 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
             file=sys.stderr,
         )
     return results.exit_code
+
+
+def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.results import load_results
+    from fairpolicy.runner import is_deterministic
+
+    results = load_results(args.results)
+    opts = RenderOptions(
+        path=args.output,
+        subject=args.subject,
+        embed_evidence=args.embed_evidence,
+        deterministic=is_deterministic(args.deterministic),
+    )
+    write_atomic(args.output, get(args.format)(results, opts))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.policy.validate import validate_files
+
+    code: int = validate_files(args.policies, stdout)
+    return code
+
+
+def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.policy.convert import convert_file
+
+    convert_file(args.policy, args.output, args.profile, write=write_atomic)
+    stdout.write(f"wrote {args.output}" + (f" and {args.profile}" if args.profile else "") + "\n")
+    return 0
 
 
 def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -191,9 +283,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         parser.print_help(out)
         return EXIT_ERROR
     try:
-        if args.command == "check":
-            return cmd_check(args, out)
-        return cmd_metrics(args, out)
+        command = {
+            "check": cmd_check,
+            "export": cmd_export,
+            "validate": cmd_validate,
+            "convert": cmd_convert,
+            "metrics": cmd_metrics,
+        }[args.command]
+        return command(args, out)
     except FairpolicyError as exc:
         if debug:
             import traceback

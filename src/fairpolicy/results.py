@@ -97,6 +97,10 @@ class Finding(_Frozen):
     min_samples: int | None = None
     classes: list[str] = Field(default_factory=list)
     source: SourceRef | None = None
+    #: where the threshold came from (component-definition, profile, catalog, prop)
+    threshold_source: str | None = None
+    objective_id: str | None = None
+    statement_id: str | None = None
 
 
 class Summary(_Frozen):
@@ -131,6 +135,31 @@ class Results(_Frozen):
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False, ensure_ascii=False)
+
+
+def load_results(path: str) -> Results:
+    """Read a results JSON written by ``-o json`` (for ``fairpolicy export``)."""
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    from fairpolicy.errors import DataError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot read the results file: {exc.strerror}.", file=path) from None
+    try:
+        return Results.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise DataError(
+            f"not a fairpolicy results JSON ({exc.error_count()} problem(s); first at "
+            f"'{where}': {first['msg']}).",
+            file=path,
+            hint="pass the file written by `fairpolicy check -o json=PATH`.",
+        ) from None
 
 
 def summarize(findings: list[Finding], inconclusive: InconclusivePolicy) -> Summary:

@@ -65,13 +65,21 @@ DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 SMALL_GROUP_WARNING = 100
 
 
-def _now() -> str:
+def _now(deterministic: bool = False) -> str:
+    """UTC now; ``SOURCE_DATE_EPOCH`` when set; the epoch itself under ``deterministic``."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.isdigit():
         t = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC)
+    elif deterministic:
+        t = _dt.datetime.fromtimestamp(0, tz=_dt.UTC)
     else:
         t = _dt.datetime.now(tz=_dt.UTC)
     return t.isoformat(timespec="seconds")
+
+
+def is_deterministic(flag: bool = False) -> bool:
+    """``--deterministic`` or ``SOURCE_DATE_EPOCH`` set: reproducible timestamps and UUIDs."""
+    return flag or bool(os.environ.get("SOURCE_DATE_EPOCH"))
 
 
 def _load(policy: Any) -> Policy:
@@ -361,6 +369,9 @@ def _finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
         lifecycle_phase=control.lifecycle_phase,
         risk_id=control.risk_id,
         min_samples=control.min_samples,
+        threshold_source=control.threshold_source,
+        objective_id=control.objective_id,
+        statement_id=control.statement_id,
         source=SourceRef(file=control.source.file, line=control.source.line)
         if control.source
         else None,
@@ -489,18 +500,21 @@ def check(
     bind: Mapping[str, str] | None = None,
     num_classes: int | None = None,
     inconclusive: InconclusivePolicy = "fail",
+    deterministic: bool = False,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
     ``policy``: a path to a YAML/JSON policy, a parsed mapping/list, or a
     :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
-    Parquet file, or a pandas DataFrame. Raises a :class:`FairpolicyError`
-    when the policy or data cannot be read at all; per-control problems
-    (missing column, invalid labels) become findings with status ``error``.
+    Parquet file, or a pandas DataFrame. ``deterministic`` fixes the run's
+    timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
+    Raises a :class:`FairpolicyError` when the policy or data cannot be read at
+    all; per-control problems (missing column, invalid labels) become findings
+    with status ``error``.
     """
     if inconclusive not in ("pass", "warn", "fail"):
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
-    started = _now()
+    started = _now(deterministic)
     pol = apply_overrides(_load(policy), bind, num_classes)
     available = peek_columns(data)
     wanted: list[str] = []
@@ -531,7 +545,7 @@ def check(
         ),
         run=RunInfo(
             started=started,
-            finished=_now(),
+            finished=_now(deterministic),
             inconclusive=inconclusive,
             options={
                 k: v for k, v in {"bind": dict(bind or {}), "num_classes": num_classes}.items() if v

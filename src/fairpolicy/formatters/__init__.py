@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 FORMATS: dict[str, str] = {
     "text": "fairpolicy.formatters.text",
     "json": "fairpolicy.formatters.json_",
+    "oscal": "fairpolicy.formatters.oscal",  # assessment results
+    "oscal-ap": "fairpolicy.formatters.oscal_ap",  # assessment plan
 }
 
 
@@ -26,6 +28,16 @@ FORMATS: dict[str, str] = {
 class RenderOptions:
     color: bool = False
     verbose: bool = False
+    #: where the output goes (None = stdout); formats pick JSON/YAML by its extension
+    path: str | None = None
+    #: title of the assessed system/model (OSCAL subject); default: the data file name
+    subject: str | None = None
+    #: embed the results JSON (base64) in OSCAL back-matter
+    embed_evidence: bool = False
+    #: reproducible output: v5 UUIDs from content, fixed timestamps
+    deterministic: bool = False
+    #: href of the assessment plan written beside the assessment results (``-o oscal-ap``)
+    ap_href: str | None = None
 
 
 class Formatter(Protocol):

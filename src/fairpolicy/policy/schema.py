@@ -112,6 +112,13 @@ class Control(BaseModel):
     missing: str = "error"
     min_samples: int = 30
     source: SourceLocation | None = None
+    #: where the threshold came from: ``component-definition``, ``profile``, ``catalog``
+    #: (a param's value) or ``prop`` (a ``threshold`` prop)
+    threshold_source: str | None = None
+    #: id of the control's ``assessment-objective`` part in its catalog, if any
+    objective_id: str | None = None
+    #: id of the control's ``statement`` part in its catalog, if any
+    statement_id: str | None = None
 
     @property
     def dimension_columns(self) -> tuple[str, ...]:
