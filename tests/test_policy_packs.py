@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pandas as pd
 import pytest
 
 from fairpolicy.cli import main
+from fairpolicy.metrics.registry import REGISTRY, canonical
 from fairpolicy.policy.load import load_policy
 from fairpolicy.policy.schema import NS, Operator
 
@@ -50,14 +52,23 @@ EXPECTED: dict[str, dict[str, tuple[str, str, float, str]]] = {
         "ll-2": ("scoring_impact_ratio", ">=", 0.8, "sex,race"),
         "ll-3": ("demographic_parity_ratio", ">=", 0.8, "sex"),
     },
+    "eu-ai-act-high-risk": {
+        "eu-1": ("demographic_parity_ratio", ">=", 0.8, "sex"),
+        "eu-2": ("equal_opportunity_diff", "<", 0.1, "sex"),
+        "eu-3": ("intersectional_disparity", "<", 0.1, "sex,age_band"),
+        "eu-4": ("min_group_share", ">=", 0.05, "sex,age_band"),
+        "eu-5": ("accuracy_diff", "<", 0.05, "sex"),
+        "eu-6": ("weighted_f1_gap", "<", 0.05, "age_band"),
+    },
 }
 
-#: pack → (target column, prediction column) its controls bind
+#: pack → (target column, prediction column) its controls bind (data checks bind neither)
 LABELS = {
     "binary-lending": ("y_true", "y_pred"),
     "multiclass-medical-multisite": ("y_true", "y_pred"),
     "samd-multisite": ("y_true", "y_pred"),
     "hiring-ll144": ("selected", "selected"),
+    "eu-ai-act-high-risk": ("y_true", "y_pred"),
 }
 
 
@@ -102,6 +113,51 @@ def test_profile_parses_with_trestle(path: Path) -> None:
     assert profile.modify is not None and profile.modify.set_parameters
 
 
+@pytest.mark.parametrize("path", CATALOGS + PROFILES, ids=_ids(CATALOGS + PROFILES))
+def test_pack_is_valid_against_the_nist_schema(path: Path) -> None:
+    from fairpolicy.oscal_schema import validate_document
+
+    doc = _json(path)
+    (model,) = doc
+    assert validate_document(doc, model) == []
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.name)
+def test_every_pack_has_a_readme_naming_its_controls(pack: Path) -> None:
+    """What it checks, why the thresholds, the columns, the command to run it."""
+    readme = pack / "README.md"
+    assert readme.is_file(), f"{pack.name} has no README.md"
+    text = readme.read_text(encoding="utf-8")
+    ids = [c["id"] for c in _json(pack / "catalog.json")["catalog"]["controls"]]
+    missing = [cid for cid in ids if f"`{cid}`" not in text]
+    assert not missing, f"{readme} does not mention {missing}"
+    assert f"fairpolicy check policies/{pack.name}/profile.json" in text
+    assert "--bind" in text
+    assert re.search(r"\bexit [012]\b", text), "say what the example run exits with"
+    columns = {
+        c for ctl in load_policy(pack / "catalog.json").controls for c in ctl.inputs.values()
+    }
+    for binding in columns:
+        for column in binding.split(","):
+            assert f"`{column}`" in text, f"{readme} does not name the column {column}"
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.name)
+def test_readme_example_run_exits_as_stated(pack: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's command on a shipped example, and the exit code it promises."""
+    text = (pack / "README.md").read_text(encoding="utf-8")
+    commands = [
+        " ".join(line.strip().rstrip("\\").strip() for line in block.splitlines())
+        for block in re.findall(r"^\$ (fairpolicy check .*?)(?<!\\)$", text, re.M | re.S)
+    ]
+    runs = [c for c in commands if " examples/" in c]
+    assert runs, "show the command on a shipped example"
+    (stated,) = re.findall(r"Expected: \*\*exit (\d)\*\*", text)
+    monkeypatch.chdir(ROOT)
+    argv = shlex.split(runs[0])[1:]
+    assert main(argv, stdout=io.StringIO()) == int(stated), runs[0]
+
+
 @pytest.mark.parametrize("path", CATALOGS, ids=_ids(CATALOGS))
 def test_catalog_conventions(path: Path) -> None:
     """Fixed v4 UUIDs, a threshold param per control quoted by the statement,
@@ -119,13 +175,8 @@ def test_catalog_conventions(path: Path) -> None:
         assert len(control["params"][0]["values"]) == 1
         float(control["params"][0]["values"][0])
         props = {p["name"]: p for p in control["props"]}
-        assert {
-            "metric_key",
-            "operator",
-            "input.target",
-            "input.prediction",
-            "input.dimension",
-        } <= set(props)
+        spec = REGISTRY[canonical(props["metric_key"]["value"]) or ""]
+        assert {"metric_key", "operator", *(f"input.{r}" for r in spec.inputs)} <= set(props)
         assert all(p["ns"] == NS for p in control["props"])
         assert all(":" not in name for name in props)
         parts = {p["name"]: p for p in control["parts"]}
@@ -163,8 +214,14 @@ def test_profile_loads_with_expected_controls(pack: Path) -> None:
     }
     assert got == EXPECTED[pack.name]
     for c in policy.controls:
-        assert (c.inputs["target"], c.inputs["prediction"]) == LABELS[pack.name]
+        labels = (c.inputs.get("target"), c.inputs.get("prediction"))
+        spec = REGISTRY[c.metric_key]
+        if "target" in spec.inputs:
+            assert labels == LABELS[pack.name]
+        else:  # a data check reads no labels
+            assert labels == (None, None)
         assert c.gating and c.title
+        assert (c.statement_id, c.objective_id) == (f"{c.control_id}_smt", f"{c.control_id}_obj")
 
 
 @pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.name)
@@ -242,11 +299,29 @@ def _hiring_data(n: int = 3000, seed: int = 17) -> pd.DataFrame:
     )
 
 
+def _eu_data(n: int = 3000, seed: int = 19) -> pd.DataFrame:
+    """Binary decisions with sex and age bands; the youngest band gets more errors."""
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["F", "M"], size=n)
+    age = rng.choice(["18-29", "30-49", "50+"], size=n, p=[0.25, 0.45, 0.3])
+    y_true = rng.integers(0, 2, size=n)
+    flip = rng.uniform(size=n) < np.where(age == "18-29", 0.24, 0.18)
+    return pd.DataFrame(
+        {
+            "y_true": y_true,
+            "y_pred": np.where(flip, 1 - y_true, y_true),
+            "sex": sex,
+            "age_band": age,
+        }
+    )
+
+
 DATA = {
     "binary-lending": _binary_data,
     "multiclass-medical-multisite": _multiclass_data,
     "samd-multisite": _samd_data,
     "hiring-ll144": _hiring_data,
+    "eu-ai-act-high-risk": _eu_data,
 }
 
 

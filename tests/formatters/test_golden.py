@@ -1,6 +1,8 @@
-"""Golden files: the whole text and JSON output for the shipped examples.
+"""Golden files: the whole text, JSON and OSCAL (assessment results and plan) output for the
+shipped examples.
 
-Timestamps are pinned with SOURCE_DATE_EPOCH and paths are relative to the repository.
+Timestamps are pinned with SOURCE_DATE_EPOCH (which also makes the OSCAL UUIDs
+content-derived) and paths are relative to the repository.
 Regenerate after an intended change with ``FAIRPOLICY_UPDATE_GOLDEN=1 pytest tests/formatters``
 and review the diff.
 """
@@ -24,19 +26,28 @@ CASES = {
 }
 
 
+#: format → golden file suffix
+SUFFIX = {
+    "text": ".text.txt",
+    "json": ".json",
+    "oscal": ".oscal.json",
+    "oscal-ap": ".oscal-ap.json",
+}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("fmt", list(SUFFIX))
 def test_golden(name: str, fmt: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01T00:00:00Z
     policy, data, code = CASES[name]
     out = io.StringIO()
     argv = ["check", policy, data]
-    if fmt == "json":
-        argv += ["-o", "json"]
+    if fmt != "text":
+        argv += ["-o", fmt]
     assert main(argv, stdout=out) == code
     text = out.getvalue()
-    golden = GOLDEN / f"{name}.{fmt}{'.txt' if fmt == 'text' else ''}"
+    golden = GOLDEN / f"{name}{SUFFIX[fmt]}"
     if os.environ.get("FAIRPOLICY_UPDATE_GOLDEN"):
         golden.write_text(text)
     assert text == golden.read_text(), f"{golden.name} differs; see the module docstring"

@@ -14,9 +14,10 @@ import yaml
 
 from fairpolicy.errors import PolicyError
 from fairpolicy.policy import load_policy
-from fairpolicy.policy.schema import EnforcementMode, Operator, Policy, Threshold
+from fairpolicy.policy.schema import NS, EnforcementMode, Operator, Policy, Threshold
 
 FILES = Path(__file__).parent / "files"
+ROOT = Path(__file__).resolve().parents[2]
 
 SEED_003 = """
 - control-id: mc-demographic-parity
@@ -609,3 +610,102 @@ def test_yaml_merge_keys_may_be_overridden(tmp_path: Path) -> None:
 
 def test_unhashable_yaml_key(tmp_path: Path) -> None:
     assert "not a scalar" in one_problem(write(tmp_path, "- ? [a, b]\n  : 1\n"))
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def _sources(path: Path) -> dict[str, str | None]:
+    return {c.control_id: c.threshold_source for c in load_policy(path).controls}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # the `<id>_prm_threshold` param (0.1) wins over the threshold prop (0.3)
+        ("chain/catalog.yaml", {"par-1": "catalog", "par-1.1": "catalog", "eo-1": "catalog"}),
+        # the profile sets par-1 only
+        ("chain/profile.yaml", {"par-1": "profile", "par-1.1": "catalog", "eo-1": "catalog"}),
+        # the component-definition sets par-1 over the profile; eo-1 keeps the catalog's
+        ("chain/component-definition.yaml", {"par-1": "component-definition", "eo-1": "catalog"}),
+        ("catalog.json", {"fair-1": "catalog"}),
+        ("catalog.yaml", {"fair-1": "catalog"}),
+        ("profile.json", {"fair-1": "profile"}),
+        ("profile.yaml", {"fair-1": "profile"}),
+        ("component-definition.json", {"fair-1": "component-definition"}),
+        ("component-definition.yaml", {"fair-1": "component-definition"}),
+        ("list.yaml", {"dp-sex": "prop", "wdp-race": "prop", "ratio-band": "prop"}),
+        ("seed003.yaml", {"mc-demographic-parity": "prop"}),
+        (
+            "venturalitica-component-definition.yaml",
+            dict.fromkeys(("credit-dp-gender", "credit-di-age", "credit-eo-gender"), "prop"),
+        ),
+    ],
+)
+def test_threshold_source(name: str, expected: dict[str, str]) -> None:
+    assert _sources(FILES / name) == expected
+
+
+def test_threshold_source_of_implementation_level_set_parameters() -> None:
+    data = yaml.safe_load((FILES / "chain" / "component-definition.yaml").read_text())
+    impl = data["component-definition"]["components"][0]["control-implementations"][0]
+    del impl["implemented-requirements"][0]["set-parameters"]
+    impl["set-parameters"] = [{"param-id": "eo-1_max_gap_threshold", "values": ["0.25"]}]
+    policy = load_policy(data, base_dir=FILES / "chain")
+    par, eo = policy.controls
+    assert (par.threshold.value, par.threshold_source) == (0.08, "profile")
+    assert (eo.threshold.value, eo.threshold_source) == (0.25, "component-definition")
+
+
+def test_param_without_values_falls_back_to_the_prop(tmp_path: Path) -> None:
+    data = json.loads((FILES / "catalog.json").read_text())
+    ctl = data["catalog"]["controls"][0]
+    del ctl["params"][0]["values"]
+    ctl["props"].append({"name": "threshold", "ns": NS, "value": "0.2"})
+    (c,) = load_policy(data).controls
+    assert (c.threshold.value, c.threshold_source) == (0.2, "prop")
+    # ... until a profile sets the param
+    profile = json.loads((FILES / "profile.json").read_text())
+    write(tmp_path, json.dumps(data), "catalog.json")
+    (c,) = load_policy(profile, base_dir=tmp_path).controls
+    assert (c.threshold.value, c.threshold_source) == (0.05, "profile")
+
+
+def test_objective_and_statement_ids() -> None:
+    pack = ROOT / "policies" / "binary-lending"
+    for doc in ("catalog.json", "profile.json"):
+        policy = load_policy(pack / doc)
+        for c in policy.controls:
+            assert (c.objective_id, c.statement_id) == (
+                f"{c.control_id}_obj",
+                f"{c.control_id}_smt",
+            )
+    (c,) = load_policy(FILES / "component-definition.json").controls  # through the chain
+    assert (c.statement_id, c.objective_id) == ("fair-1_smt", None)
+    for name in ("list.yaml", "seed003.yaml", "venturalitica-component-definition.yaml"):
+        assert all(
+            c.objective_id is None and c.statement_id is None
+            for c in load_policy(FILES / name).controls
+        )
+
+
+def test_objective_id_is_found_in_nested_parts() -> None:
+    data = json.loads((FILES / "catalog.json").read_text())
+    ctl = data["catalog"]["controls"][0]
+    ctl["parts"] = [
+        {"id": "fair-1_gdn", "name": "guidance", "prose": "Why."},
+        {
+            "id": "fair-1_asm",
+            "name": "assessment",
+            "parts": [
+                {"name": "assessment-objective", "prose": "No id: skipped."},
+                {"id": "fair-1_obj", "name": "assessment-objective", "prose": "Determine."},
+            ],
+        },
+        {"id": "fair-1_smt", "name": "statement", "prose": "The statement."},
+    ]
+    (c,) = load_policy(data).controls
+    assert (c.objective_id, c.statement_id) == ("fair-1_obj", "fair-1_smt")
+    del ctl["parts"]
+    (c,) = load_policy(data).controls
+    assert (c.objective_id, c.statement_id) == (None, None)

@@ -308,6 +308,10 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
         lifecycle_phase=_text(fields.get("lifecycle_phase")),
         risk_id=_text(fields.get("risk_id")),
         source=SourceLocation(file=raw.file, line=raw.line) if raw.file else None,
+        # _threshold reads the param's values when there are any, else the prop
+        threshold_source=raw.threshold_source if raw.threshold is not None else "prop",
+        objective_id=raw.objective_id,
+        statement_id=raw.statement_id,
         **settings,
     )
 

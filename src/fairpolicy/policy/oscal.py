@@ -43,7 +43,9 @@ INFORMATIVE_PROPS = frozenset(
 )
 
 Prop = tuple[str, Any]
-Params = dict[str, tuple[list[Any] | None, str | None]]  # param id → (values, set in file)
+#: param id → (values, file that set them, kind of document that set them: ``catalog``,
+#: ``profile`` or ``component-definition``)
+Params = dict[str, tuple[list[Any] | None, str | None, str]]
 
 
 @dataclass
@@ -80,6 +82,12 @@ class RawControl:
     description: Any = None
     #: (key for messages, values) when the threshold comes from an OSCAL param
     threshold: tuple[str, list[Any]] | None = None
+    #: which document set that param's values (``catalog``, ``profile``,
+    #: ``component-definition``); None when the threshold is not a param's
+    threshold_source: str | None = None
+    #: ids of the catalog control's ``assessment-objective`` and ``statement`` parts
+    objective_id: str | None = None
+    statement_id: str | None = None
 
 
 @dataclass
@@ -438,7 +446,7 @@ def catalog_or_profile(
             continue
         controls.update(_select(load_source(path, ctx, seen), imp, file, ctx))
     for sp in items(mapping(body, "modify"), "set-parameters", file, ctx):
-        set_parameter(sp, list(controls.values()), file, ctx)
+        set_parameter(sp, list(controls.values()), file, ctx, "profile")
     return controls
 
 
@@ -451,11 +459,34 @@ def _catalog(body: Mapping[str, Any], file: str | None, ctx: Ctx) -> dict[str, C
         for p in items(c, "params", file, ctx, cid):
             if isinstance(p, Mapping) and isinstance(p.get("id"), str):
                 values = p.get("values")
-                params[p["id"]] = (values if isinstance(values, list) else None, file)
+                params[p["id"]] = (values if isinstance(values, list) else None, file, "catalog")
         fairness = any(n in ("metric_key", "operator", "threshold") for n, _ in props)
-        raw = RawControl(cid, file, line_of(c), props, title=c.get("title"))
+        raw = RawControl(
+            cid,
+            file,
+            line_of(c),
+            props,
+            title=c.get("title"),
+            objective_id=part_id(c, "assessment-objective"),
+            statement_id=part_id(c, "statement"),
+        )
         out[str(cid)] = CatalogControl(raw, params, fairness)
     return out
+
+
+def part_id(node: Mapping[str, Any], name: str) -> str | None:
+    """The id of the first part called ``name`` among ``node``'s parts, searched depth
+    first (an objective may sit inside another part); None when absent or unnamed."""
+    parts = node.get("parts")
+    for part in parts if isinstance(parts, list) else ():
+        if not isinstance(part, Mapping):
+            continue
+        pid = part.get("id")
+        if part.get("name") == name and isinstance(pid, str) and pid.strip():
+            return pid.strip()
+        if (found := part_id(part, name)) is not None:
+            return found
+    return None
 
 
 def _walk(node: Mapping[str, Any], file: str | None, ctx: Ctx) -> Iterator[Mapping[str, Any]]:
@@ -491,8 +522,11 @@ def _select(
     return {cid: controls[cid] for cid in keep if cid in controls and cid not in exclude}
 
 
-def set_parameter(sp: Any, controls: list[CatalogControl], file: str | None, ctx: Ctx) -> None:
-    """Apply one set-parameters entry to whichever of ``controls`` defines the param."""
+def set_parameter(
+    sp: Any, controls: list[CatalogControl], file: str | None, ctx: Ctx, kind: str
+) -> None:
+    """Apply one set-parameters entry to whichever of ``controls`` defines the param;
+    ``kind`` (``profile``, ``component-definition``) records which document set it."""
     pid = sp.get("param-id") if isinstance(sp, Mapping) else None
     values = sp.get("values") if isinstance(sp, Mapping) else None
     if not isinstance(pid, str) or not isinstance(values, list):
@@ -508,11 +542,12 @@ def set_parameter(sp: Any, controls: list[CatalogControl], file: str | None, ctx
             key="param-id",
         )
     for c in owners:
-        c.params = {**c.params, pid: (values, file)}
+        c.params = {**c.params, pid: (values, file, kind)}
 
 
-def threshold_param(cc: CatalogControl, ctx: Ctx) -> tuple[str, list[Any]] | None:
-    """The threshold of a catalog control, from its threshold param (if it has values)."""
+def threshold_param(cc: CatalogControl, ctx: Ctx) -> tuple[str, list[Any], str] | None:
+    """The threshold of a catalog control, from its threshold param (if it has values):
+    (key for messages, values, kind of document that set them)."""
     raw, params = cc.raw, cc.params
     named = [str(v) for n, v in raw.props if n == "threshold_param"]
     ends = [p for p in params if p.endswith("threshold")]
@@ -535,16 +570,25 @@ def threshold_param(cc: CatalogControl, ctx: Ctx) -> tuple[str, list[Any]] | Non
         pid = next(iter(params))
     else:
         return None
-    values, where = params[pid]
+    values, where, kind = params[pid]
     if values is None:
         return None
-    return f"param '{pid}'" + (f" (set in {where})" if where else ""), values
+    return f"param '{pid}'" + (f" (set in {where})" if where else ""), values, kind
 
 
 def catalog_control(cc: CatalogControl, ctx: Ctx) -> RawControl:
     raw = cc.raw
+    found = threshold_param(cc, ctx)
     return RawControl(
-        raw.control_id, raw.file, raw.line, raw.props, raw.title, threshold=threshold_param(cc, ctx)
+        raw.control_id,
+        raw.file,
+        raw.line,
+        raw.props,
+        raw.title,
+        threshold=None if found is None else found[:2],
+        threshold_source=None if found is None else found[2],
+        objective_id=raw.objective_id,
+        statement_id=raw.statement_id,
     )
 
 
@@ -603,10 +647,10 @@ def component_definition(
                     (raw, CatalogControl(cc.raw, dict(cc.params), cc.fairness), set_params)
                 )
             for sp in shared:  # control-implementation level: every requirement
-                set_parameter(sp, [cc for _, cc, _ in found], file, ctx)
+                set_parameter(sp, [cc for _, cc, _ in found], file, ctx, "component-definition")
             for raw, cc, set_params in found:
                 for sp in set_params:
-                    set_parameter(sp, [cc], file, ctx)
+                    set_parameter(sp, [cc], file, ctx, "component-definition")
                 base_raw = catalog_control(cc, ctx)
                 out.append(
                     RawControl(
@@ -617,6 +661,9 @@ def component_definition(
                         raw.title or base_raw.title,
                         raw.description,
                         base_raw.threshold,
+                        base_raw.threshold_source,
+                        base_raw.objective_id,
+                        base_raw.statement_id,
                     )
                 )
     return out

@@ -1,0 +1,567 @@
+"""Pieces shared by the OSCAL assessment-results (``oscal``) and assessment-plan
+(``oscal-ap``) writers: identifiers, props, file references, the subject and tool
+components, the per-control activities, and serialisation.
+
+Identifiers. OSCAL asks that the UUID of a component, an activity or a platform be
+"assigned per-subject": the same thing keeps its UUID across revisions. Those
+*identity* UUIDs are therefore always version 5, derived from what they identify
+(the subject's title and data SHA-256, the tool's name and version, the policy's
+SHA-256 and the control id), which is also how an assessment plan and assessment
+results rendered separately from one run agree on them. *Event* UUIDs (the
+documents, the result, observations, findings, risks, the evidence resource) are
+random (version 4), or version 5 over the SHA-256 of the results JSON under
+``--deterministic`` so that two identical runs give byte-identical documents.
+
+Props. fairpolicy's props carry its namespace :data:`~fairpolicy.policy.schema.NS`.
+Names the policy format already defines keep their spelling (``metric_key``,
+``threshold``, ``operator``, ``input.<role>``, ``enforcement_mode``, ``severity``,
+``lifecycle_phase``, ``risk_id``, ``min_samples``); names only the output uses are
+hyphenated (``measured-value``, ``policy-sha256``, ``group-n``). Every name is an
+OSCAL token and every value a non-empty single line.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import math
+import os
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from fairpolicy.errors import OutputError, Problem
+from fairpolicy.policy.schema import NS
+
+if TYPE_CHECKING:
+    from trestle.core.base_model import OscalBaseModel
+
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.results import Finding, Results
+
+#: The OSCAL release the documents are written against (and validated with).
+OSCAL_VERSION = "1.2.3"
+
+#: Namespace of every version-5 UUID fairpolicy derives (itself a v5 UUID of NS).
+UUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, NS)
+
+Doc = dict[str, Any]
+
+_SPACE = re.compile(r"\s+")
+
+_MEDIA_TYPES = {
+    ".csv": "text/csv",
+    ".tsv": "text/tab-separated-values",
+    ".parquet": "application/vnd.apache.parquet",
+    ".pq": "application/vnd.apache.parquet",
+    ".json": "application/json",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+}
+
+
+# ---------------------------------------------------------------- text
+
+
+def line(text: object, default: str = "-") -> str:
+    """``text`` on one line, trimmed (OSCAL titles and prop values): never empty."""
+    out = _SPACE.sub(" ", str(text)).strip()
+    return out or default
+
+
+def num(x: float | int) -> str:
+    """A number as a prop value: the shortest text that reads back to the same float."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        return str(x)
+    if not math.isfinite(x):  # never reached: Results holds no NaN/inf, but never write one
+        raise ValueError(f"non-finite number {x!r} in an OSCAL output")
+    return repr(float(x))
+
+
+def short(x: float | None) -> str:
+    """A number for a human table cell."""
+    return "—" if x is None else f"{x:.6g}"
+
+
+def threshold_text(f: Finding) -> str | None:
+    """The threshold as the policy spells it: ``0.8``, or ``0.8,1.25`` for ``between``."""
+    t = f.threshold
+    if t is None:
+        return None
+    if isinstance(t, list):
+        return ",".join(num(v) for v in t)
+    return num(t)
+
+
+def param_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, list | tuple):
+        return line(",".join(str(v) for v in value))
+    if isinstance(value, float):
+        return num(value) if math.isfinite(value) else None
+    if isinstance(value, bool | int):
+        return num(value)
+    if isinstance(value, dict):
+        import json
+
+        return line(json.dumps(value, sort_keys=True, allow_nan=False, default=str))
+    return line(value)
+
+
+def is_token(text: str) -> bool:
+    """An OSCAL token (XML NCName): a letter or ``_``, then letters, digits, ``.-_``."""
+    if not text or not (text[0].isalpha() or text[0] == "_"):
+        return False
+    return all(ch.isalnum() or ch in "._-" for ch in text[1:])
+
+
+def prop(name: str, value: object, **extra: str) -> Doc:
+    """One prop in fairpolicy's namespace (``value`` made a single non-empty line)."""
+    return {"name": name, "ns": NS, "value": line(value), **extra}
+
+
+def props_of(pairs: Iterable[tuple[str, object]]) -> list[Doc]:
+    """Props for the pairs whose value is known (None is left out, never written)."""
+    return [prop(name, value) for name, value in pairs if value is not None and value != ""]
+
+
+# ---------------------------------------------------------------- checks
+
+
+def check_ids(results: Results, opts: RenderOptions, fmt: str) -> None:
+    """Control, statement and objective ids become OSCAL tokens; say which are not."""
+    if not results.findings:
+        raise OutputError(
+            f"the results hold no findings, and an {fmt} document needs at least one "
+            "reviewed control.",
+            file=opts.path,
+            hint="evaluate a policy with at least one control.",
+        )
+    problems = []
+    for f in results.findings:
+        for key, value in (
+            ("control-id", f.control_id),
+            ("statement_id", f.statement_id),
+            ("objective_id", f.objective_id),
+        ):
+            if value is not None and not is_token(value):
+                problems.append(
+                    Problem(
+                        f"the {key} '{value}' is not an OSCAL token, so the {fmt} output "
+                        "cannot name it.",
+                        file=opts.path,
+                        control=f.control_id,
+                        key=key,
+                        hint=f"rename it in {results.policy.path or 'the policy'} to start "
+                        "with a letter or '_' and use "
+                        "only letters, digits, '.', '-' and '_' (e.g. "
+                        f"'{_suggest_token(value)}').",
+                    )
+                )
+    if problems:
+        raise OutputError(problems)
+
+
+def _suggest_token(text: str) -> str:
+    out = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in text).strip("-")
+    if not out or not (out[0].isalpha() or out[0] == "_"):
+        out = "c-" + out
+    return re.sub("-{2,}", "-", out)
+
+
+# ---------------------------------------------------------------- identifiers
+
+
+def results_bytes(results: Results) -> bytes:
+    """The results JSON exactly as ``-o json`` writes it (hashed and embedded as evidence)."""
+    from fairpolicy.formatters import RenderOptions, json_
+
+    return json_.render(results, RenderOptions()).encode("utf-8")
+
+
+def _v5(*parts: object) -> str:
+    return str(uuid.uuid5(UUID_NAMESPACE, "|".join("" if p is None else str(p) for p in parts)))
+
+
+class Ids:
+    """The UUIDs of one rendering (see the module docstring for the two kinds)."""
+
+    def __init__(self, results: Results, opts: RenderOptions) -> None:
+        self.results = results
+        self.deterministic = opts.deterministic
+        self.results_sha256 = hashlib.sha256(results_bytes(results)).hexdigest()
+        self.subject_title = subject_title(results, opts)
+        self._activity: dict[int, str] = {}
+        self._events: dict[tuple[object, ...], str] = {}
+
+    def event(self, *parts: object) -> str:
+        """A document/result/observation/finding/risk UUID: v4, or v5 when deterministic.
+
+        The same ``parts`` give the same UUID within one rendering.
+        """
+        if parts not in self._events:
+            self._events[parts] = (
+                _v5("event", self.results_sha256, self.subject_title, *parts)
+                if self.deterministic
+                else str(uuid.uuid4())
+            )
+        return self._events[parts]
+
+    @property
+    def subject(self) -> str:
+        return _v5("component", "subject", self.subject_title, self.results.data.sha256)
+
+    @property
+    def tool(self) -> str:
+        t = self.results.tool
+        return _v5("component", "tool", t.name, t.version)
+
+    @property
+    def platform(self) -> str:
+        t = self.results.tool
+        return _v5("assessment-platform", t.name, t.version, self.results.run.engine)
+
+    @property
+    def task(self) -> str:
+        r = self.results
+        return _v5("task", r.policy.sha256, r.policy.path, r.data.sha256, self.subject_title)
+
+    @property
+    def policy_resource(self) -> str:
+        p = self.results.policy
+        return _v5("resource", "policy", p.sha256, p.path, p.title)
+
+    @property
+    def data_resource(self) -> str:
+        d = self.results.data
+        return _v5("resource", "data", d.sha256, d.path)
+
+    @property
+    def system_resource(self) -> str:
+        return _v5("resource", "system", self.subject_title, self.results.data.sha256)
+
+    def activity(self, index: int) -> str:
+        """The activity testing the ``index``-th control (unique even if ids repeat)."""
+        if not self._activity:
+            seen: dict[str, int] = {}
+            for i, f in enumerate(self.results.findings):
+                n = seen[f.control_id] = seen.get(f.control_id, 0) + 1
+                key = f.control_id if n == 1 else f"{f.control_id}#{n}"
+                self._activity[i] = _v5("activity", self.results.policy.sha256, key)
+        return self._activity[index]
+
+
+# ---------------------------------------------------------------- times
+
+
+def last_modified(results: Results, opts: RenderOptions) -> str:
+    """The run's end under ``--deterministic``, else now (UTC, seconds)."""
+    if opts.deterministic:
+        return results.run.finished
+    return _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
+
+
+def metadata(title: str, results: Results, opts: RenderOptions) -> Doc:
+    return {
+        "title": line(title),
+        "last-modified": last_modified(results, opts),
+        "version": results.tool.version,
+        "oscal-version": OSCAL_VERSION,
+    }
+
+
+# ---------------------------------------------------------------- files
+
+
+def file_href(path: str, out_path: str | None) -> str:
+    """A URI reference to ``path`` (as recorded in the results) from the output document.
+
+    An absolute path becomes a ``file:`` URI. A relative path (relative to the
+    directory the check ran in) is rebased onto the output file's directory, since a
+    relative URI resolves against the document holding it; on stdout it is kept.
+    """
+    p = PurePath(path)
+    if p.is_absolute():
+        return Path(path).as_uri()
+    rel = path
+    if out_path is not None:
+        base = os.path.dirname(os.path.abspath(out_path))
+        try:
+            rel = os.path.relpath(os.path.abspath(path), base)
+        except ValueError:  # another drive (Windows): no relative reference exists
+            return Path(os.path.abspath(path)).as_uri()
+    return quote(rel.replace(os.sep, "/"), safe="/")
+
+
+def plan_href(href: str) -> str:
+    """``ap_href`` as a URI reference: a URL is kept, a path percent-encoded."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", href):
+        return href
+    if PurePath(href).is_absolute():
+        return Path(href).as_uri()
+    return quote(href.replace(os.sep, "/"), safe="/")
+
+
+def media_type(path: str) -> str | None:
+    return _MEDIA_TYPES.get(PurePath(path).suffix.lower())
+
+
+def file_resource(
+    uid: str,
+    title: str,
+    description: str,
+    path: str | None,
+    sha256: str | None,
+    opts: RenderOptions,
+    props: Sequence[Doc] = (),
+) -> Doc:
+    """A back-matter resource for a file: an rlink to it with its SHA-256, when known."""
+    res: Doc = {"uuid": uid, "title": line(title), "description": description}
+    if props:
+        res["props"] = list(props)
+    if path:
+        rlink: Doc = {"href": file_href(path, opts.path)}
+        if media_type(path):
+            rlink["media-type"] = media_type(path)
+        if sha256:
+            rlink["hashes"] = [{"algorithm": "SHA-256", "value": sha256}]
+        res["rlinks"] = [rlink]
+    return res
+
+
+def policy_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
+    p = results.policy
+    name = p.title or (PurePath(p.path).name if p.path else "in-memory policy")
+    where = f"`{p.path}`" if p.path else "a policy passed in memory (no file)"
+    description = (
+        f"The fairpolicy policy whose controls were assessed: {where}"
+        + (f", form {p.form}" if p.form else "")
+        + (f", version {p.version}" if p.version else "")
+        + (f", SHA-256 {p.sha256}" if p.sha256 else "")
+        + ". Each control names a metric, a threshold, an operator and the data columns "
+        "it reads."
+    )
+    props = props_of(
+        [
+            ("policy-title", p.title),
+            ("policy-version", p.version),
+            ("policy-form", p.form),
+            ("policy-sha256", p.sha256),
+        ]
+    )
+    return file_resource(
+        ids.policy_resource, f"Policy: {name}", description, p.path, p.sha256, opts, props
+    )
+
+
+def data_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
+    d = results.data
+    name = PurePath(d.path).name if d.path else "in-memory data"
+    where = f"`{d.path}`" if d.path else "a data frame passed in memory (no file)"
+    description = (
+        f"The predictions the controls were evaluated on: {where}, {d.rows} rows"
+        + (f"; columns read: {', '.join(d.columns)}" if d.columns else "")
+        + (f"; SHA-256 {d.sha256}" if d.sha256 else "")
+        + "."
+    )
+    props = props_of(
+        [
+            ("data-path", d.path),
+            ("data-rows", d.rows),
+            ("data-sha256", d.sha256),
+            ("data-columns", ",".join(d.columns) or None),
+        ]
+    )
+    return file_resource(
+        ids.data_resource, f"Data: {name}", description, d.path, d.sha256, opts, props
+    )
+
+
+# ---------------------------------------------------------------- components
+
+
+def subject_title(results: Results, opts: RenderOptions) -> str:
+    if opts.subject and opts.subject.strip():
+        return line(opts.subject)
+    if results.data.path:
+        return line(PurePath(results.data.path).name)
+    return "in-memory data"
+
+
+def subject_component(results: Results, ids: Ids) -> Doc:
+    d = results.data
+    where = f"`{d.path}`" if d.path else "a data frame passed in memory"
+    return {
+        "uuid": ids.subject,
+        "type": "software",
+        "title": ids.subject_title,
+        "description": (
+            f"The machine-learning model under assessment, observed through its predictions "
+            f"in {where} ({d.rows} rows)."
+        ),
+        "props": props_of([("data-path", d.path), ("data-sha256", d.sha256)]),
+        "status": {
+            "state": "other",
+            "remarks": "Assessed from its predictions; fairpolicy does not know whether the "
+            "model is deployed.",
+        },
+    }
+
+
+def subject_selection(ids: Ids) -> Doc:
+    """An assessment-subject naming the subject component."""
+    return {
+        "type": "component",
+        "include-subjects": [{"subject-uuid": ids.subject, "type": "component"}],
+    }
+
+
+def tool_component(results: Results, ids: Ids) -> Doc:
+    t = results.tool
+    return {
+        "uuid": ids.tool,
+        "type": "software",
+        "title": f"{t.name} {t.version}",
+        "description": (
+            "fairpolicy, a policy-as-code fairness compliance engine: it evaluates each "
+            "control's metric on per-group confusion counts built in one pass over the "
+            "predictions and compares it with the control's threshold."
+        ),
+        "purpose": "Automated assessment of fairness controls",
+        "props": props_of([("tool-name", t.name), ("tool-version", t.version)]),
+        "status": {"state": "operational"},
+    }
+
+
+def assessment_assets(results: Results, ids: Ids) -> Doc:
+    return {
+        "components": [tool_component(results, ids)],
+        "assessment-platforms": [
+            {
+                "uuid": ids.platform,
+                "title": f"{results.tool.name} ({results.run.engine} engine)",
+                "props": props_of([("engine", results.run.engine)]),
+                "uses-components": [{"component-uuid": ids.tool}],
+            }
+        ],
+    }
+
+
+def tool_origin(ids: Ids, with_task: bool = True) -> list[Doc]:
+    origin: Doc = {"actors": [{"type": "tool", "actor-uuid": ids.tool}]}
+    if with_task:
+        origin["related-tasks"] = [{"task-uuid": ids.task}]
+    return [origin]
+
+
+# ---------------------------------------------------------------- controls
+
+
+def reviewed_controls(results: Results, ids: Ids) -> Doc:
+    seen: dict[str, None] = {}
+    for f in results.findings:
+        seen.setdefault(f.control_id, None)
+    p = results.policy
+    return {
+        "description": f"The controls of the policy {line(p.title or p.path or 'in memory')}.",
+        "links": [{"href": f"#{ids.policy_resource}", "rel": "reference"}],
+        "control-selections": [{"include-controls": [{"control-id": c} for c in seen]}],
+    }
+
+
+def planned_props(f: Finding) -> list[Doc]:
+    """What the control asks for: metric, operator, threshold, bound columns, params."""
+    pairs: list[tuple[str, object]] = [
+        ("metric_key", f.metric_key),
+        ("operator", f.operator),
+        ("threshold", threshold_text(f)),
+        ("threshold-source", f.threshold_source),
+    ]
+    pairs += [(f"input.{role}", column) for role, column in f.inputs.items() if is_token(role)]
+    pairs += [
+        (f"param.{name}", param_text(value))
+        for name, value in sorted(f.params.items())
+        if is_token(name)
+    ]
+    pairs += [
+        ("min_samples", f.min_samples),
+        ("enforcement_mode", f.enforcement_mode),
+        ("severity", f.severity),
+        ("lifecycle_phase", f.lifecycle_phase),
+        ("risk_id", f.risk_id),
+    ]
+    if f.source is not None:
+        where = f.source.file + (f":{f.source.line}" if f.source.line is not None else "")
+        pairs.append(("control-source", where))
+    return props_of(pairs)
+
+
+def activity(f: Finding, index: int, ids: Ids) -> Doc:
+    """The TEST activity evaluating one control (shared by the AP and the AR)."""
+    what = f.title or f.description or f.metric_key
+    op_thr = f"{f.operator} {threshold_text(f)}" if f.threshold is not None else f.operator
+    cols = ", ".join(f"{role} = `{col}`" for role, col in f.inputs.items())
+    return {
+        "uuid": ids.activity(index),
+        "title": line(f"Test {f.control_id}: {what}"),
+        "description": (
+            f"Compute `{f.metric_key}` on the predictions ({cols}) and compare it with the "
+            f"threshold ({f.metric_key} {op_thr}). "
+            + (f"Control: {f.description}" if f.description else "")
+        ).strip(),
+        "props": [{"name": "method", "value": "TEST"}, *planned_props(f)],
+        "related-controls": {
+            "control-selections": [{"include-controls": [{"control-id": f.control_id}]}]
+        },
+    }
+
+
+def task(results: Results, ids: Ids) -> Doc:
+    subjects = [subject_selection(ids)]
+    p, d = results.policy, results.data
+    return {
+        "uuid": ids.task,
+        "type": "action",
+        "title": "Run fairpolicy check",
+        "description": (
+            f"`fairpolicy check {p.path or '<policy>'} {d.path or '<data>'}` evaluates every "
+            "control of the policy on the predictions, one activity per control."
+        ),
+        "associated-activities": [
+            {"activity-uuid": ids.activity(i), "subjects": subjects}
+            for i in range(len(results.findings))
+        ],
+        "subjects": subjects,
+    }
+
+
+# ---------------------------------------------------------------- output
+
+
+def prune(value: Any) -> Any:
+    """Drop None values and empty lists/objects: OSCAL arrays hold at least one item."""
+    if isinstance(value, dict):
+        out = {k: prune(v) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v is not None and v != [] and v != {}}
+    if isinstance(value, list):
+        return [prune(v) for v in value]
+    return value
+
+
+def dump(model: OscalBaseModel, opts: RenderOptions) -> str:
+    """The document wrapped in its root key, as YAML for ``.yaml``/``.yml``, else JSON."""
+    import json
+
+    doc = model.oscal_dict()
+    if opts.path and PurePath(opts.path).suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        text: str = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+        return text
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,376 @@
+"""``-o oscal``: OSCAL assessment results (NIST OSCAL 1.2.3), JSON or YAML.
+
+Built with compliance-trestle's ``AssessmentResults`` model and valid against the NIST
+JSON schema. The shape, for a run of N controls:
+
+- ``import-ap``: the assessment plan written beside it (``-o oscal-ap=PATH``), else
+  ``#uuid`` of the back-matter resource describing the policy (never dangling).
+- ``local-definitions.activities``: one TEST activity per control (same UUIDs as the AP's).
+- one ``result`` (``start``/``end`` = the run's), whose props name the policy (title,
+  version, SHA-256) and the data (path, rows, SHA-256), with
+  ``reviewed-controls`` listing every evaluated control and ``local-definitions`` holding
+  the assessed model (component ``software``), fairpolicy as the tool of the
+  ``assessment-assets`` and the ``fairpolicy check`` task;
+- N ``observations`` (``methods: [TEST]``): the measured value (``measured-value``, or
+  ``value-undefined-reason`` when the metric is undefined — never NaN), threshold,
+  operator, status, bound columns, one ``group-n``/``group-value`` prop per compared
+  group (value ``GROUP=NUMBER``) and one ``excluded-group`` per excluded group, with a
+  per-group table in ``remarks``; ``relevant-evidence`` points at the results JSON and the
+  data file in the back-matter;
+- N ``findings``, passes included: ``target`` is the control's objective (``objective-id``)
+  or statement (``statement-id``, ``<control-id>_smt`` when the policy names none);
+- one ``risk`` (status ``open``) per control whose status is ``fail`` or ``warn``.
+
+Status mapping (``target.status``):
+
+======================  ==============  =============  ==========================
+fairpolicy status       state           reason         note
+======================  ==============  =============  ==========================
+pass                    satisfied       pass
+fail                    not-satisfied   fail           risk opened
+warn                    not-satisfied   fail           risk opened; the control
+                                                       failed in ``warn`` or
+                                                       ``monitor`` mode (prop
+                                                       ``enforcement_mode``), so
+                                                       it does not fail the gate
+inconclusive            not-satisfied   inconclusive   not shown to be satisfied
+error                   not-satisfied   error          could not be evaluated
+======================  ==============  =============  ==========================
+
+Back-matter: the policy file and the data file (rlinks with SHA-256) and the results JSON
+(its SHA-256, and the JSON itself base64-encoded with ``--embed-evidence``): the bytes
+``-o json`` writes for the same run, so ``sha256sum results.json`` matches.
+
+Links: relative paths recorded in the results (relative to where the check ran) are
+rebased onto the output file's folder and percent-encoded; absolute paths become
+``file:`` URIs. ``fairpolicy export`` assumes it runs from the folder the check ran in.
+Group props read ``GROUP=NUMBER`` (split at the last ``=``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import TYPE_CHECKING
+
+from fairpolicy.formatters._oscal_common import (
+    Doc,
+    Ids,
+    activity,
+    assessment_assets,
+    check_ids,
+    data_resource,
+    dump,
+    line,
+    metadata,
+    num,
+    plan_href,
+    planned_props,
+    policy_resource,
+    props_of,
+    prune,
+    results_bytes,
+    reviewed_controls,
+    short,
+    subject_component,
+    task,
+    threshold_text,
+    tool_origin,
+)
+from fairpolicy.policy.schema import NS
+
+if TYPE_CHECKING:
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.results import Finding, Results
+
+#: fairpolicy status → (objective state, reason)
+STATE: dict[str, tuple[str, str]] = {
+    "pass": ("satisfied", "pass"),
+    "fail": ("not-satisfied", "fail"),
+    "warn": ("not-satisfied", "fail"),
+    "inconclusive": ("not-satisfied", "inconclusive"),
+    "error": ("not-satisfied", "error"),
+}
+
+#: statuses that open a risk
+RISKY = ("fail", "warn")
+
+
+def render(results: Results, opts: RenderOptions) -> str:
+    from trestle.oscal.assessment_results import AssessmentResults
+
+    check_ids(results, opts, "OSCAL assessment results")
+    ids = Ids(results, opts)
+    evidence = results_bytes(results)
+    r = _Renderer(results, opts, ids)
+
+    if opts.ap_href:
+        import_ap: Doc = {
+            "href": plan_href(opts.ap_href),
+            "remarks": "The assessment plan written by the same `fairpolicy check` run.",
+        }
+    else:
+        import_ap = {
+            "href": f"#{ids.policy_resource}",
+            "remarks": "No separate assessment plan was written (`-o oscal-ap=PATH` writes "
+            "one); the plan is the policy itself, described in the back-matter.",
+        }
+    title = results.policy.title or results.policy.path or "policy in memory"
+    doc: Doc = {
+        "uuid": ids.event("assessment-results"),
+        "metadata": metadata(f"fairpolicy assessment results — {title}", results, opts),
+        "import-ap": import_ap,
+        "local-definitions": {
+            "activities": [activity(f, i, ids) for i, f in enumerate(results.findings)]
+        },
+        "results": [r.result()],
+        "back-matter": {
+            "resources": [
+                policy_resource(results, ids, opts),
+                data_resource(results, ids, opts),
+                _evidence_resource(results, ids, evidence, opts.embed_evidence),
+            ]
+        },
+    }
+    model = AssessmentResults.model_validate(prune(doc))
+    return dump(model, opts)
+
+
+def _evidence_resource(results: Results, ids: Ids, evidence: bytes, embed: bool) -> Doc:
+    sha = hashlib.sha256(evidence).hexdigest()
+    res: Doc = {
+        "uuid": ids.event("resource", "results-json"),
+        "title": "fairpolicy results JSON",
+        "description": (
+            "Every finding of the run with its per-group values and sizes, excluded groups and "
+            f"provenance (results schema {results.schema_version}), exactly as "
+            f"`fairpolicy check -o json` writes it: {len(evidence)} bytes, SHA-256 {sha}."
+            + (" Embedded below (base64)." if embed else "")
+        ),
+        "props": props_of(
+            [
+                ("results-sha256", sha),
+                ("results-schema-version", results.schema_version),
+                ("media-type", "application/json"),
+            ]
+        ),
+    }
+    if embed:
+        res["base64"] = {
+            "filename": "results.json",
+            "media-type": "application/json",
+            "value": base64.b64encode(evidence).decode("ascii"),
+        }
+    return res
+
+
+class _Renderer:
+    def __init__(self, results: Results, opts: RenderOptions, ids: Ids) -> None:
+        self.results = results
+        self.opts = opts
+        self.ids = ids
+
+    def result(self) -> Doc:
+        res, ids = self.results, self.ids
+        s = res.summary
+        observations, findings, risks = [], [], []
+        for i, f in enumerate(res.findings):
+            obs_uuid = ids.event("observation", i, f.control_id)
+            risk_uuid = ids.event("risk", i, f.control_id) if f.status in RISKY else None
+            observations.append(self.observation(f, obs_uuid))
+            findings.append(self.finding(f, i, obs_uuid, risk_uuid))
+            if risk_uuid is not None:
+                risks.append(self.risk(f, risk_uuid, obs_uuid))
+        exit_code = res.exit_code
+        doc: Doc = {
+            "uuid": ids.event("result"),
+            "title": line(f"fairpolicy check: {res.policy.title or res.policy.path or 'policy'}"),
+            "description": (
+                f"{s.total} control(s) evaluated on {res.data.rows} rows of "
+                f"{res.data.path or 'in-memory data'}: {s.pass_} pass, {s.fail} fail, "
+                f"{s.warn} warn, {s.inconclusive} inconclusive, {s.error} error. "
+                f"Release gate: {s.gate} (exit {exit_code})."
+            ),
+            "start": res.run.started,
+            "end": res.run.finished,
+            "props": props_of(
+                [
+                    ("policy-title", res.policy.title),
+                    ("policy-version", res.policy.version),
+                    ("policy-sha256", res.policy.sha256),
+                    ("policy-path", res.policy.path),
+                    ("data-path", res.data.path),
+                    ("data-rows", res.data.rows),
+                    ("data-sha256", res.data.sha256),
+                    ("engine", res.run.engine),
+                    ("inconclusive-policy", res.run.inconclusive),
+                    ("gate", s.gate),
+                    ("exit-code", exit_code),
+                ]
+            ),
+            "local-definitions": {
+                "components": [subject_component(res, ids)],
+                "assessment-assets": assessment_assets(res, ids),
+                "tasks": [task(res, ids)],
+            },
+            "reviewed-controls": reviewed_controls(res, ids),
+            "observations": observations or None,
+            "risks": risks or None,
+            "findings": findings or None,
+        }
+        if res.warnings:
+            doc["remarks"] = "Warnings of the run:\n\n" + "\n".join(f"- {w}" for w in res.warnings)
+        return doc
+
+    # ------------------------------------------------------------ per control
+
+    def observation(self, f: Finding, uid: str) -> Doc:
+        ids = self.ids
+        pairs: list[tuple[str, object]] = []
+        if f.value is not None:
+            pairs.append(("measured-value", num(f.value)))
+        else:
+            pairs.append(("value-undefined-reason", f.reason or "the metric is undefined"))
+        pairs += [("status", f.status), ("gating", "true" if f.gating else "false")]
+        pairs.append(("worst-group", f.worst_group))
+        props = [*props_of([("control-id", f.control_id)]), *planned_props(f), *props_of(pairs)]
+        for g in f.groups:
+            props += props_of([("group-n", f"{g.group}={g.n}")])
+            if g.value is not None:
+                props += props_of([("group-value", f"{g.group}={num(g.value)}")])
+        for x in f.excluded_groups:
+            p = props_of([("excluded-group", f"{x.group}={x.n}")])
+            p[0]["remarks"] = x.reason
+            props += p
+        description = f.message
+        if f.value is None and f.reason and f.reason not in f.message:
+            description += f" Reason: {f.reason}"
+        doc: Doc = {
+            "uuid": uid,
+            "title": line(f"{f.control_id}: {f.metric_key}"),
+            "description": description,
+            "props": props,
+            "methods": ["TEST"],
+            "types": ["control-objective"],
+            "origins": tool_origin(ids),
+            "subjects": [
+                {"subject-uuid": ids.subject, "type": "component", "title": ids.subject_title}
+            ],
+            "relevant-evidence": [
+                {
+                    "href": f"#{ids.event('resource', 'results-json')}",
+                    "description": f"The results JSON: finding '{f.control_id}' with its "
+                    "per-group values.",
+                },
+                {
+                    "href": f"#{ids.data_resource}",
+                    "description": "The predictions file the value was computed on.",
+                },
+            ],
+            "collected": self.results.run.finished,
+        }
+        table = _group_table(f)
+        if table:
+            doc["remarks"] = table
+        return doc
+
+    def finding(self, f: Finding, index: int, obs_uuid: str, risk_uuid: str | None) -> Doc:
+        state, reason = STATE[f.status]
+        if f.objective_id:
+            target_type, target_id = "objective-id", f.objective_id
+        else:
+            target_type, target_id = "statement-id", f.statement_id or f"{f.control_id}_smt"
+        status: Doc = {"state": state, "reason": reason}
+        if f.status == "warn":
+            status["remarks"] = (
+                f"The control failed in {f.enforcement_mode} mode: reported, it does not fail "
+                "the release gate."
+            )
+        elif f.status in ("inconclusive", "error"):
+            status["remarks"] = f.reason or f.message
+        target: Doc = {
+            "type": target_type,
+            "target-id": target_id,
+            "title": line(f.title or f.control_id),
+            "status": status,
+        }
+        doc: Doc = {
+            "uuid": self.ids.event("finding", index, f.control_id),
+            "title": line(f"{f.control_id}: {state} ({f.status})"),
+            "description": (f"{f.description}\n\n" if f.description else "") + f.message,
+            "props": props_of(
+                [
+                    ("control-id", f.control_id),
+                    ("status", f.status),
+                    ("enforcement_mode", f.enforcement_mode),
+                    ("gating", "true" if f.gating else "false"),
+                    ("severity", f.severity),
+                    ("lifecycle_phase", f.lifecycle_phase),
+                    ("risk_id", f.risk_id),
+                ]
+            ),
+            "origins": tool_origin(self.ids),
+            "target": target,
+            "related-observations": [{"observation-uuid": obs_uuid}],
+        }
+        if risk_uuid is not None:
+            doc["related-risks"] = [{"risk-uuid": risk_uuid}]
+        return doc
+
+    def risk(self, f: Finding, uid: str, obs_uuid: str) -> Doc:
+        dimension = f.inputs.get("dimension")
+        across = f" across {dimension}" if dimension else ""
+        value = "undefined" if f.value is None else short(f.value)
+        statement = (
+            f"The model's {f.metric_key}{across} is {value}, outside the policy's threshold "
+            f"({f.operator} {threshold_text(f)})."
+        )
+        if f.worst_group:
+            n = next((g.n for g in f.groups if g.group == f.worst_group), None)
+            statement += f" Worst group: {f.worst_group}" + (f" (n={n})." if n else ".")
+        if f.severity:
+            statement += f" Severity: {f.severity}."
+        if f.status == "warn":
+            statement += (
+                f" Enforcement mode {f.enforcement_mode}: reported; it does not fail the "
+                "release gate."
+            )
+        doc: Doc = {
+            "uuid": uid,
+            "title": line(f"{f.control_id}: {f.metric_key} outside its threshold"),
+            "description": (f"{f.description}\n\n" if f.description else "") + f.message,
+            "statement": statement,
+            "props": props_of(
+                [
+                    ("control-id", f.control_id),
+                    ("severity", f.severity),
+                    ("risk_id", f.risk_id),
+                    ("enforcement_mode", f.enforcement_mode),
+                    ("lifecycle_phase", f.lifecycle_phase),
+                ]
+            ),
+            "status": "open",
+            "origins": tool_origin(self.ids),
+            "related-observations": [{"observation-uuid": obs_uuid}],
+        }
+        if f.severity:
+            doc["characterizations"] = [
+                {
+                    "origin": tool_origin(self.ids)[0],
+                    "facets": [{"name": "severity", "system": NS, "value": line(f.severity)}],
+                }
+            ]
+        return doc
+
+
+def _group_table(f: Finding) -> str | None:
+    if not f.groups and not f.excluded_groups:
+        return None
+    rows = ["| group | n | value | compared |", "|---|---|---|---|"]
+    rows += [f"| {_cell(g.group)} | {g.n} | {short(g.value)} | yes |" for g in f.groups]
+    rows += [f"| {_cell(x.group)} | {x.n} | — | no: {_cell(x.reason)} |" for x in f.excluded_groups]
+    return "Per-group values:\n\n" + "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    return line(text).replace("|", "\\|")
