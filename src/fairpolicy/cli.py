@@ -169,6 +169,9 @@ def write_atomic(path: str, text: str) -> None:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fairpolicy-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary open() would, not mkstemp's 0600
         os.replace(tmp, path)
     except OSError as exc:
         raise OutputError(f"could not write: {exc.strerror or exc}.", file=path) from None

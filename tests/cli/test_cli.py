@@ -216,3 +216,17 @@ def test_fixture_end_to_end(tmp_path: Path) -> None:
     assert code == 1
     assert res["findings"][0]["value"] == pytest.approx(0.15055750927181727, abs=1e-12)
     assert res["findings"][0]["status"] == "fail"
+
+
+def test_outputs_get_ordinary_permissions(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    data = balanced_csv(tmp_path)
+    pol = write_policy(tmp_path, control(threshold="0.3"))
+    out = tmp_path / "r.json"
+    run("check", str(pol), str(data), "-o", f"json={out}")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
+    assert not list(tmp_path.glob(".fairpolicy-*"))  # no temp file left behind

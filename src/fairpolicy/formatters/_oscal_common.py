@@ -555,10 +555,18 @@ def prune(value: Any) -> Any:
 
 
 def dump(model: OscalBaseModel, opts: RenderOptions) -> str:
-    """The document wrapped in its root key, as YAML for ``.yaml``/``.yml``, else JSON."""
+    """The document wrapped in its root key, as YAML for ``.yaml``/``.yml``, else JSON.
+
+    Fail closed: a document that breaks the NIST OSCAL schema is never written.
+    """
     import json
 
+    from fairpolicy.errors import OutputError
+    from fairpolicy.oscal_schema import check_document
+
     doc = model.oscal_dict()
+    (root,) = doc
+    check_document(doc, root, opts.path or "<stdout>", error=OutputError)
     if opts.path and PurePath(opts.path).suffix.lower() in (".yaml", ".yml"):
         import yaml
 
