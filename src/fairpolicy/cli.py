@@ -80,6 +80,43 @@ def _parser() -> argparse.ArgumentParser:
         help="reproducible output: fixed timestamps, content-derived UUIDs "
         "(also on when SOURCE_DATE_EPOCH is set)",
     )
+    st = c.add_argument_group("statistics (override the controls' own props)")
+    st.add_argument(
+        "--bootstrap",
+        type=int,
+        metavar="N",
+        help="stratified per-group bootstrap with N resamples: a confidence interval per control",
+    )
+    st.add_argument("--ci-level", type=float, metavar="L", help="interval level (default 0.95)")
+    st.add_argument(
+        "--ci-method", choices=("percentile", "bca"), help="interval method (default percentile)"
+    )
+    st.add_argument(
+        "--decision",
+        choices=("point", "ci_upper", "ci_lower"),
+        help="point: the value decides (default); ci_upper: pass only if the whole interval "
+        "satisfies the threshold; ci_lower: fail only if the whole interval violates it",
+    )
+    st.add_argument(
+        "--p-value", type=int, metavar="N", help="permutation test of the group labels, N draws"
+    )
+    st.add_argument(
+        "--bonferroni",
+        action="store_true",
+        default=None,
+        help="Bonferroni-adjust per-group p-values",
+    )
+    st.add_argument(
+        "--seed", type=int, help="seed of every resampling draw (default fixed; recorded)"
+    )
+    c.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "never"),
+        default="error",
+        help="what fails the gate: failing controls (error, default), also warn-mode "
+        "failures (warning), or nothing (never; exit 2 still means could not evaluate)",
+    )
+    c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -189,7 +226,15 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
         bind=_parse_bind(args.bind),
         num_classes=args.num_classes,
         inconclusive=args.inconclusive,
+        fail_on=args.fail_on,
         deterministic=deterministic,
+        bootstrap=args.bootstrap,
+        ci_level=args.ci_level,
+        ci_method=args.ci_method,
+        decision=args.decision,
+        p_value=args.p_value,
+        bonferroni=args.bonferroni,
+        seed=args.seed,
     )
     color = (
         not args.no_color
@@ -208,6 +253,7 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
         opts = RenderOptions(
             color=color and path is None,
             verbose=args.verbose,
+            quiet=args.quiet,
             path=path,
             subject=args.subject,
             embed_evidence=args.embed_evidence,
@@ -219,6 +265,9 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
             stdout.write(text)
         else:
             write_atomic(path, text)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file and any(n == "github" for n, _ in outputs):
+        _append_step_summary(summary_file, get("markdown")(results, RenderOptions()))
     failed = [f.control_id for f in results.findings if f.status == "error"]
     if failed:  # the reasons are in the report; stderr gets the one line CI logs grep for
         print(
@@ -226,6 +275,26 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
             file=sys.stderr,
         )
     return results.exit_code
+
+
+#: GitHub rejects step summaries over 1 MiB
+STEP_SUMMARY_LIMIT = 1 << 20
+
+
+def _append_step_summary(path: str, markdown: str) -> None:
+    """Append the Markdown report to ``$GITHUB_STEP_SUMMARY``, cut to stay under 1 MiB."""
+    from fairpolicy.errors import OutputError
+
+    data = markdown.encode("utf-8")
+    if len(data) >= STEP_SUMMARY_LIMIT:
+        note = b"\n\n_(report truncated to fit GitHub's 1 MiB step-summary limit)_\n"
+        data = data[: STEP_SUMMARY_LIMIT - len(note) - 1].decode("utf-8", "ignore").encode()
+        data += note
+    try:
+        with open(path, "ab") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise OutputError(f"cannot append the step summary: {exc.strerror}.", file=path) from None
 
 
 def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:

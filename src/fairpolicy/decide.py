@@ -9,7 +9,7 @@ whether that fails the gate is the run's ``--inconclusive`` choice.
 from __future__ import annotations
 
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
-from fairpolicy.results import Status
+from fairpolicy.results import ConfidenceInterval, Status
 
 
 def satisfies(value: float, operator: Operator, threshold: Threshold) -> bool:
@@ -29,20 +29,83 @@ def satisfies(value: float, operator: Operator, threshold: Threshold) -> bool:
     }[operator]
 
 
-def status_for(control: Control, value: float | None) -> Status:
+def status_for(
+    control: Control,
+    value: float | None,
+    decision: str = "point",
+    ci: tuple[float | None, float | None] | None = None,
+) -> tuple[Status, str | None]:
+    """(status, reason) under the control's decision rule.
+
+    ``point``: the value decides. ``ci_upper`` and ``ci_lower`` look at the whole
+    bootstrap interval: it satisfies the threshold entirely → pass; it violates it
+    entirely → fail; it straddles the threshold → inconclusive ("the data cannot
+    tell"). The two rules differ at the gate: under ``ci_upper`` (prove the gap is
+    small) a straddling interval fails it, under ``ci_lower`` (prove a violation) it
+    does not. An interval that could not be computed leaves the decision
+    inconclusive — never a silent pass.
+    """
     if value is None:
-        return "inconclusive"
-    if satisfies(value, control.operator, control.threshold):
-        return "pass"
-    return "fail" if control.enforcement_mode is EnforcementMode.BLOCK else "warn"
+        return "inconclusive", None
+    failing: Status = "fail" if control.enforcement_mode is EnforcementMode.BLOCK else "warn"
+    if decision == "point":
+        return ("pass" if satisfies(value, control.operator, control.threshold) else failing), None
+    low, high = ci if ci is not None else (None, None)
+    if low is None or high is None:
+        return "inconclusive", f"decision {decision} needs a confidence interval, none was computed"
+    inside = _interval_inside(low, high, control)
+    if inside is True:
+        return "pass", None
+    if inside is False:
+        return failing, None
+    return "inconclusive", (
+        f"the {decision} rule: the interval [{low:.6g}, {high:.6g}] straddles the threshold"
+    )
 
 
-def describe(control: Control, value: float | None, status: Status, reason: str | None) -> str:
+def _interval_inside(low: float, high: float, control: Control) -> bool | None:
+    """True if every value in [low, high] satisfies the control, False if none does,
+    None if the interval straddles the threshold."""
+    op, t = control.operator, control.threshold
+    if op is Operator.BETWEEN:
+        assert t.low is not None and t.high is not None
+        if t.low <= low and high <= t.high:
+            return True
+        if high < t.low or low > t.high:
+            return False
+        return None
+    target = t.value
+    assert target is not None
+    if op is Operator.EQ:  # an interval of positive width never proves equality
+        if low == high == target:
+            return True
+        return None if low <= target <= high else False
+    if op is Operator.NE:
+        return None if low <= target <= high else True
+    lo_ok, hi_ok = satisfies(low, op, t), satisfies(high, op, t)
+    if lo_ok and hi_ok:
+        return True
+    if not lo_ok and not hi_ok:
+        return False
+    return None
+
+
+def describe(
+    control: Control,
+    value: float | None,
+    status: Status,
+    reason: str | None,
+    ci: ConfidenceInterval | None = None,
+) -> str:
     """One sentence a person reads in the table, the JSON and CI logs."""
     cond = f"{control.operator.value} {control.threshold.render()}"
     if value is None:
         return f"inconclusive: {reason or 'value undefined'} (required {cond})"
     shown = f"{value:.6g}"
+    if ci is not None and ci.low is not None and ci.high is not None:
+        shown += f" ({ci.level:.0%} CI [{ci.low:.6g}, {ci.high:.6g}], {ci.method})"
+    if status == "inconclusive":
+        return f"inconclusive: {control.metric_key} = {shown}; {reason} (required {cond})"
     mode = control.enforcement_mode
     if status == "pass":
         return f"{control.metric_key} = {shown} satisfies {cond}"

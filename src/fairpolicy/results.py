@@ -19,6 +19,7 @@ SCHEMA_VERSION = "1.0"
 
 Status = Literal["pass", "fail", "warn", "inconclusive", "error"]
 InconclusivePolicy = Literal["pass", "warn", "fail"]
+FailOn = Literal["error", "warning", "never"]
 
 
 class _Frozen(BaseModel):
@@ -50,6 +51,11 @@ class RunInfo(_Frozen):
     finished: str
     engine: str = "embedded"
     inconclusive: InconclusivePolicy = "fail"
+    #: which statuses fail the gate: failures (``error``, default), also warnings
+    #: (``warning``), or none (``never``: exit 0 unless a control could not be evaluated)
+    fail_on: FailOn = "error"
+    #: seed of every bootstrap and permutation draw of the run
+    seed: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -57,6 +63,37 @@ class GroupResult(_Frozen):
     group: str
     n: int
     value: float | None
+    #: bootstrap interval of the group's own value, when the control asked for one
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
+class ConfidenceInterval(_Frozen):
+    """A stratified per-group bootstrap interval of the control's value."""
+
+    low: float | None
+    high: float | None
+    level: float
+    method: Literal["percentile", "bca"]
+    resamples: int
+    seed: int
+    #: replicates whose value was defined
+    valid: int
+    #: why low/high are null
+    reason: str | None = None
+
+
+class PValue(_Frozen):
+    """Permutation test of the group labels (done on counts)."""
+
+    p_value: float | None
+    permutations: int
+    seed: int
+    #: per group (that group against the rest), Bonferroni-adjusted when asked
+    groups: dict[str, float] | None = None
+    family_size: int | None = None
+    bonferroni: bool = False
+    reason: str | None = None
 
 
 class ExcludedGroup(_Frozen):
@@ -96,7 +133,15 @@ class Finding(_Frozen):
     risk_id: str | None = None
     min_samples: int | None = None
     classes: list[str] = Field(default_factory=list)
+    #: the compared groups' confusion tables, ``counts[group][y_true][y_pred]`` in the order
+    #: of ``classes`` — everything a reader needs to recompute a count-based value
+    counts: dict[str, list[list[int]]] = Field(default_factory=dict)
     source: SourceRef | None = None
+    #: bootstrap confidence interval of ``value`` (``ci``/``--bootstrap``)
+    ci: ConfidenceInterval | None = None
+    #: the rule that decided the status: point value, or the interval (ci_upper/ci_lower)
+    decision: Literal["point", "ci_upper", "ci_lower"] = "point"
+    p_value: PValue | None = None
     #: where the threshold came from (component-definition, profile, catalog, prop)
     threshold_source: str | None = None
     objective_id: str | None = None
@@ -162,7 +207,25 @@ def load_results(path: str) -> Results:
         ) from None
 
 
-def summarize(findings: list[Finding], inconclusive: InconclusivePolicy) -> Summary:
+def _fails_gate(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -> bool:
+    """A failed control fails the gate (a ``warn`` one too under ``--fail-on warning``);
+    so does an inconclusive one under ``--inconclusive fail`` — except under
+    ``decision: ci_lower``, which fails only on a proven violation. ``--fail-on never``
+    fails nothing."""
+    if fail_on == "never":
+        return False
+    if f.status == "fail" or (f.status == "warn" and fail_on == "warning"):
+        return True
+    if f.status != "inconclusive":
+        return False
+    if f.decision == "ci_lower" and f.value is not None:
+        return False
+    return inconclusive == "fail"
+
+
+def summarize(
+    findings: list[Finding], inconclusive: InconclusivePolicy, fail_on: FailOn = "error"
+) -> Summary:
     """Counts per status and the gate verdict.
 
     The gate is ``error`` if any control could not be evaluated, ``fail`` if a
@@ -176,7 +239,8 @@ def summarize(findings: list[Finding], inconclusive: InconclusivePolicy) -> Summ
     if counts["error"]:
         gate = "error"
     elif any(
-        f.gating and (f.status == "fail" or (f.status == "inconclusive" and inconclusive == "fail"))
+        _fails_gate(f, inconclusive, fail_on)
+        and (f.gating or (fail_on == "warning" and f.enforcement_mode == "warn"))
         for f in findings
     ):
         gate = "fail"

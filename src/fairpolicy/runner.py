@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import hashlib
 import os
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,12 +37,15 @@ from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
 from fairpolicy.metrics.registry import lookup
 from fairpolicy.policy.schema import ROLES, Control, Operator, Policy
 from fairpolicy.results import (
+    ConfidenceInterval,
     DataInfo,
     ExcludedGroup,
+    FailOn,
     Finding,
     GroupResult,
     InconclusivePolicy,
     PolicyInfo,
+    PValue,
     Results,
     RunInfo,
     SourceRef,
@@ -91,11 +95,19 @@ def _load(policy: Any) -> Policy:
     return loaded
 
 
+#: the seed of bootstrap and permutation draws when none is given (recorded in results)
+DEFAULT_SEED = 20261122
+
+
 def apply_overrides(
-    policy: Policy, bind: Mapping[str, str] | None, num_classes: int | None
+    policy: Policy,
+    bind: Mapping[str, str] | None,
+    num_classes: int | None,
+    params: Mapping[str, Any] | None = None,
 ) -> Policy:
-    """``--bind role=column`` and ``--num-classes`` applied to every control."""
-    if not bind and num_classes is None:
+    """``--bind role=column``, ``--num-classes`` and the statistics options (``ci``,
+    ``decision``, ...) applied to every control; the command line wins over the policy."""
+    if not bind and num_classes is None and not params:
         return policy
     for role in bind or {}:
         if role not in ROLES:
@@ -110,8 +122,11 @@ def apply_overrides(
         update: dict[str, Any] = {}
         if bind:
             update["inputs"] = {**c.inputs, **bind}
+        extra = dict(params or {})
         if num_classes is not None:
-            update["params"] = {**c.params, "num_classes": num_classes}
+            extra["num_classes"] = num_classes
+        if extra:
+            update["params"] = {**c.params, **extra}
         controls.append(c.model_copy(update=update))
     return policy.model_copy(update={"controls": tuple(controls)})
 
@@ -155,8 +170,11 @@ def plan_key(control: Control, spec: MetricSpec) -> Hashable:
 class _Evaluator:
     """Caches label encodings, dimension codes and count tables across controls."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, seed: int = 0) -> None:
         self.table = table
+        self.seed = seed
+        #: (id of the statistics, resamples) → (statistics, their bootstrap replicates)
+        self.replicates: dict[tuple[int, int], tuple[GroupStats, Any]] = {}
         self.labels: dict[LabelKey, Labels] = {}
         self.dims: dict[str, tuple[np.ndarray, list[str]]] = {}
         #: (binding key, dimension, with scores, secondary column) → statistics
@@ -230,6 +248,81 @@ class _Evaluator:
             for req, st in built.items():
                 self.stats[(plan.key, req, False, None)] = st
         return self.stats[key]
+
+    def _seed(self, plan: _Plan, stats: GroupStats, salt: str) -> int:
+        """A seed per binding and grouping: controls sharing statistics share replicates,
+        and adding a control elsewhere in the policy changes no other interval."""
+        inputs = sorted((r, col) for r, col in plan.control.inputs.items() if r != "dimension")
+        text = f"{self.seed}|{salt}|{inputs}|{','.join(stats.dimension)}"
+        return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
+
+    def interval(
+        self, plan: _Plan, stats: GroupStats, keep: np.ndarray, mv: MetricValue
+    ) -> tuple[ConfidenceInterval | None, dict[str, tuple[float, float]]]:
+        """The control's bootstrap interval (``ci`` resamples), or None when not asked."""
+        c = plan.control
+        resamples = int(c.params.get("ci") or 0)
+        if resamples <= 0 or mv.value is None:
+            return None, {}
+        from fairpolicy.stats import bootstrap
+
+        key = (id(stats), resamples)
+        if key not in self.replicates:
+            self.replicates[key] = (
+                stats,  # keeps the object (and so its id) alive with its replicates
+                bootstrap.draw(stats, resamples, self._seed(plan, stats, "bootstrap")),
+            )
+        reps = self.replicates[key][1]
+        iv = bootstrap.confidence(
+            plan.spec,
+            stats,
+            keep,
+            plan.spec.resolve_params(c.params) | _common(c),
+            mv.value,
+            reps,
+            float(c.params.get("ci_level", 0.95)),
+            str(c.params.get("ci_method", "percentile")),
+        )
+        ci = ConfidenceInterval(
+            low=iv.low,
+            high=iv.high,
+            level=iv.level,
+            method="bca" if iv.method == "bca" else "percentile",
+            resamples=iv.resamples,
+            seed=iv.seed,
+            valid=iv.valid,
+            reason=iv.reason,
+        )
+        return ci, dict(iv.groups or {})
+
+    def permutation(
+        self, plan: _Plan, stats: GroupStats, keep: np.ndarray, mv: MetricValue
+    ) -> PValue | None:
+        c = plan.control
+        permutations = int(c.params.get("p_value") or 0)
+        if permutations <= 0 or mv.value is None:
+            return None
+        from fairpolicy.stats import bootstrap
+
+        bonferroni = bool(c.params.get("bonferroni", False))
+        res = bootstrap.permutation_test(
+            plan.spec,
+            stats.select(keep),
+            plan.spec.resolve_params(c.params) | _common(c),
+            mv.value,
+            permutations,
+            self._seed(plan, stats, "permutation"),
+            bonferroni,
+        )
+        return PValue(
+            p_value=res.p_value,
+            permutations=res.permutations,
+            seed=res.seed,
+            groups=res.groups,
+            family_size=res.family_size,
+            bonferroni=bonferroni,
+            reason=res.reason,
+        )
 
     def _scores(self, plan: _Plan, st: GroupStats) -> GroupStats:
         lab = self.label(plan)
@@ -343,6 +436,11 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
     return plans
 
 
+def _common(control: Control) -> dict[str, Any]:
+    """The control's common settings a metric may need to see again (bootstrap helpers)."""
+    return {"min_samples": control.min_samples}
+
+
 def _threshold(control: Control) -> float | list[float] | None:
     t = control.threshold
     if control.operator is Operator.BETWEEN:
@@ -381,8 +479,11 @@ def _finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
 
 def _measure(
     stats: GroupStats, control: Control, spec: MetricSpec, file: str | None = None
-) -> MetricValue:
-    """Exclude the unknown and small groups, then apply the metric."""
+) -> tuple[MetricValue, np.ndarray]:
+    """Exclude the unknown and small groups, then apply the metric.
+
+    Returns the value and the mask of the groups it compared (for the bootstrap).
+    """
     if len(stats.groups) < 2:
         dim = ",".join(stats.dimension)
         found = f"only one group ('{stats.groups[0]}')" if stats.groups else "no group values"
@@ -406,6 +507,16 @@ def _measure(
         for i, g in enumerate(stats.groups)
         if not keep[i]
     ]
+    min_share = control.params.get("min_share")
+    if min_share and not small_ok:
+        share = n / max(int(n.sum()) + stats.unknown_n, 1)
+        low = keep & (share < min_share)
+        excluded += [
+            Excluded(g, int(n[i]), f"{share[i]:.2%} of the rows, below min_share={min_share:g}")
+            for i, g in enumerate(stats.groups)
+            if low[i]
+        ]
+        keep = keep & ~low
     if stats.unknown_n:
         excluded.append(
             Excluded(
@@ -436,7 +547,7 @@ def _measure(
             reason=f"{len(eligible.groups)} group(s) with at least min_samples="
             f"{control.min_samples} rows in '{','.join(stats.dimension)}'; at least 2 are "
             "needed to compare",
-        )
+        ), keep
     mv = spec.fn(eligible, spec.resolve_params(control.params))
     return MetricValue(
         mv.value,
@@ -445,7 +556,7 @@ def _measure(
         mv.details,
         mv.reason,
         mv.worst_group,
-    )
+    ), keep
 
 
 def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
@@ -454,11 +565,15 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         if plan.error is not None:
             raise plan.error
         stats = ev.group_stats(plan, plans)
-        mv = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+        mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+        ci, group_ci = ev.interval(plan, stats, keep, mv)
+        pv = ev.permutation(plan, stats, keep, mv)
     except FairpolicyError as exc:
         text = " ".join(p.render() for p in exc.problems)
         return _finding(c, spec, value=None, status="error", message=text, reason=text)
-    status = status_for(c, mv.value)
+    decision = c.params.get("decision", "point")
+    status, why = status_for(c, mv.value, decision, (ci.low, ci.high) if ci else None)
+    reason = mv.reason or why
     small = [g.group for g in mv.groups if g.n < SMALL_GROUP_WARNING]
     if small and mv.value is not None:
         ev.warnings.append(
@@ -470,13 +585,28 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         spec,
         value=mv.value,
         status=status,
-        message=describe(c, mv.value, status, mv.reason),
-        reason=mv.reason,
-        groups=[GroupResult(group=g.group, n=g.n, value=g.value) for g in mv.groups],
+        message=describe(c, mv.value, status, reason, ci),
+        reason=reason,
+        ci=ci,
+        decision=decision,
+        p_value=pv,
+        groups=[
+            GroupResult(
+                group=g.group,
+                n=g.n,
+                value=g.value,
+                ci_low=group_ci.get(g.group, (None, None))[0],
+                ci_high=group_ci.get(g.group, (None, None))[1],
+            )
+            for g in mv.groups
+        ],
         excluded_groups=[ExcludedGroup(group=e.group, n=e.n, reason=e.reason) for e in mv.excluded],
         details=_jsonable(mv.details),
         worst_group=mv.worst_group,
         classes=list(stats.classes),
+        counts={g: stats.counts[i].tolist() for i, g in enumerate(stats.groups) if keep[i]}
+        if stats.classes
+        else {},
     )
 
 
@@ -493,6 +623,23 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
+def _check_stats_options(options: Mapping[str, Any]) -> None:
+    """Validate the statistics options given to :func:`check` / the command line."""
+    from fairpolicy.metrics.registry import COMMON_PARAMS
+
+    specs = {p.name: p for p in COMMON_PARAMS}
+    flags = {"ci": "--bootstrap", "p_value": "--p-value"}
+    for name, value in options.items():
+        p = specs[name]
+        flag = flags.get(name, "--" + name.replace("_", "-"))
+        if p.choices and value not in p.choices:
+            raise UsageError(f"{flag} must be one of {', '.join(map(str, p.choices))}.")
+        if name in ("ci", "p_value") and (int(value) < 0 or int(value) == 1):
+            raise UsageError(f"{flag} needs 0 (off) or at least 2 resamples, got {value}.")
+        if name == "ci_level" and not 0 < float(value) < 1:
+            raise UsageError(f"{flag} must lie strictly between 0 and 1, got {value}.")
+
+
 def check(
     policy: Any,
     data: Any,
@@ -500,7 +647,15 @@ def check(
     bind: Mapping[str, str] | None = None,
     num_classes: int | None = None,
     inconclusive: InconclusivePolicy = "fail",
+    fail_on: FailOn = "error",
     deterministic: bool = False,
+    bootstrap: int | None = None,
+    ci_level: float | None = None,
+    ci_method: str | None = None,
+    decision: str | None = None,
+    p_value: int | None = None,
+    bonferroni: bool | None = None,
+    seed: int | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -514,8 +669,24 @@ def check(
     """
     if inconclusive not in ("pass", "warn", "fail"):
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
+    if fail_on not in ("error", "warning", "never"):
+        raise UsageError(f"fail_on must be error, warning or never, not {fail_on!r}.")
     started = _now(deterministic)
-    pol = apply_overrides(_load(policy), bind, num_classes)
+    stats_options = {
+        k: v
+        for k, v in {
+            "ci": bootstrap,
+            "ci_level": ci_level,
+            "ci_method": ci_method,
+            "decision": decision,
+            "p_value": p_value,
+            "bonferroni": bonferroni,
+        }.items()
+        if v is not None
+    }
+    _check_stats_options(stats_options)
+    run_seed = DEFAULT_SEED if seed is None else int(seed)
+    pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
     available = peek_columns(data)
     wanted: list[str] = []
     strings: list[str] = []
@@ -533,7 +704,7 @@ def check(
                 wanted.append(value)
     table = read_table(data, wanted, string_columns=strings)
     plans = _plan(pol, table)
-    ev = _Evaluator(table)
+    ev = _Evaluator(table, run_seed)
     findings = [_evaluate(p, plans, ev) for p in plans]
     return Results(
         tool=Tool(version=__version__),
@@ -547,11 +718,20 @@ def check(
             started=started,
             finished=_now(deterministic),
             inconclusive=inconclusive,
+            fail_on=fail_on,
+            seed=run_seed,
             options={
-                k: v for k, v in {"bind": dict(bind or {}), "num_classes": num_classes}.items() if v
+                k: v
+                for k, v in {
+                    "bind": dict(bind or {}),
+                    "num_classes": num_classes,
+                    "deterministic": deterministic,
+                    **stats_options,
+                }.items()
+                if v
             },
         ),
-        summary=summarize(findings, inconclusive),
+        summary=summarize(findings, inconclusive, fail_on),
         findings=findings,
         warnings=[*pol.warnings, *table.warnings, *ev.warnings],
     )

@@ -230,3 +230,24 @@ def test_outputs_get_ordinary_permissions(tmp_path: Path) -> None:
     os.umask(umask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
     assert not list(tmp_path.glob(".fairpolicy-*"))  # no temp file left behind
+
+
+def test_fail_on_warning_and_never(tmp_path: Path) -> None:
+    data = balanced_csv(tmp_path)  # DP gap 0.25
+    warn = write_policy(tmp_path, control("w", threshold="0.1", enforcement_mode="warn"))
+    assert run("check", str(warn), str(data))[0] == 0
+    assert run("check", str(warn), str(data), "--fail-on", "warning")[0] == 1
+    block = write_policy(tmp_path, control("b", threshold="0.1"), name="block.yaml")
+    assert run("check", str(block), str(data))[0] == 1
+    assert run("check", str(block), str(data), "--fail-on", "never")[0] == 0
+    # never still reports could-not-evaluate as 2
+    missing = write_policy(tmp_path, control("m", dimension="nope"), name="m.yaml")
+    assert run("check", str(missing), str(data), "--fail-on", "never")[0] == 2
+
+
+def test_quiet_shows_only_failures(tmp_path: Path) -> None:
+    data = balanced_csv(tmp_path)
+    pol = write_policy(tmp_path, control("ok", threshold="0.3"), control("bad", threshold="0.1"))
+    _, out = run("check", str(pol), str(data), "--quiet")
+    table = out.split("\n\n")[0]
+    assert "bad" in table and "ok " not in table

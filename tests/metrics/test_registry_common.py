@@ -310,7 +310,9 @@ def test_spec_declarations(key: str) -> None:
     assert lo < hi and lo <= spec.ideal <= hi
     names = [p.name for p in spec.params]
     assert len(names) == len(set(names))
-    assert not set(names) & {p.name for p in COMMON_PARAMS}
+    # a metric may redeclare a common parameter only to own it (LL144's min_share default)
+    shared = set(names) & {p.name for p in COMMON_PARAMS}
+    assert not shared or (shared == {"min_share"} and not spec.min_samples_applies), shared
     for p in spec.params:
         assert p.choices is None or p.default in p.choices, f"{key}.{p.name}"
         assert isinstance(p.default, p.kind)

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 FORMATS: dict[str, str] = {
     "text": "fairpolicy.formatters.text",
     "json": "fairpolicy.formatters.json_",
+    "junit": "fairpolicy.formatters.junit",
+    "sarif": "fairpolicy.formatters.sarif",
+    "github": "fairpolicy.formatters.github",
+    "markdown": "fairpolicy.formatters.markdown",
+    "html": "fairpolicy.formatters.html",
     "oscal": "fairpolicy.formatters.oscal",  # assessment results
     "oscal-ap": "fairpolicy.formatters.oscal_ap",  # assessment plan
 }
@@ -28,6 +33,8 @@ FORMATS: dict[str, str] = {
 class RenderOptions:
     color: bool = False
     verbose: bool = False
+    #: show only what did not pass
+    quiet: bool = False
     #: where the output goes (None = stdout); formats pick JSON/YAML by its extension
     path: str | None = None
     #: title of the assessed system/model (OSCAL subject); default: the data file name

@@ -21,6 +21,7 @@ _COLORS = {
 }
 _RESET = "\033[0m"
 HEADERS = ("control", "metric", "value", "op", "threshold", "status", "worst group")
+CI_HEADERS = (*HEADERS[:3], "ci", *HEADERS[3:])
 
 
 def _num(x: float | None) -> str:
@@ -45,28 +46,42 @@ def _row(f: Finding) -> tuple[str, ...]:
     return (f.control_id, f.metric_key, _num(f.value), f.operator, _threshold(f), status, worst)
 
 
+def _ci(f: Finding) -> str:
+    if f.ci is None:
+        return ""
+    if f.ci.low is None or f.ci.high is None:
+        return "—"
+    return f"[{f.ci.low:.4f}, {f.ci.high:.4f}]"
+
+
 def render(results: Results, opts: RenderOptions) -> str:
-    rows = [_row(f) for f in results.findings]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
+    shown = [f for f in results.findings if not (opts.quiet and f.status == "pass")]
+    rows: list[tuple[str, ...]] = [_row(f) for f in shown]
+    headers: tuple[str, ...] = HEADERS
+    if any(f.ci is not None for f in shown):
+        headers = CI_HEADERS
+        rows = [(*r[:3], _ci(f), *r[3:]) for r, f in zip(rows, shown, strict=True)]
+    status_col = headers.index("status")
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
 
     def line(cells: tuple[str, ...], status: str | None = None) -> str:
         parts = [c.ljust(w) for c, w in zip(cells, widths, strict=True)]
         if opts.color and status:
-            parts[5] = f"{_COLORS[status]}{parts[5]}{_RESET}"
+            parts[status_col] = f"{_COLORS[status]}{parts[status_col]}{_RESET}"
         return "  ".join(parts).rstrip()
 
-    out = [line(HEADERS), line(tuple("-" * w for w in widths))]
-    out += [line(r, f.status) for r, f in zip(rows, results.findings, strict=True)]
+    out = [line(headers), line(tuple("-" * w for w in widths))]
+    out += [line(r, f.status) for r, f in zip(rows, shown, strict=True)]
     notes = [f for f in results.findings if f.status in ("error", "inconclusive", "fail", "warn")]
     excluded = [f for f in results.findings if f.excluded_groups and not opts.verbose]
     if notes or excluded:
         out.append("")
     out += [f"{f.control_id}: {f.message}" for f in notes]
     for f in excluded:
-        shown = "; ".join(f"{e.group} (n={e.n}): {e.reason}" for e in f.excluded_groups[:3])
+        listed = "; ".join(f"{e.group} (n={e.n}): {e.reason}" for e in f.excluded_groups[:3])
         more = len(f.excluded_groups) - 3
         out.append(
-            f"{f.control_id}: excluded {shown}" + (f"; and {more} more (-v)" if more > 0 else "")
+            f"{f.control_id}: excluded {listed}" + (f"; and {more} more (-v)" if more > 0 else "")
         )
     if opts.verbose:
         for f in results.findings:
@@ -74,7 +89,17 @@ def render(results: Results, opts: RenderOptions) -> str:
                 cls = f.details.get("worst_class")
                 label = f" (class {cls}, the one with the largest gap)" if cls is not None else ""
                 out += ["", f"{f.control_id} per group{label}:"]
-                out += [f"  {g.group:<24} n={g.n:<8} {_num(g.value)}" for g in f.groups]
+                out += [
+                    f"  {g.group:<24} n={g.n:<8} {_num(g.value)}"
+                    + (f"  [{g.ci_low:.4f}, {g.ci_high:.4f}]" if g.ci_low is not None else "")
+                    for g in f.groups
+                ]
+                if f.p_value is not None and f.p_value.p_value is not None:
+                    fam = f", family of {f.p_value.family_size}" if f.p_value.bonferroni else ""
+                    out.append(
+                        f"  p-value {f.p_value.p_value:.4g} ({f.p_value.permutations} "
+                        f"permutations{fam})"
+                    )
                 out += [
                     f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}" for e in f.excluded_groups
                 ]

@@ -45,6 +45,28 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
         "positive_label", str, None, help="the positive class of a binary metric (default 1)"
     ),
     ParamSpec("num_classes", int, None, help="declared number of classes K (labels 0..K-1)"),
+    ParamSpec(
+        "min_share",
+        float,
+        None,
+        help="groups holding less than this share of the rows are excluded and reported "
+        "(e.g. 0.02, as NYC LL144 allows)",
+    ),
+    ParamSpec("ci", int, 0, help="bootstrap resamples for a confidence interval (0 = none)"),
+    ParamSpec("ci_level", float, 0.95, help="confidence level of the interval"),
+    ParamSpec("ci_method", str, "percentile", ("percentile", "bca"), "interval method"),
+    ParamSpec(
+        "decision",
+        str,
+        "point",
+        ("point", "ci_upper", "ci_lower"),
+        "point: the value decides; ci_upper: pass only if the whole interval satisfies the "
+        "threshold; ci_lower: fail only if the whole interval violates it",
+    ),
+    ParamSpec("p_value", int, 0, help="permutations for a p-value of the gap (0 = none)"),
+    ParamSpec(
+        "bonferroni", bool, False, help="Bonferroni-adjust per-group p-values (family = groups)"
+    ),
 )
 
 _AGGREGATION = ParamSpec(

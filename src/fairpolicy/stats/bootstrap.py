@@ -1,0 +1,955 @@
+"""Bootstrap confidence intervals and permutation p-values on the sufficient statistics.
+
+Nothing here reads a row. Every resample is drawn on the per-group cells that
+:class:`~fairpolicy.stats.GroupStats` already holds, and every statistic is the
+metric's own ``spec.fn`` evaluated on a resampled ``GroupStats``.
+
+Count tables (every classification metric). Resampling the n_g rows of group g
+with replacement and counting them into (y_true, y_pred) cells gives exactly
+counts*_g ~ Multinomial(n_g, counts_g / n_g), drawn independently per group
+(the bootstrap is stratified: group sizes stay fixed). :func:`draw` makes all B
+replicates of all groups in one ``Generator.multinomial`` call; controls that
+share a ``GroupStats`` (same binding and dimension) share those replicates.
+Because the groups are drawn independently, dropping groups afterwards
+(``stats.select(keep)``, the runner's ``min_samples``/``min_share`` exclusion)
+commutes with the draw. Cost O(B × cells), independent of the row count.
+
+Score metrics. A row of group g is (class t, prediction p, score s_1..s_J). The
+resampling unit is the *joint* score cell (t, s_1..s_J): with one score column
+that is ``ScoreStats.counts[g][0]`` itself; with J > 1 columns (one-vs-rest AUC)
+the per-column tables lose which scores share a row, so the builder also keeps
+``ScoreStats.joint`` (:class:`~fairpolicy.stats.JointCells`) and the columns are
+resampled together, never independently. A replicate is drawn hierarchically:
+its class totals are those of the count replicate (row sums of
+``Replicates.counts[b, g]``), then the joint score cells of each class are drawn
+Multinomial(total*_gt, cells_gt / n_gt). Since a multinomial factorises into its
+class totals and the within-class multinomials, the (class, all scores) part and
+the (class, prediction) part of a replicate are each *exactly* distributed as in
+row resampling, and they agree on the class totals. What is not kept is the
+dependence between the prediction and the score *given* the class (the
+statistics do not hold it). Score metrics read their value from the scores only
+(the count table gives them class totals and reasons), so their intervals are
+exact. The one metric that combines count terms and score terms,
+``samd_fairness_score``, also reads a second grouping (the site) of the same
+rows, which a stratified draw by dimension cannot resample from per-group
+tables: it gets no interval (``low``/``high`` None with the reason), never a
+wrong one. Score draws are made lazily, per (replicate, group), from their own
+seeded stream (memory O(cells), not O(B × cells)); the same seed gives the same
+draws for every control.
+
+Not available (``low``/``high`` None with the reason):
+
+- regression and ranking metrics: per-group sums Σy, Σŷ, Σr² … cannot be
+  resampled row by row (the bootstrap of a sum needs the rows, or their
+  higher moments), and a ranking's positions are not exchangeable within a
+  group. Row resampling would need the rows (O(B × n)); it is not done.
+- data metrics (group sizes, group shares): a stratified bootstrap keeps the
+  sizes fixed, so the interval would be the point itself.
+- a ``GroupStats`` with several score columns but no joint cells (a builder that
+  did not keep them): independent per-column resampling would lose the rows.
+
+Undefined replicates. A replicate counts as undefined when the metric has no
+value (``None`` or not finite) or compares a different set of groups than the
+data does (a group whose rate is defined on the data but not in the replicate —
+the gap would then be a different statistic). Undefined replicates are dropped;
+if more than 5 % of them are undefined, there is no interval (``reason`` says
+how many): an interval on the survivors would be biased.
+
+Quantiles. ``numpy.quantile`` with its default ``linear`` method (Hyndman & Fan
+type 7) on the defined replicate values — the definition ``scipy.stats.bootstrap``
+uses. Percentile interval: the α/2 and 1 − α/2 quantiles, α = 1 − level.
+
+BCa (Efron & Tibshirani 1993, ch. 14; ``scipy.stats.bootstrap(method="BCa")``).
+z0 = Φ⁻¹(share of replicates below the point estimate, ties counting one half).
+The acceleration is the stratified (multi-sample) jackknife scipy uses:
+per group g with n_g rows, U_i = (n_g − 1)(θ̄_g − θ_(i)),
+a = Σ_g Σ_i U_i³ / n_g³ / (6 (Σ_g Σ_i U_i² / n_g²)^{3/2}). Leaving one row out of
+a cell changes one count, so every row of a cell has the same θ_(i): each
+non-empty cell (count cell, or joint score cell) is one metric evaluation
+weighted by its count — the result equals the row jackknife exactly. When the
+kept groups hold more than ``JACKKNIFE_MAX`` cells (continuous scores: about
+one cell per row), groups with too many cells use the grouped jackknife of
+Efron & Narasimhan (2020, ``bcaboot::bcajack``): their rows are split at random
+(seeded) into M_g equal blocks and one block is left out at a time, with M_g in
+place of n_g above (it estimates the same sums). A BCa interval falls back to
+the percentile interval, with ``note`` saying why and ``method`` =
+"percentile", when a leave-one-out value is undefined, z0 is infinite (every
+replicate on one side of the point) or a·(z0 ± z) ≥ 1. A jackknife with zero
+spread gives a = 0.
+
+Permutation test. Under H0 the group labels are exchangeable: the pooled cells
+of the compared groups are dealt back to the groups with their sizes by a
+multivariate hypergeometric draw (score metrics: the pooled joint score cells,
+then the pooled count rows of each class with the dealt class totals).
+p = (1 + #{θ* ≥ θ}) / (1 + P) for a "lower is better" metric (a gap), θ* ≤ θ
+for "higher is better" (a ratio), over the defined permutations (same 5 %
+rule), with a relative tolerance of 1e-12 for ties. Per group: that group
+against the union of the others, the same test; with ``bonferroni`` each is
+multiplied by the family size (the number of groups), capped at 1.
+
+Cost. Evaluating the metric is a Python loop over the replicates calling
+``spec.fn`` (about 0.1–1 ms per replicate; see ``benchmarks/ci_coverage.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairpolicy.metrics.base import MetricSpec, MetricValue
+from fairpolicy.stats import GroupStats, JointCells, ScoreStats
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+#: the share of undefined replicates (or permutations) above which there is no result
+UNDEFINED_LIMIT = 0.05
+#: above this many cells the BCa jackknife leaves out random blocks of rows instead
+JACKKNIFE_MAX = 2000
+#: fewest blocks per group in the grouped jackknife
+JACKKNIFE_MIN_BLOCKS = 20
+#: relative tolerance when a permuted statistic is compared with the observed one
+TIE_TOLERANCE = 1e-12
+METHODS = ("percentile", "bca")
+
+#: stream salts: each (seed, salt, ...) tuple seeds its own generator
+_SCORE_STREAM = 1
+_JACKKNIFE_STREAM = 2
+_PERMUTATION_STREAM = 3
+
+_NORMAL = NormalDist()
+
+
+# ---------------------------------------------------------------------------
+# resampling units of score metrics
+
+
+@dataclass(frozen=True, eq=False)
+class Cells:
+    """One group's joint score cells: the resampling units of score metrics.
+
+    Cell ``i`` holds ``counts[i]`` rows of class ``classes[i]`` whose score in
+    column ``j`` is ``values[j][index[i, j]]``. Cells are sorted by class; the
+    rows of class t are ``bounds[t]:bounds[t + 1]``.
+    """
+
+    values: tuple[FloatArray, ...]
+    index: IntArray
+    classes: IntArray
+    counts: IntArray
+    bounds: IntArray
+
+    @staticmethod
+    def make(
+        values: tuple[FloatArray, ...],
+        index: IntArray,
+        classes: IntArray,
+        counts: IntArray,
+        num_classes: int,
+    ) -> Cells:
+        order = np.argsort(classes, kind="stable")
+        cls = np.asarray(classes, dtype=np.int64)[order]
+        return Cells(
+            values,
+            np.asarray(index, dtype=np.int64)[order],
+            cls,
+            np.asarray(counts, dtype=np.int64)[order],
+            np.searchsorted(cls, np.arange(num_classes + 1)).astype(np.int64),
+        )
+
+    def tables(
+        self, weights: NDArray[Any], num_classes: int
+    ) -> tuple[tuple[FloatArray, ...], tuple[IntArray, ...]]:
+        """Per column (distinct scores, (L, K) counts) of the rows ``weights`` gives per cell.
+
+        Scores no row carries are dropped, as the builder would do.
+        """
+        w = np.asarray(weights, dtype=np.float64)
+        k = num_classes
+        vals: list[FloatArray] = []
+        cnts: list[IntArray] = []
+        for j, v in enumerate(self.values):
+            flat = np.bincount(self.index[:, j] * k + self.classes, weights=w, minlength=len(v) * k)
+            c = np.rint(flat).astype(np.int64).reshape(len(v), k)
+            nz = c.any(axis=1)
+            vals.append(v[nz])
+            cnts.append(c[nz])
+        return tuple(vals), tuple(cnts)
+
+    def class_totals(self, weights: NDArray[Any], num_classes: int) -> IntArray:
+        out = np.bincount(
+            self.classes, weights=np.asarray(weights, np.float64), minlength=num_classes
+        )
+        return np.rint(out).astype(np.int64)
+
+    def joint(self, weights: NDArray[Any]) -> JointCells:
+        """The :class:`JointCells` of the rows ``weights`` gives (positions into ``values``)."""
+        w = np.asarray(weights, dtype=np.int64)
+        nz = w > 0
+        return JointCells(self.index[nz], self.classes[nz], w[nz])
+
+
+def _cells_of(stats: GroupStats) -> tuple[tuple[Cells, ...] | None, str | None]:
+    """The joint score cells of every group, or None with why they are not available."""
+    sc = stats.scores
+    if sc is None:
+        return None, "no score statistics"
+    k = stats.num_classes
+    out: list[Cells] = []
+    for g in range(len(stats.groups)):
+        if len(sc.columns) == 1:
+            table = sc.counts[g][0]
+            cls, pos = np.nonzero(table.T)  # sorted by class
+            out.append(Cells.make(sc.values[g], pos[:, None], cls, table[pos, cls], k))
+        elif sc.joint is not None:
+            jc = sc.joint[g]
+            out.append(Cells.make(sc.values[g], jc.index, jc.classes, jc.counts, k))
+        else:
+            return None, (
+                f"{len(sc.columns)} score columns share rows, but the score statistics do not "
+                "keep their joint cells; resampling each column on its own would lose which "
+                "scores sit on the same row"
+            )
+    for g, cells in enumerate(out):
+        if not np.array_equal(cells.class_totals(cells.counts, k), stats.counts[g].sum(axis=1)):
+            return None, (
+                f"the score cells of group '{stats.groups[g]}' hold other rows than its count "
+                "table, so a replicate could not resample both from the same rows"
+            )
+    return tuple(out), None
+
+
+def _with_scores(
+    columns: tuple[str, ...],
+    tables: Sequence[tuple[tuple[FloatArray, ...], tuple[IntArray, ...]]],
+    joint: Sequence[JointCells] | None,
+) -> ScoreStats:
+    return ScoreStats(
+        columns,
+        tuple(t[0] for t in tables),
+        tuple(t[1] for t in tables),
+        None if joint is None or len(columns) == 1 else tuple(joint),
+    )
+
+
+# ---------------------------------------------------------------------------
+# what can be resampled
+
+
+def unavailable(spec: MetricSpec, stats: GroupStats) -> str | None:
+    """Why this metric gets no bootstrap interval or permutation p-value (None: it does)."""
+    if (
+        spec.kind in ("regression", "ranking")
+        or stats.regression is not None
+        or (stats.ranking is not None)
+    ):
+        return (
+            f"bootstrap intervals and permutation p-values are not available for "
+            f"regression/ranking metrics ('{spec.key}'): their statistics (per-group sums, "
+            "the rank order) cannot be resampled row by row exactly without the rows"
+        )
+    if spec.kind == "data" or not stats.classes:
+        return (
+            f"'{spec.key}' reads only the group sizes, which a bootstrap stratified by group "
+            "(and a permutation of group labels) keeps fixed: the interval would be the point"
+        )
+    if stats.secondary is not None or spec.secondary_role is not None:
+        return (
+            f"'{spec.key}' also reads a second grouping of the same rows "
+            f"(input.{spec.secondary_role or 'site'}); resampling within the groups of "
+            f"'{','.join(stats.dimension)}' cannot resample that grouping's statistics "
+            "consistently from per-group tables, so no interval is computed"
+        )
+    if spec.needs_scores:
+        _, why = _cells_of(stats)
+        if why is not None:
+            return why
+    return None
+
+
+# ---------------------------------------------------------------------------
+# replicates
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreDraws:
+    """How :func:`replicate` draws score cells: lazily, per (replicate, group).
+
+    ``cells[g]`` are group g's joint score cells; replicate b of group g draws
+    them within each class, with the class totals of ``Replicates.counts[b, g]``,
+    from ``numpy.random.default_rng((seed, 1, b, g))``.
+    """
+
+    cells: tuple[Cells, ...] | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Replicates:
+    """B stratified replicates of one GroupStats (all groups, before any exclusion)."""
+
+    counts: np.ndarray  # int64 (B, G, K, K): Multinomial(n_g, cells_g / n_g) per group
+    scores: object | None  # a ScoreDraws (None if stats.scores is None)
+    seed: int
+    resamples: int
+
+
+def _multinomial(rng: np.random.Generator, cells: IntArray, size: int) -> IntArray:
+    """``size`` draws of Multinomial(n_g, cells_g / n_g) for every row g of ``cells`` (G, C)."""
+    g, c = cells.shape
+    if c == 0 or g == 0:
+        return np.zeros((size, g, c), dtype=np.int64)
+    n = cells.sum(axis=1)
+    p = np.zeros((g, c), dtype=np.float64)
+    ok = n > 0
+    p[ok] = cells[ok] / n[ok, None]
+    p[~ok, 0] = 1.0  # an empty group draws 0 rows
+    out: IntArray = rng.multinomial(n, p, size=(size, g)).astype(np.int64)
+    return out
+
+
+def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
+    """One vectorised draw for every control that shares this GroupStats (same binding and
+    dimension). Stratified per group: exactly equivalent to resampling rows within each group.
+    """
+    b = int(resamples)
+    if b < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    g, k = len(stats.groups), stats.num_classes
+    rng = np.random.default_rng(seed)
+    counts = _multinomial(rng, stats.counts.reshape(g, k * k), b).reshape(b, g, k, k)
+    scores = None
+    if stats.scores is not None:
+        cells, why = _cells_of(stats)
+        scores = ScoreDraws(cells, why)
+    return Replicates(counts=counts, scores=scores, seed=int(seed), resamples=b)
+
+
+def _score_weights(cells: Cells, totals: IntArray, seed: int, b: int, g: int) -> IntArray:
+    """Replicate b of group g: its joint score cells, drawn within each class."""
+    rng = np.random.default_rng((seed, _SCORE_STREAM, b, g))
+    w = np.zeros(len(cells.counts), dtype=np.int64)
+    for t, total in enumerate(totals.tolist()):
+        lo, hi = int(cells.bounds[t]), int(cells.bounds[t + 1])
+        if total == 0 or hi == lo:
+            continue
+        if hi - lo == 1:
+            w[lo] = total
+            continue
+        c = cells.counts[lo:hi]
+        w[lo:hi] = rng.multinomial(total, c / c.sum())
+    return w
+
+
+def _replicate(
+    base: GroupStats, stats: GroupStats, reps: Replicates, b: int, idx: IntArray
+) -> GroupStats:
+    """Replicate b restricted to the groups ``idx`` (``base`` = ``stats.select`` of them)."""
+    counts = reps.counts[b][idx]
+    scores = None
+    if stats.scores is not None:
+        draws = reps.scores
+        if not isinstance(draws, ScoreDraws) or draws.cells is None:
+            why = draws.reason if isinstance(draws, ScoreDraws) else "no score draws"
+            raise ValueError(f"score cells cannot be resampled: {why}")
+        k = stats.num_classes
+        tables = []
+        for g in idx.tolist():
+            cells = draws.cells[g]
+            w = _score_weights(cells, reps.counts[b, g].sum(axis=1), reps.seed, b, g)
+            tables.append(cells.tables(w, k))
+        scores = _with_scores(stats.scores.columns, tables, None)
+    return dataclasses.replace(base, counts=counts, scores=scores, secondary=None)
+
+
+def replicate(stats: GroupStats, reps: Replicates, b: int) -> GroupStats:
+    """Replicate b as a GroupStats (same groups/classes/extras, resampled counts/scores).
+
+    A second grouping (``secondary``) cannot be resampled and is dropped; the
+    replicate's score statistics carry no joint cells.
+    """
+    idx = np.arange(len(stats.groups), dtype=np.int64)
+    return _replicate(stats, stats, reps, b, idx)
+
+
+# ---------------------------------------------------------------------------
+# reading a metric value
+
+
+def _compared(mv: MetricValue) -> tuple[str, ...]:
+    """The groups with a defined per-group value, in order."""
+    return tuple(gv.group for gv in mv.groups if gv.value is not None)
+
+
+def _read(mv: MetricValue, compared: tuple[str, ...]) -> tuple[float, FloatArray] | str:
+    """(value, per-group values in ``compared`` order), or why the value does not count."""
+    if mv.value is None or not math.isfinite(mv.value):
+        return "undefined"
+    if _compared(mv) != compared:
+        return "groups"
+    per = np.array([gv.value for gv in mv.groups if gv.value is not None], dtype=np.float64)
+    return float(mv.value), per
+
+
+def _undefined_reason(undefined: int, differ: int, total: int, what: str) -> str | None:
+    bad = undefined + differ
+    if bad <= UNDEFINED_LIMIT * total:
+        return None
+    parts = []
+    if undefined:
+        parts.append(f"{undefined} had no value")
+    if differ:
+        parts.append(f"{differ} compared a different set of groups than the data")
+    return (
+        f"{bad} of {total} {what} are undefined ({', '.join(parts)}), more than "
+        f"{UNDEFINED_LIMIT:.0%}: a result on the remaining ones would be biased"
+    )
+
+
+# ---------------------------------------------------------------------------
+# confidence intervals
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float | None
+    high: float | None
+    level: float
+    method: str  # "percentile" | "bca"
+    resamples: int
+    seed: int
+    valid: int  # replicates whose value was defined
+    reason: str | None = None  # why low/high are None (e.g. too many undefined replicates)
+    groups: dict[str, tuple[float, float]] | None = None  # per-group CI of the per-group values
+    #: set when the interval is a fallback (BCa → percentile) or otherwise qualified
+    note: str | None = None
+    #: BCa's bias correction and acceleration, when BCa was used
+    z0: float | None = None
+    acceleration: float | None = None
+
+
+@dataclass(frozen=True)
+class ReplicateValues:
+    """The metric on every replicate: NaN where the replicate does not count."""
+
+    values: FloatArray  # (B,)
+    groups: FloatArray  # (B, len(compared)) per-group values
+    compared: tuple[str, ...]
+    undefined: int
+    differ: int
+    base: MetricValue  # the metric on the data (kept groups)
+
+
+def replicate_values(
+    spec: MetricSpec,
+    stats: GroupStats,
+    keep: NDArray[np.bool_],
+    params: Mapping[str, Any],
+    reps: Replicates,
+) -> ReplicateValues:
+    """``spec.fn`` on each replicate restricted to the ``keep`` groups (a loop over B)."""
+    mask = np.asarray(keep, dtype=bool)
+    idx = np.flatnonzero(mask).astype(np.int64)
+    base_stats = stats.select(mask)
+    base = spec.fn(base_stats, params)
+    compared = _compared(base)
+    n_b = reps.resamples
+    values = np.full(n_b, np.nan)
+    groups = np.full((n_b, len(compared)), np.nan)
+    undefined = differ = 0
+    for b in range(n_b):
+        got = _read(spec.fn(_replicate(base_stats, stats, reps, b, idx), params), compared)
+        if got == "undefined":
+            undefined += 1
+        elif got == "groups":
+            differ += 1
+        elif not isinstance(got, str):
+            values[b], groups[b] = got
+    return ReplicateValues(values, groups, compared, undefined, differ, base)
+
+
+def _quantiles(v: FloatArray, lo: float, hi: float) -> tuple[float, float]:
+    q = np.quantile(v, [lo, hi])
+    return float(q[0]), float(q[1])
+
+
+def bca_levels(
+    values: FloatArray, point: float, acceleration: float, level: float
+) -> tuple[float, float, float] | str:
+    """(α₁, α₂, z0) of the BCa interval, or why BCa is not defined here.
+
+    z0 = Φ⁻¹(#{θ* < θ̂}/B + #{θ* = θ̂}/(2B)); α_i = Φ(z0 + (z0 + z_i)/(1 − a(z0 + z_i)))
+    with z_1 = Φ⁻¹(α/2), z_2 = −z_1 (Efron & Tibshirani 1993, eq. 14.10).
+    """
+    b = len(values)
+    share = (float(np.count_nonzero(values < point)) + float(np.count_nonzero(values <= point))) / (
+        2 * b
+    )
+    if share <= 0.0 or share >= 1.0:
+        return "every replicate lies on one side of the point estimate (z0 is infinite)"
+    z0 = _NORMAL.inv_cdf(share)
+    z = _NORMAL.inv_cdf((1.0 - level) / 2.0)
+    out = []
+    for zi in (z, -z):
+        num = z0 + zi
+        den = 1.0 - acceleration * num
+        if den <= 0.0:
+            return f"the acceleration a = {acceleration:.3g} is too large for this level"
+        out.append(_NORMAL.cdf(z0 + num / den))
+    return out[0], out[1], z0
+
+
+@dataclass(frozen=True)
+class Jackknife:
+    """Leave-one-out values: one per unit (a cell, or a block of rows), with weights."""
+
+    values: FloatArray  # (U,)
+    groups: FloatArray  # (U, len(compared))
+    weights: FloatArray  # (U,) rows the unit stands for (cell count), or 1 for a block
+    sample: IntArray  # (U,) which kept group the unit belongs to
+    sizes: FloatArray  # per kept group: n_g (cells) or M_g (blocks)
+    grouped: bool  # True when some group used random blocks
+
+
+def acceleration(jack: Jackknife, values: FloatArray | None = None) -> float:
+    """The stratified jackknife acceleration (scipy's ``_bca_interval``), weighted by cell."""
+    theta = jack.values if values is None else values
+    num = den = 0.0
+    for s, size in enumerate(jack.sizes.tolist()):
+        m = jack.sample == s
+        if not m.any():
+            continue
+        w, th = jack.weights[m], theta[m]
+        mean = float(np.dot(w, th) / w.sum())
+        u = (size - 1.0) * (mean - th)
+        num += float(np.dot(w, u**3)) / size**3
+        den += float(np.dot(w, u**2)) / size**2
+    if den <= 0.0:
+        return 0.0
+    return float(num / (6.0 * math.pow(den, 1.5)))
+
+
+def _units(
+    counts: IntArray, cells: Cells | None, budget: int, rng: np.random.Generator
+) -> tuple[list[tuple[IntArray, IntArray]], FloatArray, float]:
+    """A group's jackknife deletions: (unit ids, how many rows of each) per deletion.
+
+    Units are count cells (flattened (t, p)) or joint score cells. Exact: one
+    deletion per non-empty unit, weighted by its count. Grouped: ``budget``
+    random blocks of rows (weights 1).
+    """
+    w = counts.ravel() if cells is None else cells.counts
+    nz = np.flatnonzero(w)
+    if len(nz) <= budget:
+        ones = np.ones(1, dtype=np.int64)
+        return (
+            [(np.array([u]), ones) for u in nz.tolist()],
+            w[nz].astype(np.float64),
+            float(w.sum()),
+        )
+    rows = rng.permutation(np.repeat(nz, w[nz]))
+    blocks = []
+    for block in np.array_split(rows, budget):
+        ids, many = np.unique(block, return_counts=True)
+        blocks.append((ids.astype(np.int64), many.astype(np.int64)))
+    return blocks, np.ones(budget, dtype=np.float64), float(budget)
+
+
+def _take_rows(row: IntArray, k: int) -> IntArray:
+    """Take ``k`` rows out of one class's (y_pred) counts, from the largest cells first."""
+    out = row.copy()
+    left = int(k)
+    for p in np.argsort(-out, kind="stable").tolist():
+        if left == 0:
+            break
+        d = min(left, int(out[p]))
+        out[p] -= d
+        left -= d
+    return out
+
+
+def jackknife(
+    spec: MetricSpec,
+    stats: GroupStats,
+    keep: NDArray[np.bool_],
+    params: Mapping[str, Any],
+    compared: tuple[str, ...],
+    seed: int,
+) -> Jackknife | str:
+    """Leave-one-row-out values computed per cell (or per random block), or why not."""
+    mask = np.asarray(keep, dtype=bool)
+    base = stats.select(mask)
+    k = base.num_classes
+    cells: tuple[Cells, ...] | None = None
+    if base.scores is not None:
+        cells, why = _cells_of(base)
+        if cells is None:
+            return why or "no score cells"
+    n_groups = len(base.groups)
+    n = base.counts.sum(axis=(1, 2))
+    sizes_cells = [
+        int(np.count_nonzero(base.counts[g])) if cells is None else len(cells[g].counts)
+        for g in range(n_groups)
+    ]
+    total_cells = sum(sizes_cells)
+    rng = np.random.default_rng((seed, _JACKKNIFE_STREAM))
+    values: list[float] = []
+    per_group: list[FloatArray] = []
+    weights: list[FloatArray] = []
+    sample: list[int] = []
+    sizes: list[float] = []
+    grouped = False
+    n_all = max(int(n.sum()), 1)
+    for g in range(n_groups):
+        if total_cells <= JACKKNIFE_MAX:
+            budget = sizes_cells[g]
+        else:
+            budget = max(JACKKNIFE_MIN_BLOCKS, int(JACKKNIFE_MAX * int(n[g]) / n_all))
+        units, w, size = _units(base.counts[g], None if cells is None else cells[g], budget, rng)
+        grouped = grouped or len(units) < sizes_cells[g]
+        sizes.append(size)
+        for ids, many in units:
+            counts = base.counts.copy()
+            scores = base.scores
+            if cells is None:
+                flat = counts[g].reshape(-1)
+                np.subtract.at(flat, ids, many)
+            else:
+                assert base.scores is not None
+                c = cells[g]
+                wt = c.counts.copy()
+                np.subtract.at(wt, ids, many)
+                gone = np.bincount(c.classes[ids], weights=many.astype(np.float64), minlength=k)
+                for t in np.flatnonzero(gone).tolist():
+                    counts[g, t] = _take_rows(counts[g, t], int(np.rint(gone[t])))
+                tables = [
+                    c.tables(wt, k) if h == g else (base.scores.values[h], base.scores.counts[h])
+                    for h in range(n_groups)
+                ]
+                scores = _with_scores(base.scores.columns, tables, None)
+            mv = spec.fn(
+                dataclasses.replace(base, counts=counts, scores=scores, secondary=None), params
+            )
+            got = _read(mv, compared)
+            if isinstance(got, str):
+                return (
+                    "a leave-one-out value is undefined or compares other groups (a group "
+                    "whose rate rests on a single row), so the jackknife acceleration is not "
+                    "defined"
+                )
+            values.append(got[0])
+            per_group.append(got[1])
+        weights.append(w)
+        sample.extend([g] * len(units))
+    return Jackknife(
+        values=np.array(values, dtype=np.float64),
+        groups=np.array(per_group, dtype=np.float64).reshape(len(values), len(compared)),
+        weights=np.concatenate(weights) if weights else np.zeros(0),
+        sample=np.array(sample, dtype=np.int64),
+        sizes=np.array(sizes, dtype=np.float64),
+        grouped=grouped,
+    )
+
+
+def confidence(
+    spec: MetricSpec,
+    stats: GroupStats,
+    keep: np.ndarray,
+    params: dict[str, Any],
+    point: float,
+    reps: Replicates,
+    level: float,
+    method: str,
+) -> Interval:
+    """CI of spec.fn on the groups where `keep` is true (the runner's min_samples/min_share
+    exclusion; apply it to each replicate with stats.select(keep) — selection commutes with the
+    stratified draw). `point` is the value on the original data (for BCa's bias correction).
+    BCa's acceleration comes from a jackknife computed from cells: leaving one row out of a
+    (group, y_true, y_pred) cell changes one count, so each non-empty cell is one jackknife
+    value weighted by its count — never a loop over rows."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    n_b = reps.resamples
+
+    def none(reason: str, valid: int = 0) -> Interval:
+        return Interval(None, None, level, method, n_b, reps.seed, valid, reason=reason)
+
+    why = unavailable(spec, stats)
+    if why is not None:
+        return none(why)
+    rv = replicate_values(spec, stats, keep, params, reps)
+    ok = ~np.isnan(rv.values)
+    valid = int(ok.sum())
+    why = _undefined_reason(rv.undefined, rv.differ, n_b, "bootstrap replicates")
+    if why is not None or valid == 0:
+        return none(why or "no replicate has a value", valid)
+    v = rv.values[ok]
+    gv = rv.groups[ok]
+    alpha = (1.0 - level) / 2.0
+    points = [gvv.value for gvv in rv.base.groups if gvv.value is not None]
+
+    def percentile(note: str | None = None) -> Interval:
+        lo, hi = _quantiles(v, alpha, 1.0 - alpha)
+        groups = {
+            name: _quantiles(gv[:, i], alpha, 1.0 - alpha) for i, name in enumerate(rv.compared)
+        }
+        return Interval(
+            lo, hi, level, "percentile", n_b, reps.seed, valid, groups=groups, note=note
+        )
+
+    if method == "percentile":
+        return percentile()
+    jack = jackknife(spec, stats, keep, params, rv.compared, reps.seed)
+    if isinstance(jack, str):
+        return percentile(f"BCa not available ({jack}); percentile interval reported")
+    a = acceleration(jack)
+    levels = bca_levels(v, point, a, level)
+    if isinstance(levels, str):
+        return percentile(f"BCa not available ({levels}); percentile interval reported")
+    lo, hi = _quantiles(v, levels[0], levels[1])
+    groups: dict[str, tuple[float, float]] = {}
+    for i, name in enumerate(rv.compared):
+        lv = bca_levels(gv[:, i], float(points[i]), acceleration(jack, jack.groups[:, i]), level)
+        groups[name] = (
+            _quantiles(gv[:, i], alpha, 1.0 - alpha)
+            if isinstance(lv, str)
+            else _quantiles(gv[:, i], lv[0], lv[1])
+        )
+    note = (
+        "BCa acceleration from a grouped jackknife (random blocks of rows; more than "
+        f"{JACKKNIFE_MAX} cells)"
+        if jack.grouped
+        else None
+    )
+    return Interval(
+        lo,
+        hi,
+        level,
+        "bca",
+        n_b,
+        reps.seed,
+        valid,
+        groups=groups,
+        note=note,
+        z0=levels[2],
+        acceleration=a,
+    )
+
+
+# ---------------------------------------------------------------------------
+# permutation test
+
+
+@dataclass(frozen=True)
+class Permutation:
+    p_value: float | None
+    permutations: int
+    seed: int
+    groups: dict[str, float] | None = (
+        None  # per-group p (group vs rest), Bonferroni-adjusted if asked
+    )
+    family_size: int | None = None
+    reason: str | None = None
+    #: permutations whose statistic was defined (the p-value's denominator is valid + 1)
+    valid: int | None = None
+
+
+def _pool(cells: Sequence[Cells], num_classes: int) -> tuple[Cells, list[IntArray]]:
+    """The union of several groups' joint cells, and where each group's cells land in it."""
+    n_cols = len(cells[0].values)
+    union = tuple(np.unique(np.concatenate([c.values[j] for c in cells])) for j in range(n_cols))
+    keys = []
+    for c in cells:
+        pos = np.column_stack(
+            [np.searchsorted(union[j], c.values[j][c.index[:, j]]) for j in range(n_cols)]
+        )
+        keys.append(np.column_stack([c.classes, pos]).astype(np.int64))
+    stacked = np.concatenate(keys) if keys else np.zeros((0, n_cols + 1), np.int64)
+    uniq, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    counts = np.bincount(
+        inverse,
+        weights=np.concatenate([c.counts for c in cells]).astype(np.float64),
+        minlength=len(uniq),
+    )
+    pooled = Cells.make(
+        union, uniq[:, 1:], uniq[:, 0], np.rint(counts).astype(np.int64), num_classes
+    )
+    # Cells.make reorders by class: map the unique rows to their new positions
+    order = np.argsort(uniq[:, 0], kind="stable")
+    where = np.empty(len(uniq), dtype=np.int64)
+    where[order] = np.arange(len(uniq))
+    maps, start = [], 0
+    for key in keys:
+        maps.append(where[inverse[start : start + len(key)]])
+        start += len(key)
+    return pooled, maps
+
+
+def _deal(rng: np.random.Generator, pool: IntArray, sizes: Sequence[int]) -> list[IntArray]:
+    """Deal the pooled units to groups of the given sizes (multivariate hypergeometric)."""
+    remaining = pool.astype(np.int64).copy()
+    out = []
+    for size in sizes[:-1]:
+        x = rng.multivariate_hypergeometric(remaining, int(size)).astype(np.int64)
+        out.append(x)
+        remaining -= x
+    out.append(remaining)
+    return out
+
+
+def _permuted(
+    stats: GroupStats,
+    rng: np.random.Generator,
+    pooled: Cells | None,
+) -> GroupStats:
+    """One permutation of the group labels, done on counts."""
+    k = stats.num_classes
+    n = stats.counts.sum(axis=(1, 2)).tolist()
+    if pooled is None or stats.scores is None:
+        dealt = _deal(rng, stats.counts.reshape(len(n), -1).sum(axis=0), n)
+        return dataclasses.replace(
+            stats, counts=np.stack(dealt).reshape(stats.counts.shape), secondary=None
+        )
+    weights = _deal(rng, pooled.counts, n)
+    totals = np.stack([pooled.class_totals(w, k) for w in weights])  # (G, K)
+    counts = np.zeros_like(stats.counts)
+    pooled_rows = stats.counts.sum(axis=0)  # (K, K)
+    for t in range(k):
+        for g, row in enumerate(_deal(rng, pooled_rows[t], totals[:, t].tolist())):
+            counts[g, t] = row
+    tables = [pooled.tables(w, k) for w in weights]
+    scores = _with_scores(stats.scores.columns, tables, None)
+    return dataclasses.replace(stats, counts=counts, scores=scores, secondary=None)
+
+
+def _p_value(
+    spec: MetricSpec,
+    stats: GroupStats,
+    params: Mapping[str, Any],
+    observed: float,
+    permutations: int,
+    rng: np.random.Generator,
+) -> tuple[float | None, int, str | None]:
+    """(p, defined permutations, reason when p is None)."""
+    compared = _compared(spec.fn(stats, params))
+    pooled = None
+    if stats.scores is not None:
+        cells, why = _cells_of(stats)
+        if cells is None:
+            return None, 0, why
+        pooled, _ = _pool(cells, stats.num_classes)
+    tol = TIE_TOLERANCE * max(1.0, abs(observed))
+    extreme = undefined = differ = 0
+    for _ in range(permutations):
+        got = _read(spec.fn(_permuted(stats, rng, pooled), params), compared)
+        if got == "undefined":
+            undefined += 1
+        elif got == "groups":
+            differ += 1
+        elif not isinstance(got, str):
+            theta = got[0]
+            if spec.better == "higher":
+                extreme += theta <= observed + tol
+            else:
+                extreme += theta >= observed - tol
+    valid = permutations - undefined - differ
+    why = _undefined_reason(undefined, differ, permutations, "permutations")
+    if why is not None or valid == 0:
+        return None, valid, why or "no permutation has a value"
+    return (1.0 + extreme) / (1.0 + valid), valid, None
+
+
+def versus_rest(stats: GroupStats, g: int) -> GroupStats:
+    """Two groups: group ``g`` and the union of every other group (``not <g>``)."""
+    others = [h for h in range(len(stats.groups)) if h != g]
+    counts = np.stack([stats.counts[g], stats.counts[others].sum(axis=0)])
+    scores = None
+    if stats.scores is not None:
+        cells, why = _cells_of(stats)
+        if cells is None:
+            raise ValueError(why)
+        k = stats.num_classes
+        rest, _ = _pool([cells[h] for h in others], k)
+        own = cells[g]
+        tables = [own.tables(own.counts, k), rest.tables(rest.counts, k)]
+        # the rest's tables keep every union value: re-key its joint cells to the kept ones
+        joint = [own.joint(own.counts), _rekey(rest)]
+        scores = _with_scores(stats.scores.columns, tables, joint)
+    name = stats.groups[g]
+    return GroupStats(
+        dimension=stats.dimension,
+        groups=(name, f"not {name}"),
+        classes=stats.classes,
+        counts=counts,
+        positive=stats.positive,
+        unknown_n=stats.unknown_n,
+        scores=scores,
+    )
+
+
+def _rekey(cells: Cells) -> JointCells:
+    """Joint cells with positions into the values that ``cells.tables`` keeps."""
+    cols = []
+    for j, v in enumerate(cells.values):
+        used = np.zeros(len(v), dtype=bool)
+        used[cells.index[cells.counts > 0, j]] = True
+        cols.append((np.cumsum(used) - 1)[cells.index[:, j]])
+    nz = cells.counts > 0
+    index = np.column_stack(cols)[nz] if cols else np.zeros((int(nz.sum()), 0), np.int64)
+    return JointCells(index.astype(np.int64), cells.classes[nz], cells.counts[nz])
+
+
+def permutation_test(
+    spec: MetricSpec,
+    stats: GroupStats,
+    params: dict[str, Any],
+    point: float,
+    permutations: int,
+    seed: int,
+    bonferroni: bool,
+) -> Permutation:
+    """Permutation test of the group labels done on counts (the pooled cells dealt back to the
+    groups by a multivariate hypergeometric draw with the group sizes): p = (1 + #{θ* ≥ θ}) /
+    (1 + P) for a gap ("lower is better") metric; for "higher is better" metrics (ratios) use
+    θ* ≤ θ. Per-group p: that group against the rest; Bonferroni multiplies by the family size
+    (number of groups), capped at 1."""
+    n_p = int(permutations)
+    if n_p < 1:
+        raise ValueError(f"permutations must be at least 1, got {permutations}")
+    why = unavailable(spec, stats)
+    if why is None and len(stats.groups) < 2:
+        why = "a permutation test needs at least two groups"
+    if why is not None:
+        return Permutation(None, n_p, int(seed), reason=why)
+    p, valid, why = _p_value(
+        spec, stats, params, float(point), n_p, np.random.default_rng((seed, _PERMUTATION_STREAM))
+    )
+    family = len(stats.groups)
+    factor = family if bonferroni else 1
+    groups: dict[str, float] = {}
+    if family == 2:  # each group against the rest is the test itself
+        if p is not None:
+            groups = {name: min(1.0, p * factor) for name in stats.groups}
+    else:
+        for g, name in enumerate(stats.groups):
+            two = versus_rest(stats, g)
+            observed = spec.fn(two, params).value
+            if observed is None or not math.isfinite(observed):
+                continue
+            rng = np.random.default_rng((seed, _PERMUTATION_STREAM, g + 1))
+            pg, _, _ = _p_value(spec, two, params, observed, n_p, rng)
+            if pg is not None:
+                groups[name] = min(1.0, pg * factor)
+    return Permutation(
+        p, n_p, int(seed), groups=groups or None, family_size=family, reason=why, valid=valid
+    )
