@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="FORMAT[=PATH]",
         help="output format and optional path (repeatable; default: text to stdout). "
-        "Formats: text, json, oscal (assessment results), oscal-ap (assessment plan)",
+        "Formats: text, json, junit, sarif, github, markdown, html, oscal (assessment results), "
+        "oscal-ap (assessment plan)",
     )
     c.add_argument(
         "--bind",

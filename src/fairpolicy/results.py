@@ -81,6 +81,9 @@ class ConfidenceInterval(_Frozen):
     valid: int
     #: why low/high are null
     reason: str | None = None
+    #: how the interval was actually computed when it differs from what was asked
+    #: (e.g. BCa fell back to percentile, or a grouped jackknife was used)
+    note: str | None = None
 
 
 class PValue(_Frozen):

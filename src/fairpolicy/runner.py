@@ -292,6 +292,7 @@ class _Evaluator:
             seed=iv.seed,
             valid=iv.valid,
             reason=iv.reason,
+            note=iv.note,
         )
         return ci, dict(iv.groups or {})
 

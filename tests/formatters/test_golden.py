@@ -32,6 +32,11 @@ SUFFIX = {
     "json": ".json",
     "oscal": ".oscal.json",
     "oscal-ap": ".oscal-ap.json",
+    "junit": ".junit.xml",
+    "sarif": ".sarif",
+    "github": ".github.txt",
+    "markdown": ".md",
+    "html": ".html",
 }
 
 
@@ -40,6 +45,7 @@ SUFFIX = {
 def test_golden(name: str, fmt: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01T00:00:00Z
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)  # -o github would append to it
     policy, data, code = CASES[name]
     out = io.StringIO()
     argv = ["check", policy, data]

@@ -1,0 +1,204 @@
+"""Pieces shared by the CI formatters (``junit``, ``sarif``, ``github``, ``markdown``).
+
+They all answer the same questions about a finding the same way: does it fail the gate
+(so JUnit's failure count, the GitHub annotation level and the exit code agree), where
+is its control in the policy (a path relative to the working directory, which in CI is
+the repository root), and how are its numbers written.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from fairpolicy.results import _fails_gate
+
+if TYPE_CHECKING:
+    from fairpolicy.results import Finding, Results
+
+#: ``tool.driver.informationUri`` and the like: the project's home (its namespace host)
+INFORMATION_URI = "https://fairpolicy.example.org/"
+
+#: One word per status, as the text table writes it.
+STATUS_WORD = {
+    "pass": "PASS",
+    "fail": "FAIL",
+    "warn": "WARN",
+    "inconclusive": "INCONCLUSIVE",
+    "error": "ERROR",
+}
+
+
+def fails_gate(results: Results, f: Finding) -> bool:
+    """Whether this finding, on its own, makes the run exit non-zero.
+
+    The same rule as :func:`fairpolicy.results.summarize`: an ``error`` always does (exit
+    2); a ``fail`` does unless ``--fail-on never``; a ``warn`` only under ``--fail-on
+    warning`` on a warn-mode control; an ``inconclusive`` one under ``--inconclusive
+    fail`` (except a ``ci_lower`` decision with a value); a non-gating (monitor) control
+    never does.
+    """
+    if f.status == "error":
+        return True
+    run = results.run
+    return _fails_gate(f, run.inconclusive, run.fail_on) and (
+        f.gating or (run.fail_on == "warning" and f.enforcement_mode == "warn")
+    )
+
+
+def why_not_gating(results: Results, f: Finding) -> str:
+    """Why a non-passing finding does not fail the gate (for a message's tail)."""
+    if f.status == "pass" or fails_gate(results, f):
+        return ""
+    if results.run.fail_on == "never":
+        return "--fail-on never"
+    if f.enforcement_mode != "block":
+        return f"enforcement_mode {f.enforcement_mode}"
+    if f.status == "inconclusive":
+        if f.decision == "ci_lower" and f.value is not None:
+            return "decision ci_lower fails only on a proven violation"
+        return f"--inconclusive {results.run.inconclusive}"
+    return "not gating"
+
+
+def gate_note(results: Results, f: Finding) -> str:
+    """``does not fail the gate: <why>`` for a non-passing finding that does not gate, or
+    ``""`` (also for ``warn``: its message already says so)."""
+    why = why_not_gating(results, f)
+    return f"does not fail the gate: {why}" if why and f.status != "warn" else ""
+
+
+def class_label(f: Finding) -> str:
+    """`` (class K, the one with the largest gap)`` when the per-group values are those of
+    one class, else ``""``."""
+    cls = f.details.get("worst_class")
+    return f" (class {cls}, the one with the largest gap)" if cls is not None else ""
+
+
+# ---------------------------------------------------------------- paths
+
+
+def rel_path(path: str, cwd: str | None = None) -> tuple[str, bool]:
+    """``(path, relative)``: ``path`` relative to ``cwd`` (default: the working directory)
+    with ``/`` separators when it lies under it, else the absolute path."""
+    base = Path(cwd or os.getcwd()).resolve()
+    p = Path(path)
+    full = (p if p.is_absolute() else base / p).resolve()
+    try:
+        return PurePosixPath(*full.relative_to(base).parts).as_posix(), True
+    except ValueError:
+        return full.as_posix(), False
+
+
+def shown_path(path: str) -> str:
+    """A path as the outputs show it: relative to the working directory when under it."""
+    return rel_path(path)[0]
+
+
+def location(results: Results, f: Finding) -> tuple[str | None, int | None]:
+    """``(file, line)`` of the control in the policy: its recorded source, else the
+    policy file (no line), else nothing."""
+    if f.source is not None:
+        return f.source.file, f.source.line
+    return results.policy.path, None
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def num(x: float | None, digits: int = 4) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def threshold(f: Finding) -> str:
+    t = f.threshold
+    if isinstance(t, list):
+        return f"[{t[0]:g}, {t[1]:g}]"
+    return "—" if t is None else f"{t:g}"
+
+
+def ci_text(f: Finding) -> str:
+    """``[low, high]`` of the control's interval, ``—`` if it is undefined, ``""`` if none
+    was asked for."""
+    if f.ci is None:
+        return ""
+    if f.ci.low is None or f.ci.high is None:
+        return "—"
+    return f"[{f.ci.low:.4f}, {f.ci.high:.4f}]"
+
+
+def ci_phrase(f: Finding) -> str:
+    """``95% CI [0.1400, 0.2200] (percentile, 1000 resamples)``, or ``""``."""
+    if f.ci is None:
+        return ""
+    level = f"{f.ci.level * 100:g}% CI"
+    if f.ci.low is None or f.ci.high is None:
+        return f"{level} undefined" + (f" ({f.ci.reason})" if f.ci.reason else "")
+    return f"{level} {ci_text(f)} ({f.ci.method}, {f.ci.resamples} resamples)"
+
+
+def dimension(f: Finding) -> str:
+    """The grouping the control compares (``sex``, or ``sex × race`` for an intersection)."""
+    dim = f.inputs.get("dimension", "")
+    return " × ".join(d.strip() for d in dim.split(",")) if dim else ""
+
+
+def worst_group(f: Finding) -> str:
+    """``HUSC (n=713)``, or ``""``."""
+    if not f.worst_group:
+        return ""
+    n = next((g.n for g in f.groups if g.group == f.worst_group), None)
+    return f.worst_group if n is None else f"{f.worst_group} (n={n})"
+
+
+def case_name(f: Finding) -> str:
+    """``control-id: metric_key by dimension`` — one test case per control × dimension."""
+    dim = dimension(f)
+    return f"{f.control_id}: {f.metric_key}" + (f" by {dim}" if dim else "")
+
+
+def metric_text(key: str) -> tuple[str, str] | None:
+    """``(summary, formula)`` of a metric from the registry's documentation, or None."""
+    from fairpolicy.metrics.registry import lookup
+
+    try:
+        spec = lookup(key)
+    except KeyError:
+        return None
+    return spec.summary, spec.formula
+
+
+def seconds(results: Results) -> float:
+    """The run's wall time in seconds (0 when the timestamps are pinned or unreadable)."""
+    try:
+        start = _dt.datetime.fromisoformat(results.run.started)
+        end = _dt.datetime.fromisoformat(results.run.finished)
+    except ValueError:
+        return 0.0
+    return max((end - start).total_seconds(), 0.0)
+
+
+def utc(stamp: str) -> str | None:
+    """An ISO timestamp as UTC ``YYYY-MM-DDTHH:MM:SS[.fff]Z``, or None if unreadable."""
+    try:
+        t = _dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=_dt.UTC)
+    t = t.astimezone(_dt.UTC)
+    text = t.strftime("%Y-%m-%dT%H:%M:%S")
+    if t.microsecond:
+        text += f".{t.microsecond // 1000:03d}"
+    return text + "Z"
+
+
+def verdict(results: Results) -> str:
+    """``6 control(s): 3 pass, 3 fail, 0 warn, 0 inconclusive, 0 error``."""
+    s = results.summary
+    return (
+        f"{s.total} control(s): {s.pass_} pass, {s.fail} fail, {s.warn} warn, "
+        f"{s.inconclusive} inconclusive, {s.error} error"
+    )

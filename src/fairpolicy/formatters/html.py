@@ -1,0 +1,1042 @@
+"""``-o html``: one self-contained report an auditor can archive.
+
+Inline CSS and inline SVG only: no script, no CDN, no web font, no external
+link needed to read it (it prints, too). Sections: a verdict banner with the
+status counts and the run's provenance (policy and data SHA-256, tool version,
+seed, timestamps); a summary table; one section per control (status as an icon
+*and* a word, the metric's formula, threshold, value with its confidence
+interval, charts, the numbers again in a table); an appendix with every
+confusion-count table (so anyone can recompute every number) and method notes.
+Every user-supplied string (group names, descriptions, control ids, paths) is
+HTML-escaped; chart element ids are generated (``c3-bars``), never taken from
+user text.
+
+How the charts encode the threshold (chosen for what a reader grasps fastest,
+and checked against the numbers so a chart never shows a rule the decision did
+not apply):
+
+- **Gap metrics** (``better == "lower"``, the value is the spread max − min of the
+  plotted group values, operator ``<``/``<=``): bars of the per-group values on a
+  fixed 0–1 axis (rates), a dashed reference line at the highest group, and the
+  band ``[highest − threshold, highest]`` shaded — the range every group must fall
+  in. A bar below the band is a group that makes the gap too large; it is drawn
+  red *and* labelled "outside". This reads faster than a gap annotation because
+  the reader sees *which* groups break the rule, not only that one does.
+- **Ratio metrics** (``better == "higher"`` with ideal 1, and the group values are
+  either the ratios themselves — impact_ratio, disparity_ratio, with a reference
+  group at 1 — or rates whose min/max is the value — demographic_parity_ratio,
+  equalized_odds_ratio, exposure_ratio): a disparity plot on a log axis (0.5 and 2
+  equally far from parity), one bar per group from 1 to its ratio, the region the
+  operator allows shaded (``between`` → ``[low, high]``; ``>= t`` → ``[t, …]``). When
+  the group values are rates, the rate bar chart is shown as well, with the
+  reference (highest) group and the equivalent band ``[t × highest, highest]``.
+  Bootstrap whiskers appear on the disparity plot only when the group values are
+  the ratios (the interval of a rate divided by the highest rate is not the
+  interval of the ratio).
+- **Level metrics** (the value is the lowest or highest group value, e.g.
+  ``group_size``): bars with the threshold itself as a line.
+- Otherwise (the value aggregates more than these bars, e.g. a mean over classes,
+  a pooled score, a variance): bars without a threshold mark and a caption saying
+  that the threshold applies to the control's value, not to each bar.
+- The 0–1 axis is fixed whenever the metric's range and every plotted value lie in
+  [0, 1]; otherwise (regression errors, sizes) the axis is scaled to the data and
+  the caption says so. Whiskers are the per-group bootstrap intervals.
+- A control whose dimension binds two columns (``sex,race``) also gets an
+  intersection heatmap (rows × columns from the ``" & "`` group names), value and
+  ``n`` in each cell, excluded cells hatched and labelled.
+- Excluded groups are hollow (dashed) bars labelled "excluded" with their ``n``.
+
+Each chart is ``<svg role="img">`` with a ``<title>`` and a ``<desc>`` listing every
+number; bars are ``<rect class="bar" data-group="…">`` (``bar excluded`` when hollow).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from fairpolicy.formatters import _svg
+from fairpolicy.formatters._svg import Axis, Band, Cell, Mark, Rule, esc, num
+
+if TYPE_CHECKING:
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.metrics.base import MetricSpec
+    from fairpolicy.results import Finding, Results
+
+STATUS_WORD = {
+    "pass": "PASS",
+    "fail": "FAIL",
+    "warn": "WARN",
+    "inconclusive": "INCONCLUSIVE",
+    "error": "ERROR",
+}
+_OPS = {
+    "lt": "<",
+    "le": "<=",
+    "lte": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "gte": ">=",
+    "eq": "==",
+    "ne": "!=",
+}
+
+# ---------------------------------------------------------------------------
+# small helpers
+
+
+def _spec(key: str) -> MetricSpec | None:
+    from fairpolicy.metrics.registry import lookup
+
+    try:
+        return lookup(key)
+    except KeyError:
+        return None
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def _op(f: Finding) -> str:
+    return _OPS.get(f.operator, f.operator)
+
+
+def _ok(x: float, op: str, t: float | list[float] | None) -> bool | None:
+    """Whether ``x <op> t`` (display only: which bars to flag). None: not comparable."""
+    if isinstance(t, list):
+        return t[0] <= x <= t[1] if op == "between" and len(t) == 2 else None
+    if t is None:
+        return None
+    checks = {
+        "<": x < t,
+        "<=": x <= t,
+        ">": x > t,
+        ">=": x >= t,
+        "==": x == t,
+        "!=": x != t,
+    }
+    return checks.get(op)
+
+
+def _inside(v: float, band: Band | None) -> bool:
+    """``v`` in the band, counting a value on its edge (to rounding) as inside."""
+    if band is None:
+        return True
+    return (band.lo <= v or _close(v, band.lo)) and (v <= band.hi or _close(v, band.hi))
+
+
+def _threshold(f: Finding) -> str:
+    t = f.threshold
+    if isinstance(t, list):
+        return f"[{t[0]:g}, {t[1]:g}]"
+    return "—" if t is None else f"{t:g}"
+
+
+def _num4(x: float | None) -> str:
+    if x is None:
+        return "—"
+    if abs(x) >= 2 and float(x).is_integer():
+        return f"{x:,.0f}"
+    return f"{x:.4f}"
+
+
+def _icon(status: str) -> str:
+    return (
+        f'<svg class="icon" width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">'
+        f'<use href="#icon-{esc(status)}"/></svg>'
+    )
+
+
+def _badge(status: str, extra: str = "") -> str:
+    word = STATUS_WORD.get(status, status.upper())
+    return (
+        f'<span class="badge s-{esc(status)}">{_icon(status)}'
+        f'<span class="word">{esc(word)}</span>{esc(extra)}</span>'
+    )
+
+
+_ICONS = """<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>
+<symbol id="icon-pass" viewBox="0 0 16 16"><circle cx="8" cy="8" r="8" fill="#2e7d32"/>\
+<path d="M4 8.5l2.5 2.5L12 5.5" stroke="#fff" stroke-width="2" fill="none"/></symbol>
+<symbol id="icon-fail" viewBox="0 0 16 16"><circle cx="8" cy="8" r="8" fill="#c62828"/>\
+<path d="M5 5l6 6M11 5l-6 6" stroke="#fff" stroke-width="2"/></symbol>
+<symbol id="icon-warn" viewBox="0 0 16 16"><path d="M8 1L15.5 15H.5z" fill="#b26a00"/>\
+<path d="M8 6v4.5M8 12v1.6" stroke="#fff" stroke-width="2"/></symbol>
+<symbol id="icon-inconclusive" viewBox="0 0 16 16"><circle cx="8" cy="8" r="8" fill="#6a1b9a"/>\
+<path d="M5.6 6.2a2.4 2.4 0 1 1 3.2 2.3c-.6.3-.8.7-.8 1.4v.6M8 11.8v1.6" stroke="#fff" \
+stroke-width="1.8" fill="none"/></symbol>
+<symbol id="icon-error" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#7f0000"/>\
+<path d="M8 3.5v6M8 11.5v1.8" stroke="#fff" stroke-width="2"/></symbol>
+</defs></svg>"""
+
+_CSS = """
+:root{--ink:#1f2328;--muted:#59636e;--line:#d0d7de;--bg:#f6f8fa}
+*{box-sizing:border-box}
+body{font-family:"DejaVu Sans","Liberation Sans",Arial,sans-serif;color:var(--ink);
+margin:0 auto;max-width:1180px;padding:24px;line-height:1.45;font-size:14px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;border-bottom:1px solid var(--line);
+padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin:0 0 8px}
+code,pre{font-family:"DejaVu Sans Mono","Liberation Mono",monospace;font-size:12.5px}
+pre{background:var(--bg);padding:8px 10px;overflow-x:auto;white-space:pre-wrap;margin:4px 0}
+table{border-collapse:collapse;margin:8px 0}
+th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
+th{background:var(--bg)}td.num{text-align:right;font-variant-numeric:tabular-nums;
+white-space:nowrap}
+.verdict{border:2px solid;border-radius:6px;padding:14px 18px;margin:12px 0 18px}
+.verdict .big{font-size:22px;font-weight:bold;display:flex;align-items:center;gap:10px}
+.verdict .icon{width:26px;height:26px}
+.gate-pass{border-color:#2e7d32;background:#edf7ee}.gate-fail{border-color:#c62828;
+background:#fdecea}.gate-error{border-color:#7f0000;background:#fbe9e7}
+.badge{display:inline-flex;align-items:center;gap:5px;font-weight:bold;padding:1px 8px 1px 4px;
+border-radius:12px;border:1px solid;white-space:nowrap;font-size:13px;vertical-align:middle}
+.badge .icon{width:16px;height:16px}
+.s-pass{color:#1b5e20;border-color:#2e7d32;background:#edf7ee}
+.s-fail{color:#b71c1c;border-color:#c62828;background:#fdecea}
+.s-warn{color:#7a4a00;border-color:#b26a00;background:#fff4e0}
+.s-inconclusive{color:#4a148c;border-color:#6a1b9a;background:#f3e5f5}
+.s-error{color:#7f0000;border-color:#7f0000;background:#fbe9e7}
+.control{border:1px solid var(--line);border-left-width:6px;border-radius:6px;
+padding:14px 18px;margin:18px 0;break-inside:avoid-page}
+.control.st-pass{border-left-color:#2e7d32}.control.st-fail{border-left-color:#c62828}
+.control.st-warn{border-left-color:#b26a00}.control.st-inconclusive{border-left-color:#6a1b9a}
+.control.st-error{border-left-color:#7f0000}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;margin:8px 0}
+dl.facts dt{font-weight:bold;color:var(--muted)}dl.facts dd{margin:0}
+figure{margin:12px 0;overflow-x:auto}figcaption{color:var(--muted);font-size:13px;
+max-width:900px}
+svg.chart{display:block;max-width:100%;height:auto}
+.meta td:first-child{font-weight:bold;color:var(--muted);white-space:nowrap}
+.hash{font-family:"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all}
+.counts{display:flex;flex-wrap:wrap;gap:14px;margin-bottom:22px}.counts table{margin:0}
+caption{text-align:left}
+.counts caption{font-weight:bold;text-align:left;padding:2px 0}
+.muted{color:var(--muted)}.outside{color:#b71c1c;font-weight:bold}
+details>summary{cursor:pointer;color:var(--muted)}
+@media print{body{max-width:none;padding:0}details{display:block}a{color:inherit}}
+"""
+
+# ---------------------------------------------------------------------------
+# what to draw for one finding
+
+
+@dataclass
+class _View:
+    """Everything the charts and the group table of one finding need."""
+
+    label: str
+    marks: list[Mark] = field(default_factory=list)
+    axis: Axis = field(default_factory=_svg.rate_axis)
+    band: Band | None = None
+    rules: list[Rule] = field(default_factory=list)
+    show_bars: bool = True
+    #: the disparity plot (ratio metrics)
+    ratios: list[Mark] | None = None
+    ratio_axis: Axis | None = None
+    ratio_band: Band | None = None
+    ratio_note: str = ""
+    notes: list[str] = field(default_factory=list)
+    #: what a flagged ("outside") group broke
+    outside_text: str = "outside the allowed band"
+
+
+def _value_label(f: Finding, spec: MetricSpec | None) -> str:
+    """What the group values are: the metric's ``rate`` (or the component that drives an
+    equalized-odds value) from its details, else the quantity its summary takes max − min of."""
+    rate = f.details.get("rate", f.details.get("driven_by"))
+    if isinstance(rate, str):
+        label = rate.replace("_", " ")
+    elif spec is not None and spec.summary.startswith("max − min "):
+        label = spec.summary.removeprefix("max − min ")
+        for cut in (" across", " (", " P(", ","):
+            label = label.split(cut)[0]
+    else:
+        label = "per-group value"
+    cls = f.details.get("worst_class")
+    if cls is not None and f.groups:
+        label += f" of class {cls} (the class with the largest gap)"
+    return label
+
+
+def _operator_band(op: str, t: float | list[float] | None, axis: Axis, what: str) -> Band | None:
+    """The region of ``axis`` that ``<op> t`` allows."""
+    if isinstance(t, list):
+        if op == "between" and len(t) == 2:
+            return Band(t[0], t[1], f"allowed: {t[0]:g} ≤ {what} ≤ {t[1]:g}")
+        return None
+    if t is None:
+        return None
+    if op in (">", ">="):
+        return Band(t, axis.hi, f"allowed: {what} {op} {t:g}")
+    if op in ("<", "<="):
+        return Band(axis.lo, t, f"allowed: {what} {op} {t:g}")
+    return None
+
+
+def _view(f: Finding) -> _View:
+    spec = _spec(f.metric_key)
+    op, t = _op(f), f.threshold
+    label = _value_label(f, spec)
+    view = _View(label=label)
+    compared = [g for g in f.groups if g.value is not None]
+    vals = [g.value for g in compared if g.value is not None]
+    base = [Mark(g.group, g.n, g.value, g.ci_low, g.ci_high) for g in f.groups]
+    base += [Mark(e.group, e.n, None, excluded=e.reason) for e in f.excluded_groups]
+    view.marks = base
+    if not vals:
+        view.show_bars = False
+        if base:
+            view.notes.append("No group has a value to compare; the table lists why.")
+        return view
+    value = f.value
+    hi_g = max(compared, key=lambda g: g.value or 0.0) if compared else None
+    top = max(vals) if vals else None
+    is_ratio = spec is not None and spec.better == "higher" and spec.ideal == 1.0
+    ratios: list[Mark] | None = None
+    extra: list[float] = []
+    if is_ratio and value is not None and vals and top is not None and hi_g is not None:
+        if any(_close(v, 1.0) for v in vals) and any(_close(v, value) for v in vals):
+            # the group values are the ratios (a reference group sits at 1)
+            ratios = list(base)
+            view.show_bars = False
+            view.label = label = "ratio to the reference group" + (
+                f" ({label})" if label != "per-group value" else ""
+            )
+            view.ratio_note = (
+                "Each bar runs from parity (1) to the group's ratio to the reference group; "
+                f"the control's value is {num(value)} (the ratio that decides)."
+            )
+        elif top > 0 and _close(min(vals) / top, value):
+            ratios = [
+                Mark(m.group, m.n, None if m.value is None else m.value / top, excluded=m.excluded)
+                for m in base
+            ]
+            view.ratio_note = (
+                f"Each bar runs from parity (1) to the group's {label} divided by the highest, "
+                f"{hi_g.group} ({num(top)}); the smallest ratio is the control's value, "
+                f"{num(value)}. Whiskers are on the rate chart only."
+            )
+            view.rules.append(Rule(top, f"reference: the highest group, {hi_g.group} ({num(top)})"))
+            if isinstance(t, list) and op == "between" and len(t) == 2:
+                view.band = Band(
+                    t[0] * top, t[1] * top, f"allowed: {t[0]:g} to {t[1]:g} × the highest group"
+                )
+            elif isinstance(t, float | int) and op in (">", ">="):
+                view.band = Band(t * top, top, f"allowed: {op} {t:g} × the highest group")
+                extra.append(t * top)
+            if view.band is not None:
+                view.notes.append(
+                    f"Rate chart: the shaded band is the range a group's {label} must reach — "
+                    f"at least {t if not isinstance(t, list) else t[0]:g} × the highest group's."
+                )
+    if ratios is not None:
+        rvals = [v for m in ratios for v in (m.value, m.ci_low, m.ci_high) if v is not None]
+        rvals += t if isinstance(t, list) else ([t] if t is not None and t > 0 else [])
+        raxis = _svg.log_axis(rvals)
+        view.ratio_axis = raxis
+        view.ratio_band = _operator_band(op, t, raxis, "ratio")
+        view.ratios = [
+            replace(m, outside=m.value is not None and _ok(m.value, op, t) is False) for m in ratios
+        ]
+        if view.band is not None:
+            view.marks = [
+                replace(m, outside=m.value is not None and not _inside(m.value, view.band))
+                for m in base
+            ]
+    elif (
+        value is not None
+        and len(vals) >= 2
+        and top is not None
+        and hi_g is not None
+        and (spec is None or spec.better == "lower")
+        and _close(top - min(vals), value)
+        and op in ("<", "<=")
+        and isinstance(t, float | int)
+    ):
+        # anchor the band at the best-placed group: the extreme opposite the worst group
+        low = min(vals)
+        worst = next((g.value for g in compared if g.group == f.worst_group), None)
+        anchor_low = worst is not None and _close(worst, top) and not _close(worst, low)
+        ref_g = min(compared, key=lambda g: g.value or 0.0) if anchor_low else hi_g
+        ref = low if anchor_low else top
+        side = "lowest" if anchor_low else "highest"
+        lo_b, hi_b = (ref, ref + t) if anchor_low else (ref - t, ref)
+        view.band = Band(lo_b, hi_b, f"allowed band: within {t:g} of the reference group")
+        view.rules.append(Rule(ref, f"reference: the {side} group, {ref_g.group} ({num(ref)})"))
+        view.marks = [
+            replace(m, outside=m.value is not None and _ok(abs(ref - m.value), op, t) is False)
+            for m in base
+        ]
+        away = "above" if anchor_low else "below"
+        view.notes.append(
+            f"The control's value is the gap between the highest and the lowest bar "
+            f"({num(top)} − {num(low)} = {num(value)}, must be {op} {t:g}). The dashed line is "
+            f"the reference group, {ref_g.group} — the {side} value, opposite the worst group "
+            f"{f.worst_group or ''}; the shaded band is where every group must lie (within "
+            f"{t:g} of it). A bar {away} the band is labelled “outside”."
+        )
+    elif value is not None and vals and any(_close(value, v) for v in (min(vals), max(vals))):
+        which = "lowest" if _close(value, min(vals)) else "highest"
+        view.outside_text = "fails the threshold"
+        if isinstance(t, list) and op == "between":
+            view.band = Band(t[0], t[1], f"allowed: {t[0]:g} to {t[1]:g}")
+        elif isinstance(t, float | int):
+            view.rules.append(Rule(float(t), f"threshold: {op} {t:g}", kind="threshold"))
+            extra.append(float(t))
+        view.marks = [
+            replace(m, outside=m.value is not None and _ok(m.value, op, t) is False) for m in base
+        ]
+        view.notes.append(
+            f"The control's value is the {which} group's value ({num(value)}); the line is the "
+            f"threshold ({op} {_threshold(f)}) it is compared with."
+        )
+    elif vals:
+        why = (
+            f"The threshold ({op} {_threshold(f)}) applies to the control's value "
+            f"({num(value)}), which aggregates more than these bars show; no bar is compared "
+            "with it directly."
+        )
+        view.notes.append(why)
+    # the axis
+    if view.show_bars:
+        pts = [v for m in view.marks for v in (m.value, m.ci_low, m.ci_high) if v is not None]
+        in01 = spec is None or (spec.value_range[0] >= 0 and spec.value_range[1] <= 1)
+        if in01 and all(0.0 <= v <= 1.0 for v in pts):
+            view.axis = _svg.rate_axis()
+            view.notes.append("Fixed 0–1 axis (these values are rates or proportions).")
+        else:
+            view.axis = _svg.data_axis(pts + extra)
+            view.notes.append("The axis is scaled to the data (these values are not rates).")
+        if view.band is not None:
+            view.band = Band(
+                max(view.band.lo, view.axis.lo), min(view.band.hi, view.axis.hi), view.band.label
+            )
+    driven = f.details.get("driven_by")
+    if isinstance(driven, str) and view.show_bars:
+        view.notes.append(
+            f"The bars show {driven}, the component whose gap is the control's value."
+        )
+    if any(m.ci_low is not None for m in base):
+        view.notes.append("Whiskers: the per-group bootstrap confidence interval.")
+    if f.excluded_groups:
+        view.notes.append(
+            "Hollow dashed bars are groups excluded from the comparison (reason in the table)."
+        )
+    return view
+
+
+def _desc(kind: str, what: str, marks: Sequence[Mark], band: Band | None) -> str:
+    parts = []
+    for m in marks:
+        if m.value is None:
+            parts.append(f"{m.group} (n={m.n}) excluded: {m.excluded or 'no value'}")
+        else:
+            ci = f" [{num(m.ci_low)}, {num(m.ci_high)}]" if m.ci_low is not None else ""
+            flag = ", outside the allowed band" if m.outside else ""
+            parts.append(f"{m.group} {num(m.value)}{ci} (n={m.n}){flag}")
+    band_s = f" Shaded: {band.label} ({num(band.lo)} to {num(band.hi)})." if band else ""
+    return f"{kind} of {what}, {len(marks)} groups: " + "; ".join(parts) + "." + band_s
+
+
+# ---------------------------------------------------------------------------
+# sections
+
+
+def _meta_rows(results: Results) -> str:
+    p, d, r = results.policy, results.data, results.run
+    rows: list[tuple[str, str]] = [
+        (
+            "Policy",
+            f"{esc(p.title or '')} <span class='muted'>{esc(p.path or '—')}"
+            + (f" · version {esc(p.version)}" if p.version else "")
+            + (f" · {esc(p.form)}" if p.form else "")
+            + "</span>",
+        ),
+        ("Policy SHA-256", f"<span class='hash'>{esc(p.sha256 or '—')}</span>"),
+        (
+            "Data",
+            f"{esc(d.path or '—')} <span class='muted'>· {d.rows:,} rows · columns "
+            f"{esc(', '.join(d.columns))}</span>",
+        ),
+        ("Data SHA-256", f"<span class='hash'>{esc(d.sha256 or '—')}</span>"),
+        (
+            "Tool",
+            f"{esc(results.tool.name)} {esc(results.tool.version)} · results schema "
+            f"{esc(results.schema_version)} · engine {esc(r.engine)}",
+        ),
+        ("Seed", esc(r.seed if r.seed is not None else "—")),
+        ("Started", esc(r.started)),
+        ("Finished", esc(r.finished)),
+        ("Gate rules", f"inconclusive counts as {esc(r.inconclusive)}; fails on {esc(r.fail_on)}"),
+    ]
+    if r.options:
+        rows.append(("Options", esc(json.dumps(r.options, sort_keys=True, ensure_ascii=False))))
+    body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
+    return f'<table class="meta" aria-label="Run provenance">{body}</table>'
+
+
+def _banner(results: Results) -> str:
+    s = results.summary
+    text = {
+        "pass": "PASS — every gating control passed",
+        "fail": "FAIL — at least one gating control failed",
+        "error": "ERROR — at least one control could not be evaluated",
+    }[s.gate]
+    counts = (
+        f"{s.total} control(s): {s.pass_} pass · {s.fail} fail · {s.warn} warn · "
+        f"{s.inconclusive} inconclusive · {s.error} error · exit code {results.exit_code}"
+    )
+    icon = {"pass": "pass", "fail": "fail", "error": "error"}[s.gate]
+    return (
+        f'<section class="verdict gate-{s.gate}" role="status" aria-label="Verdict">'
+        f'<div class="big">{_icon(icon)}<span>{esc(text)}</span></div>'
+        f"<div>{esc(counts)}</div></section>"
+    )
+
+
+def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
+    has_ci = any(f.ci is not None for f in findings)
+    head = ["Control", "Metric", "Value"] + (["CI"] if has_ci else [])
+    head += ["Rule", "Status", "Worst group"]
+    rows = []
+    for i, f in enumerate(findings):
+        worst = f.worst_group or ""
+        if worst:
+            n = next((g.n for g in f.groups if g.group == worst), None)
+            worst = f"{worst} (n={n:,})" if n is not None else worst
+        ci = ""
+        if has_ci:
+            ci = f'<td class="num">{esc(_ci_short(f))}</td>'
+        mode = f" ({f.enforcement_mode})" if f.enforcement_mode != "block" else ""
+        cid = esc(f.control_id)
+        name = f'<a href="#{anchors[i]}">{cid}</a>' if i in anchors else cid
+        rows.append(
+            f"<tr><td>{name}</td><td><code>{esc(f.metric_key)}</code></td>"
+            f'<td class="num">{_num4(f.value)}</td>{ci}<td>{esc(_op(f))} {esc(_threshold(f))}</td>'
+            f"<td>{_badge(f.status, mode)}</td><td>{esc(worst)}</td></tr>"
+        )
+    th = "".join(f"<th scope='col'>{h}</th>" for h in head)
+    return (
+        f'<table class="summary"><thead><tr>{th}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def _ci_short(f: Finding) -> str:
+    if f.ci is None:
+        return ""
+    if f.ci.low is None or f.ci.high is None:
+        return "—"
+    return f"[{f.ci.low:.4f}, {f.ci.high:.4f}]"
+
+
+def _value_text(f: Finding) -> str:
+    if f.value is None:
+        return f"undefined — {esc(f.reason or f.message)}"
+    out = f"<strong>{f.value:.6g}</strong>"
+    ci = f.ci
+    if ci is not None:
+        if ci.low is not None and ci.high is not None:
+            out += (
+                f" · {ci.level * 100:g} % CI [{ci.low:.4g}, {ci.high:.4g}] "
+                f"<span class='muted'>({esc(ci.method)} bootstrap, {ci.resamples:,} resamples, "
+                f"{ci.valid:,} valid, seed {ci.seed})</span>"
+            )
+        else:
+            out += f" · CI undefined <span class='muted'>({esc(ci.reason or '')})</span>"
+    if f.decision != "point":
+        bound = "upper" if f.decision == "ci_upper" else "lower"
+        out += f" · <em>decided on the {bound} bound of the interval</em>"
+    return out
+
+
+def _rule_text(f: Finding) -> str:
+    op, t = _op(f), f.threshold
+    if op == "between" and isinstance(t, list):
+        rule = f"value must lie between {t[0]:g} and {t[1]:g} (inclusive)"
+    else:
+        rule = f"value must be {esc(op)} {esc(_threshold(f))}"
+    src = (
+        f" <span class='muted'>(threshold from {esc(f.threshold_source)})</span>"
+        if (f.threshold_source)
+        else ""
+    )
+    return rule + src
+
+
+def _formula(spec: MetricSpec | None) -> str:
+    if spec is None:
+        return "<span class='muted'>unknown metric</span>"
+    paras = [p for p in spec.formula.split("\n\n") if p.strip()]
+    head = "\n\n".join(paras[:2])
+    out = f"{esc(spec.summary)}<pre class='formula'>{esc(head)}</pre>"
+    if len(paras) > 2:
+        rest = "\n\n".join(paras[2:])
+        out += f"<details><summary>More on this metric</summary><pre>{esc(rest)}</pre></details>"
+    return out
+
+
+def _facts(f: Finding, spec: MetricSpec | None) -> str:
+    mode = {
+        "block": "block (a failure fails the gate)",
+        "warn": "warn (reported, never fails the gate unless --fail-on warning)",
+        "monitor": "monitor (reported only)",
+    }[f.enforcement_mode]
+    rows: list[tuple[str, str]] = [
+        ("Metric", f"<code>{esc(f.metric_key)}</code>"),
+        ("Formula", _formula(spec)),
+        ("Threshold", _rule_text(f)),
+        ("Value", _value_text(f)),
+        ("Outcome", esc(f.message)),
+    ]
+    if f.reason and f.value is not None:
+        rows.append(("Reason", esc(f.reason)))
+    if f.worst_group:
+        n = next((g.n for g in f.groups if g.group == f.worst_group), None)
+        rows.append(("Worst group", esc(f.worst_group) + (f" (n={n:,})" if n is not None else "")))
+    if f.p_value is not None:
+        pv = f.p_value
+        txt = "undefined" if pv.p_value is None else f"{pv.p_value:.4g}"
+        txt += f" (permutation test, {pv.permutations:,} permutations, seed {pv.seed}"
+        if pv.bonferroni and pv.family_size:
+            txt += f", Bonferroni family of {pv.family_size}"
+        txt += ")"
+        if pv.reason:
+            txt += f" — {pv.reason}"
+        rows.append(("p-value", esc(txt)))
+    rows.append(("Enforcement", esc(mode) + ("" if f.gating else " · does not gate")))
+    inputs = ", ".join(f"{k} = {v}" for k, v in f.inputs.items())
+    rows.append(("Inputs", f"<code>{esc(inputs)}</code>"))
+    if f.params:
+        ps = ", ".join(f"{k} = {v}" for k, v in f.params.items())
+        rows.append(("Parameters", f"<code>{esc(ps)}</code>"))
+    if f.min_samples is not None:
+        rows.append(("min_samples", esc(f.min_samples)))
+    if f.classes:
+        rows.append(("Classes", esc(", ".join(f.classes))))
+    tags = [
+        f"{k} {v}"
+        for k, v in (
+            ("severity", f.severity),
+            ("risk", f.risk_id),
+            ("phase", f.lifecycle_phase),
+            ("objective", f.objective_id),
+            ("statement", f.statement_id),
+        )
+        if v
+    ]
+    if tags:
+        rows.append(("Tags", esc(" · ".join(tags))))
+    if f.source is not None:
+        line = f":{f.source.line}" if f.source.line else ""
+        rows.append(("Source", f"<code>{esc(f.source.file)}{line}</code>"))
+    return '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
+
+
+def _per_group_details(f: Finding) -> dict[str, dict[str, float | None]]:
+    """Metric details keyed by group with a number per group (e.g. tpr, fpr, rates)."""
+    names = {g.group for g in f.groups} | {e.group for e in f.excluded_groups}
+    values = {g.group: g.value for g in f.groups}
+    out: dict[str, dict[str, float | None]] = {}
+    for k, v in f.details.items():
+        if not isinstance(v, dict) or not v or not set(v) <= names:
+            continue
+        if not all(
+            x is None or (isinstance(x, int | float) and not isinstance(x, bool))
+            for x in v.values()
+        ):
+            continue
+        if all(x == values.get(g) for g, x in v.items()):
+            continue  # the group values themselves
+        out[k] = {g: None if x is None else float(x) for g, x in v.items()}
+    return out
+
+
+def _group_table(f: Finding, view: _View) -> str:
+    has_ci = any(g.ci_low is not None for g in f.groups)
+    ratio = {m.group: m for m in view.ratios or []}
+    extra = _per_group_details(f)
+    pvals = f.p_value.groups if f.p_value is not None and f.p_value.groups else {}
+    outside = {m.group for m in [*view.marks, *(view.ratios or [])] if m.outside}
+    head = ["Group", "n", esc(view.label)]
+    if has_ci:
+        head.append("CI")
+    if view.ratios is not None and view.show_bars:
+        head.append("ratio to highest")
+    head += [esc(k) for k in extra]
+    if pvals:
+        head.append("p-value (vs rest)")
+    head.append("Compared?")
+    rows = []
+    for g in f.groups:
+        cells = [
+            esc(g.group),
+            f'<td class="num">{g.n:,}</td>',
+            f'<td class="num">{_num4(g.value)}</td>',
+        ]
+        cells[0] = f"<th scope='row'>{cells[0]}</th>"
+        if has_ci:
+            ci = "—" if g.ci_low is None else f"[{g.ci_low:.4f}, {g.ci_high or 0.0:.4f}]"
+            cells.append(f'<td class="num">{ci}</td>')
+        if view.ratios is not None and view.show_bars:
+            r = ratio.get(g.group)
+            cells.append(f'<td class="num">{_num4(r.value if r else None)}</td>')
+        cells += [f'<td class="num">{_num4(extra[k].get(g.group))}</td>' for k in extra]
+        if pvals:
+            p = pvals.get(g.group)
+            cells.append(f'<td class="num">{"—" if p is None else f"{p:.4g}"}</td>')
+        status = (
+            f"<span class='outside'>✗ {esc(view.outside_text)}</span>"
+            if g.group in outside
+            else "yes"
+        )
+        cells.append(f"<td>{status}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    for e in f.excluded_groups:
+        span = len(head) - 3
+        rows.append(
+            f"<tr><th scope='row'>{esc(e.group)}</th><td class='num'>{e.n:,}</td>"
+            f"<td class='num'>—</td>"
+            + "<td></td>" * (span - 1 if span > 1 else 0)
+            + f"<td>excluded: {esc(e.reason)}</td></tr>"
+        )
+    th = "".join(f"<th scope='col'>{h}</th>" for h in head)
+    return (
+        f'<table class="groups"><caption class="muted">Per-group numbers ({esc(view.label)})'
+        f"</caption><thead><tr>{th}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _per_class_table(f: Finding) -> str:
+    classes = f.details.get("classes") or f.classes
+    if not isinstance(classes, list) or not classes:
+        return ""
+    k = len(classes)
+    rows: list[str] = []
+    for key, v in f.details.items():
+        if (
+            isinstance(v, dict)
+            and v
+            and all(isinstance(x, list) and len(x) == k for x in v.values())
+        ):
+            for g, xs in v.items():
+                cells = "".join(f'<td class="num">{_cell_num(x)}</td>' for x in xs)
+                rows.append(f"<tr><th scope='row'>{esc(key)}: {esc(g)}</th>{cells}</tr>")
+        elif (
+            isinstance(v, list)
+            and len(v) == k
+            and key != "classes"
+            and all(x is None or isinstance(x, int | float) for x in v)
+        ):
+            cells = "".join(f'<td class="num">{_cell_num(x)}</td>' for x in v)
+            rows.append(f"<tr><th scope='row'>{esc(key)}</th>{cells}</tr>")
+    if not rows:
+        return ""
+    th = "".join(f"<th scope='col'>class {esc(c)}</th>" for c in classes)
+    return (
+        '<table class="per-class"><caption class="muted">Per class (from the metric details)'
+        f"</caption><thead><tr><th></th>{th}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _cell_num(x: Any) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "—"
+    return f"{x:.4f}" if isinstance(x, float) else esc(x)
+
+
+def _heatmap(uid: str, f: Finding, view: _View) -> str:
+    dims = [d.strip() for d in f.inputs.get("dimension", "").split(",") if d.strip()]
+    marks = view.ratios if view.ratios is not None else view.marks
+    if len(dims) != 2 or not marks:
+        return ""
+    split = [m.group.split(" & ") for m in marks]
+    if any(len(p) != 2 for p in split):
+        return ""
+    rows = list(dict.fromkeys(p[0] for p in split))
+    cols = list(dict.fromkeys(p[1] for p in split))
+    cells = [Cell(m, p[0], p[1]) for m, p in zip(marks, split, strict=True)]
+    vals = [m.value for m in marks if m.value is not None]
+    if not vals:
+        return ""
+    lo, hi = min(vals), max(vals)
+    log = view.ratios is not None and lo > 0
+    if hi <= lo:
+        hi = lo * 1.5 + 1e-9 if log else lo + 1.0
+    axis = Axis(lo, hi, (), log=log)
+    what = "ratio to the reference" if view.ratios is not None else view.label
+    desc = _desc("Intersection heatmap", what, marks, None)
+    svg = _svg.heatmap(
+        uid,
+        f"{f.control_id}: {what} by {dims[0]} × {dims[1]}",
+        desc,
+        dims[0],
+        dims[1],
+        rows,
+        cols,
+        cells,
+        axis,
+        value_label=what,
+    )
+    missing = len(rows) * len(cols) - len(cells)
+    cap = (
+        f"Intersection heatmap: one cell per {esc(dims[0])} × {esc(dims[1])} combination with its "
+        f"{esc(what)} and n. Colour shows the value (darker = higher); the number is written in "
+        "each cell. Cells outside the allowed band have a red border and say “outside”; excluded "
+        "cells are hatched."
+    )
+    if missing:
+        cap += f" {missing} combination(s) have no rows (grey)."
+    return f"<figure>{svg}<figcaption>{cap}</figcaption></figure>"
+
+
+def _control(i: int, f: Finding) -> str:
+    spec = _spec(f.metric_key)
+    uid = f"c{i + 1}"
+    view = _view(f)
+    mode = f" ({f.enforcement_mode})" if f.enforcement_mode != "block" else ""
+    out = [
+        f'<section class="control st-{esc(f.status)}" id="{uid}" aria-labelledby="{uid}-h">',
+        f'<h3 id="{uid}-h">{_badge(f.status, mode)} <code>{esc(f.control_id)}</code></h3>',
+    ]
+    if f.title and f.title != f.description:
+        out.append(f"<p><strong>{esc(f.title)}</strong></p>")
+    if f.description:
+        out.append(f"<p>{esc(f.description)}</p>")
+    out.append(_facts(f, spec))
+    charts = []
+    if view.show_bars and view.marks:
+        title = f"{f.control_id}: {view.label} per group"
+        desc = _desc("Bar chart", view.label, view.marks, view.band)
+        svg = _svg.bar_chart(
+            f"{uid}-bars",
+            title,
+            desc,
+            view.marks,
+            view.axis,
+            band=view.band,
+            rules=view.rules,
+            axis_label=view.label,
+            outside_label=view.outside_text,
+        )
+        charts.append(f"<figure>{svg}<figcaption>{esc(' '.join(view.notes))}</figcaption></figure>")
+    if view.ratios is not None and view.ratio_axis is not None:
+        title = f"{f.control_id}: disparity (ratio to the reference) per group, log scale"
+        desc = _desc("Disparity plot on a log axis", "the ratio", view.ratios, view.ratio_band)
+        svg = _svg.disparity_plot(
+            f"{uid}-ratios",
+            title,
+            desc,
+            view.ratios,
+            view.ratio_axis,
+            band=view.ratio_band,
+        )
+        cap = view.ratio_note + " Log axis: 0.5 and 2 are equally far from parity."
+        if view.ratio_band is not None:
+            cap += f" Shaded: {view.ratio_band.label}; a group outside it is labelled “outside”."
+        if not view.show_bars:
+            cap += " " + " ".join(n for n in view.notes if n.startswith(("Whiskers", "Hollow")))
+        charts.append(f"<figure>{svg}<figcaption>{esc(cap)}</figcaption></figure>")
+    heat = _heatmap(f"{uid}-heat", f, view)
+    if heat:
+        charts.append(heat)
+    out += charts
+    if not charts and view.notes:
+        out.append(f"<p class='muted'>{esc(' '.join(view.notes))}</p>")
+    if f.groups or f.excluded_groups:
+        out.append(_group_table(f, view))
+    out.append(_per_class_table(f))
+    if f.details:
+        js = json.dumps(f.details, indent=1, ensure_ascii=False, allow_nan=False, default=str)
+        out.append(
+            f"<details><summary>Metric details (JSON)</summary><pre>{esc(js)}</pre></details>"
+        )
+    out.append("</section>")
+    return "\n".join(o for o in out if o)
+
+
+def _counts_appendix(findings: Sequence[Finding]) -> str:
+    """Every distinct set of confusion tables once, with the controls that read it."""
+    seen: dict[str, tuple[Finding, list[str]]] = {}
+    for f in findings:
+        if not f.counts:
+            continue
+        key = json.dumps(
+            [
+                f.inputs.get("dimension"),
+                f.inputs.get("target"),
+                f.inputs.get("prediction"),
+                f.classes,
+                f.counts,
+            ],
+            sort_keys=True,
+        )
+        seen.setdefault(key, (f, []))[1].append(f.control_id)
+    if not seen:
+        return "<p>No control recorded confusion counts.</p>"
+    out = []
+    for f, ids in seen.values():
+        classes = f.classes or [str(i) for i in range(len(next(iter(f.counts.values()))))]
+        ins = ", ".join(
+            f"{k} = {v}" for k, v in f.inputs.items() if k in ("dimension", "target", "prediction")
+        )
+        out.append(
+            f"<h3>{esc(ins)}</h3><p class='muted'>Used by: "
+            + ", ".join(f"<code>{esc(c)}</code>" for c in ids)
+            + "</p><div class='counts'>"
+        )
+        for g, table in f.counts.items():
+            th = "".join(f"<th scope='col'>{esc(c)}</th>" for c in classes)
+            body = ""
+            for c, row in zip(classes, table, strict=False):
+                cells = "".join(f'<td class="num">{x:,}</td>' for x in row)
+                total = f"<td class='num'>{sum(row):,}</td>"
+                body += f"<tr><th scope='row'>{esc(c)}</th>{cells}{total}</tr>"
+            n = sum(sum(r) for r in table)
+            out.append(
+                f"<table><caption>{esc(g)} (n={n:,})</caption><thead><tr>"
+                f"<th scope='col'>true ↓ / predicted →</th>{th}<th scope='col'>total</th></tr>"
+                f"</thead><tbody>{body}</tbody></table>"
+            )
+        out.append("</div>")
+    return "\n".join(out)
+
+
+def _method_notes(results: Results) -> str:
+    fs = results.findings
+    counted = "Every per-group value, gap and ratio of a control with a count table is a "
+    counted += "function of that table (rows: true class, columns: predicted class); rates are "
+    counted += "ratios of its cells."
+    if not any(f.counts for f in fs):
+        counted = (
+            "No control of this run records a confusion-count table (score, regression and "
+            "ranking metrics work on per-group sums and scores); each control's per-group "
+            "values and sizes are in its table."
+        )
+    notes = [
+        counted,
+        "A group is excluded from a comparison when it has fewer rows than the control's "
+        "min_samples (default 30) or when the rate is undefined for it (e.g. no actual "
+        "positives for a true positive rate); it is listed with the reason and never "
+        "silently counted. Fewer than two compared groups make a control inconclusive.",
+    ]
+    excl = [(f.control_id, e) for f in fs for e in f.excluded_groups]
+    cis = [f for f in fs if f.ci is not None]
+    if cis:
+        c0 = cis[0].ci
+        assert c0 is not None
+        notes.append(
+            "Confidence intervals: a stratified per-group bootstrap done on the count tables — "
+            "each replicate draws every group's table from Multinomial(n_g, cells_g / n_g), "
+            "which is exactly resampling rows within each group. "
+            f"{c0.method} intervals at level {c0.level:g}, {c0.resamples:,} resamples, seed "
+            f"{c0.seed}; replicates where the value is undefined are dropped (the number kept "
+            "is shown as 'valid')."
+        )
+    else:
+        notes.append("No bootstrap was requested: values are point estimates (no intervals).")
+    if any(f.decision != "point" for f in fs):
+        notes.append(
+            "Decision on the interval: ci_upper passes only when the upper bound satisfies the "
+            "rule (conservative); ci_lower fails only on a proven violation (the lower bound)."
+        )
+    if any(f.p_value is not None for f in fs):
+        notes.append(
+            "p-values: permutation test of the group labels, done on the counts; per-group "
+            "p-values compare a group with the rest, Bonferroni-adjusted when asked."
+        )
+    notes.append(
+        f"Gate: inconclusive controls count as '{results.run.inconclusive}'; the gate fails on "
+        f"'{results.run.fail_on}'. Controls in warn or monitor mode never fail the gate "
+        "(unless --fail-on warning)."
+    )
+    notes.append(
+        "Charts: gap metrics show each group's value with a dashed line at the reference "
+        "group (the extreme opposite the worst group) and the band within the threshold of it "
+        "where every group must lie; ratio metrics show each group's ratio to the reference on "
+        "a log axis with the region the operator allows shaded. Rates use a fixed 0–1 axis; "
+        "other values are scaled to the data. Groups outside the band are red and labelled "
+        "“outside”; excluded groups are hollow or hatched and labelled."
+    )
+    out = "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"
+    if excl:
+        rows = "".join(
+            f"<tr><td><code>{esc(c)}</code></td><td>{esc(e.group)}</td>"
+            f"<td class='num'>{e.n:,}</td><td>{esc(e.reason)}</td></tr>"
+            for c, e in excl
+        )
+        out += (
+            "<table><caption class='muted'>Excluded groups</caption><thead><tr>"
+            "<th>Control</th><th>Group</th><th>n</th><th>Reason</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+        )
+    if cis:
+        rows = ""
+        for f in cis:
+            ci = f.ci
+            assert ci is not None
+            rows += (
+                f"<tr><td><code>{esc(f.control_id)}</code></td><td>{esc(ci.method)}</td>"
+                f"<td class='num'>{ci.level:g}</td><td class='num'>{ci.resamples:,}</td>"
+                f"<td class='num'>{ci.valid:,}</td><td class='num'>{ci.seed}</td>"
+                f"<td>{esc(f.decision)}</td><td>{esc(ci.reason or '')}</td></tr>"
+            )
+        out += (
+            "<table><caption class='muted'>Bootstrap settings per control</caption><thead><tr>"
+            "<th>Control</th><th>Method</th><th>Level</th><th>Resamples</th><th>Valid</th>"
+            "<th>Seed</th><th>Decision</th><th>Note</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+        )
+    return out
+
+
+def render(results: Results, opts: RenderOptions) -> str:
+    findings = results.findings
+    detailed = [(i, f) for i, f in enumerate(findings) if not (opts.quiet and f.status == "pass")]
+    anchors = {i: f"c{i + 1}" for i, _ in detailed}
+    title = results.policy.title or results.policy.path or "policy"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta name="generator" content="{esc(results.tool.name)} {esc(results.tool.version)}">',
+        f"<title>fairpolicy report — {esc(title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        _ICONS,
+        f"<header><h1>Fairness compliance report — {esc(title)}</h1>"
+        f"<p class='muted'>fairpolicy {esc(results.tool.version)} · run finished "
+        f"{esc(results.run.finished)}</p></header>",
+        "<main>",
+        _banner(results),
+        _meta_rows(results),
+        "<h2>Controls</h2>",
+        _summary_table(findings, anchors),
+    ]
+    if results.warnings:
+        parts.append(
+            "<h2>Warnings</h2><ul>"
+            + "".join(f"<li>{esc(w)}</li>" for w in results.warnings)
+            + "</ul>"
+        )
+    if opts.quiet and len(detailed) < len(findings):
+        parts.append("<p class='muted'>Passing controls are listed above only (--quiet).</p>")
+    parts += [_control(i, f) for i, f in detailed]
+    parts += [
+        '<h2 id="appendix">Appendix A — count tables</h2>',
+        "<p>The confusion counts of the compared groups, <code>counts[group][true][predicted]"
+        "</code> in the order of the classes, as recorded in the results. Each distinct table set "
+        "appears once, with the controls that read it.</p>",
+        _counts_appendix(findings),
+        "<h2>Appendix B — method notes</h2>",
+        _method_notes(results),
+        "</main>",
+        f"<footer class='muted'><p>Generated by fairpolicy {esc(results.tool.version)} from "
+        f"results schema {esc(results.schema_version)}; policy SHA-256 "
+        f"<span class='hash'>{esc(results.policy.sha256 or '—')}</span>.</p></footer>",
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
