@@ -11,11 +11,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TextIO
 
 from fairpolicy import __version__
 from fairpolicy.errors import EXIT_ERROR, FairpolicyError, UsageError, exit_code_for
+
+if TYPE_CHECKING:
+    from fairpolicy.results import Results
 
 EXIT_CODES_HELP = """exit codes:
   0  every gating control passed
@@ -216,12 +220,21 @@ def write_atomic(path: str, text: str) -> None:
 
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
-    from fairpolicy.formatters import RenderOptions, get
-    from fairpolicy.runner import check, is_deterministic
+    from fairpolicy.runner import is_deterministic
 
     outputs = _parse_outputs(args.output)
     deterministic = is_deterministic(args.deterministic)
-    results = check(
+    with _progress_bar() as progress:
+        results = _run_check(args, deterministic, progress)
+    return _emit(args, results, outputs, deterministic, stdout)
+
+
+def _run_check(
+    args: argparse.Namespace, deterministic: bool, progress: Callable[[str, int, int], None] | None
+) -> Results:
+    from fairpolicy.runner import check
+
+    return check(
         args.policy,
         args.data,
         bind=_parse_bind(args.bind),
@@ -236,7 +249,46 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
         p_value=args.p_value,
         bonferroni=args.bonferroni,
         seed=args.seed,
+        progress=progress,
     )
+
+
+@contextmanager
+def _progress_bar() -> Iterator[Callable[[str, int, int], None] | None]:
+    """A transient rich progress bar on stderr, only when stderr is a terminal (never in
+    captured output, CI logs or pipes)."""
+    if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("fairpolicy", total=None)
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar.update(task, description=stage, completed=done, total=total or None)
+
+    with bar:
+        yield update
+
+
+def _emit(
+    args: argparse.Namespace,
+    results: Results,
+    outputs: list[tuple[str, str | None]],
+    deterministic: bool,
+    stdout: TextIO,
+) -> int:
+    from fairpolicy.formatters import RenderOptions, get
+
     color = (
         not args.no_color
         and "NO_COLOR" not in os.environ

@@ -12,7 +12,7 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import os
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -657,6 +657,7 @@ def check(
     p_value: int | None = None,
     bonferroni: bool | None = None,
     seed: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -664,6 +665,8 @@ def check(
     :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
     Parquet file, or a pandas DataFrame. ``deterministic`` fixes the run's
     timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
+    ``progress(stage, done, total)`` is called as the run advances (the CLI draws a
+    progress bar with it on a terminal).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -703,10 +706,18 @@ def check(
                 wanted += score_column_names(available, value)
             else:
                 wanted.append(value)
+    if progress:
+        progress("reading data", 0, 0)
     table = read_table(data, wanted, string_columns=strings)
     plans = _plan(pol, table)
     ev = _Evaluator(table, run_seed)
-    findings = [_evaluate(p, plans, ev) for p in plans]
+    findings = []
+    for i, plan in enumerate(plans):
+        if progress:
+            progress(f"evaluating {plan.control.control_id}", i, len(plans))
+        findings.append(_evaluate(plan, plans, ev))
+    if progress:
+        progress("done", len(plans), len(plans))
     return Results(
         tool=Tool(version=__version__),
         policy=PolicyInfo(

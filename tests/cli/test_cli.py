@@ -251,3 +251,32 @@ def test_quiet_shows_only_failures(tmp_path: Path) -> None:
     _, out = run("check", str(pol), str(data), "--quiet")
     table = out.split("\n\n")[0]
     assert "bad" in table and "ok " not in table
+
+
+def test_progress_callback_and_no_bar_when_captured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import fairpolicy
+
+    data = balanced_csv(tmp_path)
+    pol = write_policy(tmp_path, control("a", threshold="0.3"), control("b", threshold="0.3"))
+    seen: list[tuple[str, int, int]] = []
+    fairpolicy.check(pol, data, progress=lambda s, d, t: seen.append((s, d, t)))
+    assert seen[0][0] == "reading data" and seen[-1] == ("done", 2, 2)
+    assert [s for s, _, _ in seen[1:-1]] == ["evaluating a", "evaluating b"]
+    run("check", str(pol), str(data))  # stderr is not a terminal here: no bar at all
+    assert "\033[" not in capsys.readouterr().err
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    data = balanced_csv(tmp_path)
+    pol = write_policy(tmp_path, control(threshold="0.3"))
+    code, out = run("check", str(pol), str(data))
+    assert code == 0 and "\033[" not in out  # the bar never reaches stdout
+    assert "━" in err.getvalue()  # the bar was drawn on the terminal's stderr

@@ -137,9 +137,10 @@ def safe_rate(num: NDArray[Any], den: NDArray[Any]) -> tuple[FloatArray, BoolArr
     """
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
-    shape = np.broadcast(num, den).shape
-    defined = np.broadcast_to(den > 0, shape).copy()
-    out = np.zeros(shape, dtype=np.float64)
+    if num.shape != den.shape:
+        num, den = np.broadcast_arrays(num, den)
+    defined = den > 0
+    out = np.zeros(num.shape, dtype=np.float64)
     np.divide(num, den, out=out, where=defined)
     return out, defined
 
@@ -147,10 +148,11 @@ def safe_rate(num: NDArray[Any], den: NDArray[Any]) -> tuple[FloatArray, BoolArr
 def _group_values(
     stats: GroupStats, values: FloatArray, defined: BoolArray
 ) -> tuple[GroupValue, ...]:
-    n = stats.n
     return tuple(
-        GroupValue(g, int(n[i]), float(values[i]) if defined[i] else None)
-        for i, g in enumerate(stats.groups)
+        GroupValue(g, n, v if ok else None)
+        for g, n, v, ok in zip(
+            stats.groups, stats.n.tolist(), values.tolist(), defined.tolist(), strict=True
+        )
     )
 
 
