@@ -722,3 +722,39 @@ def test_a_count_metric_ignores_score_statistics_it_does_not_read() -> None:
     pa = bs.permutation_test(spec, with_scores, {}, point, 99, 0, False)
     pb = bs.permutation_test(spec, without, {}, point, 99, 0, False)
     assert pa == pb
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "demographic_parity_diff",
+        "demographic_parity_ratio",
+        "equal_opportunity_diff",
+        "fpr_diff",
+        "fnr_diff",
+        "predictive_parity_diff",
+        "accuracy_diff",
+    ],
+)
+def test_vectorised_twin_equals_the_per_replicate_loop(key: str) -> None:
+    """spec.batch gives exactly the numbers of calling the metric on each replicate,
+    including the replicates that do not count (a group's rate turning undefined)."""
+    import dataclasses as dc
+
+    from fairpolicy.metrics.registry import REGISTRY
+    from fairpolicy.stats import GroupStats
+    from fairpolicy.stats import bootstrap as bs
+
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 40, size=(4, 2, 2)).astype(np.int64)
+    counts[3] = [[30, 2], [1, 0]]  # few positives: TPR/PPV often undefined in replicates
+    stats = GroupStats(("g",), ("a", "b", "c", "d"), ("0", "1"), counts, positive=1)
+    spec = REGISTRY[key]
+    assert spec.batch is not None
+    reps = bs.draw(stats, 500, seed=11)
+    keep = np.array([True, True, True, True])
+    fast = bs.replicate_values(spec, stats, keep, {}, reps)
+    slow = bs.replicate_values(dc.replace(spec, batch=None), stats, keep, {}, reps)
+    np.testing.assert_array_equal(fast.values, slow.values)
+    np.testing.assert_array_equal(fast.groups, slow.groups)
+    assert (fast.undefined, fast.differ) == (slow.undefined, slow.differ)

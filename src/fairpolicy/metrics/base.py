@@ -71,6 +71,7 @@ class ParamSpec:
 
 
 MetricFn = Callable[[GroupStats, Mapping[str, Any]], MetricValue]
+BatchFn = Callable[[NDArray[np.int64], int], tuple[FloatArray, FloatArray, BoolArray]]
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ class MetricSpec:
     needs_scores: bool = False
     #: at least one of these roles must be bound (e.g. ranking: ``rank`` or ``score``)
     one_of: tuple[str, ...] = ()
+    #: optional vectorised twin of ``fn`` for bootstrap replicates:
+    #: ``batch(counts (B, G, K, K), positive) -> (values (B,), per-group (B, G), defined)``
+    batch: BatchFn | None = None
     #: a role naming a second grouping column; its statistics arrive as ``stats.secondary``
     #: (e.g. ``site`` for seed 000's composite score)
     secondary_role: str | None = None

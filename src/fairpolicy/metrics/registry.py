@@ -125,6 +125,7 @@ def _binary(
         multiclass_replacement=replacement,
         example_operator=">=" if ratio else "<",
         example_threshold="0.8" if ratio else "0.1",
+        batch=binary.BATCH.get(fn),
     )
 
 
