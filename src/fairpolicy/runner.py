@@ -277,7 +277,7 @@ class _Evaluator:
             plan.spec,
             stats,
             keep,
-            plan.spec.resolve_params(c.params) | _common(c),
+            plan.spec.resolve_params(c.params),
             mv.value,
             reps,
             float(c.params.get("ci_level", 0.95)),
@@ -309,7 +309,7 @@ class _Evaluator:
         res = bootstrap.permutation_test(
             plan.spec,
             stats.select(keep),
-            plan.spec.resolve_params(c.params) | _common(c),
+            plan.spec.resolve_params(c.params),
             mv.value,
             permutations,
             self._seed(plan, stats, "permutation"),
@@ -435,11 +435,6 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
             plan.key = plan_key(c, spec)
         plans.append(plan)
     return plans
-
-
-def _common(control: Control) -> dict[str, Any]:
-    """The control's common settings a metric may need to see again (bootstrap helpers)."""
-    return {"min_samples": control.min_samples}
 
 
 def _threshold(control: Control) -> float | list[float] | None:

@@ -51,7 +51,6 @@ class Labels:
     #: rows kept (None = all); rows are dropped only under ``missing: drop``
     keep: NDArray[np.bool_] | None
     positive: int | None
-    dropped: int = 0
     score_columns: tuple[str, ...] = ()
     warnings: list[str] = field(default_factory=list)
 
@@ -156,26 +155,14 @@ def encode_labels(
     warnings: list[str] = []
 
     # --- missing values
-    t_null, p_null = _null_mask(t_arr), _null_mask(p_arr)
-    keep: NDArray[np.bool_] | None = None
-    dropped = 0
-    if t_null.any() or p_null.any():
-        if key.missing != "drop":
-            col, mask = (key.target, t_null) if t_null.any() else (key.prediction, p_null)
-            role = "target" if col == key.target else "prediction"
-            raise ctx.error(
-                f"column '{col}' ({role}) has {int(mask.sum())} missing value(s) "
-                f"(first at data rows {_first_rows(mask)}).",
-                column=col,
-                hint="fill or remove those rows, or set the control prop `missing: drop` "
-                "to drop them (the count is reported).",
-            )
-        keep = ~(t_null | p_null)
-        dropped = int((~keep).sum())
-        warnings.append(
-            f"control '{control.control_id}': dropped {dropped} row(s) with a missing "
-            f"'{key.target}' or '{key.prediction}' (missing: drop)"
-        )
+    keep, dropped_note = require_complete(
+        table,
+        control,
+        {key.target: _null_mask(t_arr), key.prediction: _null_mask(p_arr)},
+        key.missing,
+    )
+    warnings += dropped_note
+    if keep is not None:
         t_arr = t_arr.filter(pa.array(keep))
         p_arr = p_arr.filter(pa.array(keep))
         if len(t_arr) == 0:
@@ -290,7 +277,6 @@ def encode_labels(
         pred_codes=np.asarray(p_codes, dtype=np.int64),
         keep=keep,
         positive=positive,
-        dropped=dropped,
         score_columns=score_cols,
         warnings=warnings,
     )

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.formatters import _svg
+from fairpolicy.formatters._ci import ci_text
 from fairpolicy.formatters._svg import Axis, Band, Cell, Mark, Rule, esc, num
 
 if TYPE_CHECKING:
@@ -509,7 +510,7 @@ def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
             worst = f"{worst} (n={n:,})" if n is not None else worst
         ci = ""
         if has_ci:
-            ci = f'<td class="num">{esc(_ci_short(f))}</td>'
+            ci = f'<td class="num">{esc(ci_text(f))}</td>'
         mode = f" ({f.enforcement_mode})" if f.enforcement_mode != "block" else ""
         cid = esc(f.control_id)
         name = f'<a href="#{anchors[i]}">{cid}</a>' if i in anchors else cid
@@ -522,14 +523,6 @@ def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
     return (
         f'<table class="summary"><thead><tr>{th}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )
-
-
-def _ci_short(f: Finding) -> str:
-    if f.ci is None:
-        return ""
-    if f.ci.low is None or f.ci.high is None:
-        return "—"
-    return f"[{f.ci.low:.4f}, {f.ci.high:.4f}]"
 
 
 def _value_text(f: Finding) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fairpolicy.formatters._ci import ci_text, num, threshold
+
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
     from fairpolicy.results import Finding, Results
@@ -24,17 +26,6 @@ HEADERS = ("control", "metric", "value", "op", "threshold", "status", "worst gro
 CI_HEADERS = (*HEADERS[:3], "ci", *HEADERS[3:])
 
 
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:.4f}"
-
-
-def _threshold(f: Finding) -> str:
-    t = f.threshold
-    if isinstance(t, list):
-        return f"[{t[0]:g}, {t[1]:g}]"
-    return "—" if t is None else f"{t:g}"
-
-
 def _row(f: Finding) -> tuple[str, ...]:
     status = f.status.upper()
     if f.enforcement_mode != "block" and f.status != f.enforcement_mode:
@@ -43,15 +34,7 @@ def _row(f: Finding) -> tuple[str, ...]:
     if worst:
         n = next((g.n for g in f.groups if g.group == worst), None)
         worst = f"{worst} (n={n})" if n is not None else worst
-    return (f.control_id, f.metric_key, _num(f.value), f.operator, _threshold(f), status, worst)
-
-
-def _ci(f: Finding) -> str:
-    if f.ci is None:
-        return ""
-    if f.ci.low is None or f.ci.high is None:
-        return "—"
-    return f"[{f.ci.low:.4f}, {f.ci.high:.4f}]"
+    return (f.control_id, f.metric_key, num(f.value), f.operator, threshold(f), status, worst)
 
 
 def render(results: Results, opts: RenderOptions) -> str:
@@ -60,7 +43,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     headers: tuple[str, ...] = HEADERS
     if any(f.ci is not None for f in shown):
         headers = CI_HEADERS
-        rows = [(*r[:3], _ci(f), *r[3:]) for r, f in zip(rows, shown, strict=True)]
+        rows = [(*r[:3], ci_text(f), *r[3:]) for r, f in zip(rows, shown, strict=True)]
     status_col = headers.index("status")
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
 
@@ -90,7 +73,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                 label = f" (class {cls}, the one with the largest gap)" if cls is not None else ""
                 out += ["", f"{f.control_id} per group{label}:"]
                 out += [
-                    f"  {g.group:<24} n={g.n:<8} {_num(g.value)}"
+                    f"  {g.group:<24} n={g.n:<8} {num(g.value)}"
                     + (f"  [{g.ci_low:.4f}, {g.ci_high:.4f}]" if g.ci_low is not None else "")
                     for g in f.groups
                 ]
