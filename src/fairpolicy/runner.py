@@ -217,7 +217,10 @@ class _Evaluator:
                 if plan.spec.needs_scores:
                     st = self._scores(plan, st)
             else:
-                st = self._rows(plan)
+                resampled = any(
+                    int(p.control.params.get("ci") or 0) > 0 for p in plans if p.key == plan.key
+                )
+                st = self._rows(plan, keep_cells=resampled)
             if second is not None:  # the same binding grouped by a second column
                 inputs = {**plan.control.inputs, "dimension": second}
                 twin = _Plan(plan.control.model_copy(update={"inputs": inputs}), plan.spec)
@@ -347,8 +350,9 @@ class _Evaluator:
         )
         return st.with_extras(scores=scores)
 
-    def _rows(self, plan: _Plan) -> GroupStats:
-        """Regression sums, ranking order or plain group sizes for one control."""
+    def _rows(self, plan: _Plan, keep_cells: bool = False) -> GroupStats:
+        """Regression sums, ranking order or plain group sizes for one control; with
+        ``keep_cells`` also the regression (y, ŷ) cells a bootstrap resamples."""
         c, spec, table = plan.control, plan.spec, self.table
         numeric: dict[str, np.ndarray] = {}
         masks: dict[str, np.ndarray] = {}
@@ -374,7 +378,9 @@ class _Evaluator:
         if keep is not None:
             numeric = {r: v[keep] for r, v in numeric.items()}
         if spec.kind == "regression":
-            reg = build_regression_stats(rows, len(names), numeric["target"], numeric["prediction"])
+            reg = build_regression_stats(
+                rows, len(names), numeric["target"], numeric["prediction"], keep_cells=keep_cells
+            )
             return st.with_extras(regression=reg)
         if spec.kind == "ranking":
             # rank: smaller is better; score: larger is better. Ties keep row order.

@@ -69,18 +69,35 @@ class ScoreStats:
 
 
 @dataclass(frozen=True, eq=False)
+class RegressionCells:
+    """One group's distinct (y, ŷ) pairs with how many rows carry each: the group's
+    empirical distribution, the resampling unit of the regression bootstrap."""
+
+    values: NDArray[np.float64]  # (m, 2): y, ŷ
+    counts: IntArray  # (m,)
+
+    def features(self) -> NDArray[np.float64]:
+        """(m, 7): the summands of :class:`RegressionStats` for each cell."""
+        return regression_features(self.values[:, 0], self.values[:, 1])
+
+
+@dataclass(frozen=True, eq=False)
 class RegressionStats:
     """Per-group sums for regression metrics, with residual r = y − ŷ.
 
     ``sums[g]`` = (Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ²) over the rows of group g.
+    ``cells[g]`` (kept when a bootstrap is asked for) holds the group's distinct
+    (y, ŷ) pairs with their counts, so replicates can resample rows exactly.
     """
 
     sums: NDArray[np.float64]  # (G, 7)
+    cells: tuple[RegressionCells, ...] | None = None
 
     FIELDS = ("y", "yhat", "r", "abs_r", "r2", "y2", "yhat2")
 
     def select(self, idx: NDArray[np.intp]) -> RegressionStats:
-        return RegressionStats(self.sums[idx])
+        cells = None if self.cells is None else tuple(self.cells[i] for i in idx)
+        return RegressionStats(self.sums[idx], cells)
 
 
 @dataclass(frozen=True, eq=False)
@@ -425,16 +442,46 @@ def _joint_cells(
     )
 
 
+def regression_features(y: NDArray[np.float64], yhat: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(n, 7): y, ŷ, r, |r|, r², y², ŷ² per row (r = y − ŷ), the summands of the sums."""
+    return np.stack(_summands(y, yhat), axis=1)
+
+
+def _summands(y: NDArray[np.float64], yhat: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    r = y - yhat
+    return (y, yhat, r, np.abs(r), r * r, y * y, yhat * yhat)
+
+
 def build_regression_stats(
-    group_of_row: IntArray, n_groups: int, y: NDArray[np.float64], yhat: NDArray[np.float64]
+    group_of_row: IntArray,
+    n_groups: int,
+    y: NDArray[np.float64],
+    yhat: NDArray[np.float64],
+    *,
+    keep_cells: bool = False,
 ) -> RegressionStats:
-    """Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ² per group with ``np.bincount`` weights."""
+    """Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ² per group with ``np.bincount`` weights; with
+    ``keep_cells`` also each group's distinct (y, ŷ) pairs and their counts (one sort)."""
     keep = group_of_row >= 0
     g, y, yhat = group_of_row[keep], y[keep], yhat[keep]
-    r = y - yhat
-    parts = (y, yhat, r, np.abs(r), r * r, y * y, yhat * yhat)
+    parts = _summands(y, yhat)
     sums = np.stack([np.bincount(g, weights=p, minlength=n_groups) for p in parts], axis=1)
-    return RegressionStats(sums.astype(np.float64))
+    cells = None
+    if keep_cells:
+        order = np.lexsort((yhat, y, g))
+        gs, ys, ps = g[order], y[order], yhat[order]
+        new = np.ones(len(gs), dtype=bool)
+        new[1:] = (gs[1:] != gs[:-1]) | (ys[1:] != ys[:-1]) | (ps[1:] != ps[:-1])
+        starts = np.flatnonzero(new)
+        counts = np.diff(np.append(starts, len(gs))).astype(np.int64)
+        cell_group = gs[starts]
+        values = np.column_stack((ys[starts], ps[starts]))
+        bounds = np.searchsorted(cell_group, np.arange(n_groups + 1))
+        cells = tuple(
+            RegressionCells(values[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]])
+            for i in range(n_groups)
+        )
+    return RegressionStats(sums.astype(np.float64), cells)
 
 
 def group_index(
