@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import hashlib
+import math
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,9 +39,10 @@ from fairpolicy.data.engines import (
     resolve_engine,
 )
 from fairpolicy.data.read import Table, peek_columns, read_table
-from fairpolicy.decide import describe, status_for
+from fairpolicy.decide import describe, status_for, within
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
+from fairpolicy.metrics.grid import grid_error
 from fairpolicy.metrics.registry import lookup
 from fairpolicy.policy.schema import ROLES, Control, Operator, Policy
 from fairpolicy.results import (
@@ -179,9 +181,17 @@ def plan_key(control: Control, spec: MetricSpec) -> Hashable:
 class _Evaluator:
     """Caches label encodings, dimension codes and count tables across controls."""
 
-    def __init__(self, table: Table, seed: int = 0, strings: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        table: Table,
+        seed: int = 0,
+        strings: Sequence[str] = (),
+        decimals: int | None = None,
+    ) -> None:
         self.table = table
         self.seed = seed
+        #: the score grid's decimals when the engine rounded scores (None: exact scores)
+        self.decimals = decimals
         #: columns read as text (dimension and site columns anywhere in the policy)
         self.strings = frozenset(strings)
         #: engines: the tuples of a regression/ranking binding's own columns
@@ -678,7 +688,36 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         text = " ".join(p.render() for p in exc.problems)
         return _finding(c, spec, value=None, status="error", message=text, reason=text)
     decision = c.params.get("decision", "point")
-    status, why = status_for(c, mv.value, decision, (ci.low, ci.high) if ci else None)
+    details = dict(mv.details)
+    error = 0.0
+    if ev.decimals is not None and spec.needs_scores and mv.value is not None:
+        error = grid_error(
+            spec.key, stats.select(keep), spec.resolve_params(c.params), mv, ev.decimals
+        )
+        details["score_grid"] = {
+            "decimals": ev.decimals,
+            "max_error": error if math.isfinite(error) else None,
+        }
+    interval = (ci.low, ci.high) if ci else None
+    if error and interval and interval[0] is not None and interval[1] is not None:
+        interval = (interval[0] - error, interval[1] + error)
+    status, why = status_for(c, mv.value, decision, interval)
+    straddles = (
+        error
+        and status == "pass"
+        and decision == "point"
+        and mv.value is not None
+        and not within(mv.value - error, mv.value + error, c)
+    )
+    if straddles and mv.value is not None:
+        status = "inconclusive"
+        engine = ev.table.source.name if ev.table.source else "engine"
+        bound = f"±{error:.3g}" if math.isfinite(error) else "an unbounded distance"
+        why = (
+            f"scores were rounded to {ev.decimals} decimals on the {engine} engine, which "
+            f"leaves the exact value within {bound} of {mv.value:.6g}, across the threshold; "
+            "rerun with more --score-decimals or --engine embedded"
+        )
     reason = mv.reason or why
     small = [g.group for g in mv.groups if g.n < SMALL_GROUP_WARNING]
     if small and mv.value is not None:
@@ -707,7 +746,7 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             for g in mv.groups
         ],
         excluded_groups=[ExcludedGroup(group=e.group, n=e.n, reason=e.reason) for e in mv.excluded],
-        details=_jsonable(mv.details),
+        details=_jsonable(details),
         worst_group=mv.worst_group,
         classes=list(stats.classes),
         counts={g: stats.counts[i].tolist() for i, g in enumerate(stats.groups) if keep[i]}
@@ -825,7 +864,8 @@ def check(
             strings = _bound_columns(pol, source.available)[1]
             table = source.tuples(_engine_request(pol, source.available, strings, decimals))
         plans = _plan(pol, table)
-        ev = _Evaluator(table, run_seed, strings)
+        rounded = engine_name in ("duckdb", "spark")
+        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None)
         findings = []
         for i, plan in enumerate(plans):
             if progress:
@@ -848,7 +888,7 @@ def check(
         "deterministic": deterministic,
         **stats_options,
     }
-    if engine_name != "embedded":
+    if engine_name in ("duckdb", "spark"):
         run_options["score_decimals"] = decimals
     return Results(
         tool=Tool(version=__version__),

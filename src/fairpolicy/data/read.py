@@ -84,7 +84,11 @@ class Table:
             return [(int(i), v) for i, v in zip(idx, values, strict=True)]
         if self.source is None:
             return []
-        return self.source.first_rows(column, self.columns[column].type, predicate, limit)
+        # a column aggregated away (regression sums) is numeric: read it as float64
+        import pyarrow as pa
+
+        arrow_type = self.columns[column].type if column in self.columns else pa.float64()
+        return self.source.first_rows(column, arrow_type, predicate, limit)
 
 
 def file_sha256(path: Path) -> str:
