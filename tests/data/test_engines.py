@@ -714,3 +714,120 @@ def test_convert_text_matches_the_embedded_reader() -> None:
         assert [str(x) for x in got] == [str(x) for x in expected]
 
     prop()
+
+
+# ---------------------------------------------------------------------------
+# the bounds themselves, on scores piled where rounding hurts most
+
+
+def _adversarial(seed: int, k: int) -> pd.DataFrame:
+    """Scores on grid half-steps, just around bin edges, in a narrow band around the
+    median, and uniform; three groups, three sites."""
+    rng = np.random.default_rng(seed)
+    n = 2000
+    kind = rng.integers(0, 4, n)
+    half = rng.integers(0, 10001, n) * 1e-4 + rng.choice([0.49e-4, -0.49e-4, 0.5e-4], n)
+    edge = rng.integers(1, 10, n) / 10 + rng.uniform(-0.6e-4, 0.6e-4, n)
+    mid = 0.5 + rng.uniform(-3e-4, 3e-4, n)
+    s = np.clip(
+        np.select([kind == 0, kind == 1, kind == 2], [half, edge, mid], rng.uniform(size=n)), 0, 1
+    )
+    g = rng.choice(["A", "B", "C"], n, p=[0.5, 0.3, 0.2])
+    site = rng.choice(["s1", "s2", "s3"], n)
+    if k == 2:
+        y = (rng.uniform(size=n) < s).astype(int)
+        return pd.DataFrame(
+            {"y_true": y, "y_pred": (s > 0.5).astype(int), "g": g, "site": site, "y_score": s}
+        )
+    p = np.stack([s, (1 - s) * 0.5, (1 - s) * 0.5], axis=1)
+    cols = {f"y_score_{j}": p[:, j] for j in range(3)}
+    return pd.DataFrame(
+        {"y_true": rng.integers(0, 3, n), "y_pred": p.argmax(1), "g": g, "site": site, **cols}
+    )
+
+
+@needs_duckdb
+@pytest.mark.parametrize(("seed", "k"), [(0, 2), (1, 3), (2, 2), (3, 3)])
+def test_score_grid_bounds_hold_on_adversarial_scores(seed: int, k: int, tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    _adversarial(seed, k).to_csv(path, index=False)
+    controls = []
+    for key, spec in sorted(REGISTRY.items()):
+        if not spec.needs_scores or (k > 2 and "multiclass" not in spec.tasks):
+            continue
+        variants: list[dict[str, Any]] = [{}]
+        if key.startswith("calibration"):
+            variants += [{"n_bins": 7}, {"n_bins": 15}]
+        for params in variants:
+            inputs = {
+                "target": "y_true",
+                "prediction": "y_pred",
+                "dimension": "g",
+                "score": "y_score",
+            }
+            if spec.secondary_role:
+                inputs["site"] = "site"
+            controls.append(
+                Control(
+                    control_id=f"{key}{params}",
+                    metric_key=key,
+                    metric_key_as_written=key,
+                    threshold=Threshold(value=0.1),
+                    operator=Operator.LT,
+                    inputs=inputs,
+                    params=params,
+                    min_samples=1,
+                )
+            )
+    pol = Policy(form="list", controls=tuple(controls))
+    exact = check(pol, path, engine="embedded")
+    for decimals in (2, 4):
+        grid = check(pol, path, engine="duckdb", score_decimals=decimals)
+        moved = 0
+        for a, b in zip(exact.findings, grid.findings, strict=True):
+            assert (a.value is None) == (b.value is None), (a.control_id, a.reason, b.reason)
+            if a.value is None or b.value is None:
+                continue
+            err = _score_error(b)
+            assert abs(a.value - b.value) <= err, (decimals, a.control_id, a.value, b.value, err)
+            moved += abs(a.value - b.value) > 0
+        assert moved  # the grid changed values, so the bounds were really put to the test
+
+
+@parametrize_engines
+def test_bootstrap_intervals_of_count_metrics_are_identical(engine: str, tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    DATA["binary"].to_csv(path, index=False)
+    controls = [
+        control("dp", threshold="0.9", dimension="grp"),
+        control("eo", "equalized_odds_diff", "0.9", dimension="grp"),
+        control("auc", "auc_gap", "0.9", dimension="grp", input__score="y_score"),
+    ]
+    exact, other = run_both(write_policy(tmp_path, *controls), path, engine, bootstrap=200)
+    assert exact.findings[0].ci is not None
+    for a, b in zip(exact.findings[:2], other.findings[:2], strict=True):
+        assert a.ci == b.ci and a.groups == b.groups
+    assert other.findings[2].ci is not None  # resampled from the grid's joint score cells
+
+
+@parametrize_engines
+def test_ranking_ties_are_ordered_by_group_and_said_so(engine: str, tmp_path: Path) -> None:
+    rows = "".join(f"{i // 2},{'FM'[i % 3 == 0]}\n" for i in range(90))
+    data = write_csv(tmp_path, "score,sex\n" + rows)
+    pol = write_policy(
+        tmp_path,
+        {
+            "control-id": "exp",
+            "props": [
+                {"name": "metric_key", "value": "exposure_ratio"},
+                {"name": "threshold", "value": "0.5"},
+                {"name": "operator", "value": ">="},
+                {"name": "input.score", "value": "score"},
+                {"name": "input.dimension", "value": "sex"},
+            ],
+        },
+    )
+    res = check(pol, data, engine=engine)
+    assert res.findings[0].status in ("pass", "fail")
+    assert any(f"the {engine} engine does not keep row order" in w for w in res.warnings)
+    assert [(g.group, g.n) for g in res.findings[0].groups] == [("F", 60), ("M", 30)]
