@@ -11,6 +11,7 @@ unless ``--keep`` is given.
     python benchmarks/duckdb_scale.py                   # 100M rows (~1.3 GB of Parquet)
     python benchmarks/duckdb_scale.py --rows 5000000    # a quicker run
     python benchmarks/duckdb_scale.py --rows 5000000 --engines duckdb,embedded
+    python benchmarks/duckdb_scale.py --rows 10000000 --format csv --engines duckdb,embedded
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -71,8 +73,11 @@ def generate(path: Path, rows: int, seed: int = 20261122) -> float:
     races = pa.array(["White", "Black", "Hispanic", "Asian", "Other"])
     ages = pa.array(["18-29", "30-49", "50+"])
     sexes = pa.array(["F", "M"])
+    import pyarrow.csv as pacsv
+
+    csv = path.suffix == ".csv"
     t0 = time.perf_counter()
-    writer = None
+    writer: Any = None
     try:
         for start in range(0, rows, CHUNK_ROWS):
             n = min(CHUNK_ROWS, rows - start)
@@ -93,9 +98,22 @@ def generate(path: Path, rows: int, seed: int = 20261122) -> float:
                     "age_band": pa.DictionaryArray.from_arrays(pa.array(age), ages),
                 }
             )
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema, compression="snappy")
-            writer.write_table(table, row_group_size=1_000_000)
+            if csv:
+                table = table.cast(
+                    pa.schema(
+                        [
+                            pa.field(f.name, pa.string()) if pa.types.is_dictionary(f.type) else f
+                            for f in table.schema
+                        ]
+                    )
+                )
+                if writer is None:
+                    writer = pacsv.CSVWriter(path, table.schema)
+                writer.write_table(table)
+            else:
+                if writer is None:
+                    writer = pq.ParquetWriter(path, table.schema, compression="snappy")
+                writer.write_table(table, row_group_size=1_000_000)
     finally:
         if writer is not None:
             writer.close()
@@ -132,18 +150,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=100_000_000)
     ap.add_argument("--engines", default="duckdb", help="comma list: duckdb, embedded, spark")
+    ap.add_argument("--format", choices=("parquet", "csv"), default="parquet")
     ap.add_argument("--dir", help="where to write the data (default: a new temp directory)")
     ap.add_argument("--keep", action="store_true", help="keep the generated file")
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="fairpolicy-scale-", dir=args.dir))
     try:
-        data = work / "predictions.parquet"
+        data = work / f"predictions.{args.format}"
         policy = work / "policy.yaml"
         policy.write_text(policy_yaml(), encoding="utf-8")
         gen = generate(data, args.rows)
         size = data.stat().st_size
-        print(f"generated {args.rows:,} rows, {size / 1e9:.2f} GB of Parquet in {gen:.1f} s")
+        print(f"generated {args.rows:,} rows, {size / 1e9:.2f} GB of {args.format} in {gen:.1f} s")
         print()
         header = (
             f"{'engine':<9} {'rows':>13} {'file GB':>8} {'seconds':>8} {'rows/s':>12} "

@@ -610,6 +610,15 @@ def test_engine_selection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
             resolve_engine(engine, str(data), cols, 100)
     pol = write_policy(tmp_path, control())
     assert main(["check", str(pol), str(data), "--engine", "spark"], stdout=io.StringIO()) == 2
+    from fairpolicy.data.engines import estimate_embedded_peak, estimate_rows
+
+    big = _binary_frame(20_000, 5)
+    big.to_csv(tmp_path / "big.csv", index=False)
+    big.to_parquet(tmp_path / "big.parquet")
+    assert estimate_rows(str(tmp_path / "big.parquet")) == 20_000
+    assert 19_000 <= estimate_rows(str(tmp_path / "big.csv")) <= 21_000
+    four = estimate_embedded_peak(str(tmp_path / "big.csv"), lambda: ["a", "b", "c", "d"])
+    assert four > estimate_embedded_peak(str(tmp_path / "big.csv"), lambda: ["a"])
     assert parse_size("4GB") == 4 << 30 and parse_size("512mib") == 512 << 20
     assert parse_size("1.5G") == 3 << 29 and parse_size(str(1 << 30)) == 1 << 30
     for bad in ("lots", "0%", "1KB", "150%"):

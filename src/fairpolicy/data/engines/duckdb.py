@@ -90,7 +90,9 @@ class DuckDBSource:
                 "memory_limit": f"{max(memory_budget >> 20, 64)}MiB",
                 "temp_directory": self._tmp,
                 "threads": max(os.cpu_count() or 1, 1),
-                "enable_external_access": True,
+                # no network: never download or load extensions behind the user's back
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
             }
         )
         file_list = "[" + ", ".join(quote_str(str(f)) for f in files) + "]"
