@@ -840,3 +840,23 @@ def test_ranking_ties_are_ordered_by_group_and_said_so(engine: str, tmp_path: Pa
     assert res.findings[0].status in ("pass", "fail")
     assert any(f"the {engine} engine does not keep row order" in w for w in res.warnings)
     assert [(g.group, g.n) for g in res.findings[0].groups] == [("F", 60), ("M", 30)]
+
+
+@needs_duckdb
+def test_duckdb_leaves_no_temp_directory_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill))
+    pol = write_policy(tmp_path, control())
+    good = write_csv(tmp_path, "y_true,y_pred,sex\n" + "1,0,F\n0,1,M\n" * 40, "good.csv")
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1 not really")
+    (tmp_path / "x1.csv").write_text("y_true,y_pred,sex\n1,0,F\n")
+    (tmp_path / "x2.csv").write_text("y_true,sex,y_pred\n1,F,0\n")
+    ragged = write_csv(tmp_path, "y_true,y_pred,sex\n1,0,F\n1,0\n", "ragged.csv")
+    for data in (good, tmp_path / "bad.parquet", str(tmp_path / "x*.csv"), ragged):
+        main(["check", str(pol), str(data), "--engine", "duckdb"], stdout=io.StringIO())
+    assert list(spill.iterdir()) == []

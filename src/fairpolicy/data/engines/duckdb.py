@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -70,9 +71,7 @@ class DuckDBSource:
     name = "duckdb"
 
     def __init__(self, data: Any, memory_budget: int) -> None:
-        import duckdb
-
-        from fairpolicy.data.read import _csv_header, file_sha256
+        from fairpolicy.data.read import _csv_header
 
         self.path = os.fspath(data)
         files = expand_paths(data)
@@ -84,7 +83,29 @@ class DuckDBSource:
                 file=self.path,
                 hint="match files of one format.",
             )
+        header: list[str] = []
+        if not self.parquet:
+            header = _csv_header(files[0])
+            for f in files[1:]:
+                if _csv_header(f) != header:
+                    raise DataError(
+                        f"the header differs from that of {files[0]}.",
+                        file=str(f),
+                        hint="every file a pattern matches needs the same columns in the "
+                        "same order.",
+                    )
         self._tmp = tempfile.mkdtemp(prefix="fairpolicy-duckdb-")
+        try:
+            self._connect(files, header, memory_budget)
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self, files: list[Path], header: list[str], memory_budget: int) -> None:
+        import duckdb
+
+        from fairpolicy.data.read import file_sha256
+
         self.con = duckdb.connect(
             config={
                 "memory_limit": f"{max(memory_budget >> 20, 64)}MiB",
@@ -109,15 +130,6 @@ class DuckDBSource:
             self.types = {str(r[0]): str(r[1]) for r in described}
             self.refs = {c: quote_ident(c) for c in self.available}
         else:
-            header = _csv_header(files[0])
-            for f in files[1:]:
-                if _csv_header(f) != header:
-                    raise DataError(
-                        f"the header differs from that of {files[0]}.",
-                        file=str(f),
-                        hint="every file a pattern matches needs the same columns in the "
-                        "same order.",
-                    )
             self.available = header
             # positional names: any header text is safe, duplicates included
             cols = ", ".join(f"{quote_str(f'c{i}')}: 'VARCHAR'" for i in range(len(header)))
@@ -347,7 +359,9 @@ class DuckDBSource:
 
     def close(self) -> None:
         try:
-            self.con.close()
+            con = getattr(self, "con", None)
+            if con is not None:
+                con.close()
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
 
