@@ -1,9 +1,10 @@
 """Read only the columns a policy binds, from CSV, Parquet or a DataFrame.
 
 CSV goes through pyarrow's multi-threaded reader with column selection;
-dimension columns are read as strings so ``01`` and ``1`` stay distinct
-groups. Missing columns are not an error here: the runner reports them per
-control, naming the close matches among the columns the file has.
+dimension columns are read as text (dictionary-encoded while parsing) so
+``01`` and ``1`` stay distinct groups. Missing columns are not an error
+here: the runner reports them per control, naming the close matches among
+the columns the file has.
 """
 
 from __future__ import annotations
@@ -104,13 +105,55 @@ def read_table(
     if path.is_dir():
         raise DataError("this is a directory, not a data file.", file=str(path))
     suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        table = _read_parquet(path, wanted)
-    else:
-        table = _read_csv(path, wanted, strings)
-    if hash_file:
-        table.sha256 = file_sha256(path)
+    # the hash runs in a thread while the file is parsed (hashlib releases the GIL)
+    hasher = _Hasher(path) if hash_file else None
+    try:
+        if suffix in (".parquet", ".pq"):
+            table = _read_parquet(path, wanted)
+        else:
+            table = _read_csv(path, wanted, strings)
+    except BaseException:
+        if hasher is not None:
+            hasher.cancel()
+        raise
+    if hasher is not None:
+        table.sha256 = hasher.result()
     return table
+
+
+class _Hasher:
+    """:func:`file_sha256` in a background thread."""
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        self._path = path
+        self._stop = threading.Event()
+        self._digest: str | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="fairpolicy-sha256", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            h = hashlib.sha256()
+            with self._path.open("rb") as fh:
+                while not self._stop.is_set() and (block := fh.read(1 << 20)):
+                    h.update(block)
+            self._digest = h.hexdigest()
+        except BaseException as exc:  # re-raised in the caller's thread
+            self._error = exc
+
+    def cancel(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def result(self) -> str:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._digest is not None
+        return self._digest
 
 
 def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
@@ -132,7 +175,10 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
             path,
             convert_options=pacsv.ConvertOptions(
                 include_columns=present,
-                column_types={c: pa.string() for c in present if c in strings},
+                # group columns arrive dictionary-encoded: no per-row strings
+                column_types={
+                    c: pa.dictionary(pa.int32(), pa.string()) for c in present if c in strings
+                },
                 strings_can_be_null=True,
             ),
         )
