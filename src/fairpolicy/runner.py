@@ -30,6 +30,7 @@ from fairpolicy.data.bind import (
     score_column_names,
     validate_scores,
 )
+from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
@@ -685,25 +686,23 @@ def check(
     }
     _check_stats_options(stats_options)
     run_seed = DEFAULT_SEED if seed is None else int(seed)
-    pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
-    available = peek_columns(data)
-    wanted: list[str] = []
-    strings: list[str] = []
-    for c in pol.controls:
-        for role, value in c.inputs.items():
-            if role == "dimension":
-                wanted += c.dimension_columns
-                strings += c.dimension_columns
-            elif role == "site":
-                wanted.append(value)
-                strings.append(value)
-            elif role == "score":
-                wanted += score_column_names(available, value)
-            else:
-                wanted.append(value)
+    # the data read starts now, beside the policy's validation (see data/prefetch.py)
+    prefetch = Prefetch.start(policy, data, bind)
+    try:
+        pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
+        available = peek_columns(data)
+    except BaseException:
+        if prefetch is not None:
+            prefetch.wait()
+        raise
+    wanted, strings = bound_columns(
+        available, [(role, value) for c in pol.controls for role, value in c.inputs.items()]
+    )
     if progress:
         progress("reading data", 0, 0)
-    table = read_table(data, wanted, string_columns=strings)
+    table = prefetch.take(wanted, strings, available) if prefetch is not None else None
+    if table is None:
+        table = read_table(data, wanted, string_columns=strings)
     plans = _plan(pol, table)
     ev = _Evaluator(table, run_seed)
     findings = []

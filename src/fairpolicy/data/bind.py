@@ -311,11 +311,17 @@ def label_codes(
         lo = min(classes)
         lut = np.full(max(classes) - lo + 1, -1, dtype=dtype)
         lut[np.asarray(classes, dtype=np.int64) - lo] = np.arange(len(classes))
+        # classes 0..K-1 (the usual case): the code is the value itself
+        identity = classes == list(range(len(classes)))
         out = np.empty(len(arr), dtype=dtype)
         at = 0
         for chunk in arr.chunks:
             values = _values(chunk)
-            np.take(lut, values - lo if lo else values, out=out[at : at + len(values)])
+            seg = out[at : at + len(values)]
+            if identity:
+                np.copyto(seg, values, casting="unsafe")
+            else:
+                np.take(lut, values - lo if lo else values, out=seg, mode="clip")
             at += len(values)
         return out
     chunks = _dictionary_chunks(arr)
@@ -505,24 +511,31 @@ def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.signedinteger[Any
     ):
         arr = arr.cast(pa.string())
     chunks = _dictionary_chunks(arr)
-    trimmed: list[list[str | None]] = []
-    names: set[str] = set()
-    for values, idx, valid in chunks:
-        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-            values = values.cast(pa.string())
-        text = pc.utf8_trim_whitespace(values).to_pylist()
-        trimmed.append(text)
-        if not text:
-            continue
-        # only the entries some row uses: a dictionary may hold values no row has
-        used = np.zeros(len(text), dtype=bool)
-        used[idx if valid is None else idx[valid]] = True
-        names.update(v for v, u in zip(text, used, strict=True) if u and v)
-    order = sorted(names)
+    if not chunks:
+        return np.empty(0, dtype=np.int8), []
+    # every chunk's dictionary, trimmed in one call
+    values = [v if pa.types.is_string(v.type) else v.cast(pa.string()) for v, _, _ in chunks]
+    text = pc.utf8_trim_whitespace(pa.chunked_array(values, type=pa.string())).to_pylist()
+    trimmed, at = [], 0
+    for v in values:
+        trimmed.append(text[at : at + len(v)])
+        at += len(v)
+    order = sorted({v for v in text if v})
     dtype = smallest_code_dtype(len(order))
     position = {v: i for i, v in enumerate(order)}
     luts = [np.array([position.get(v, -1) if v else -1 for v in t], dtype=dtype) for t in trimmed]
-    return _lookup(chunks, luts, dtype), order
+    codes = _lookup(chunks, luts, dtype)
+    # keep only the names some row has: a dictionary may hold values no row uses
+    seen = np.zeros(len(order) + 1, dtype=bool)  # the last slot catches −1
+    seen[codes] = True
+    if not seen[:-1].all():
+        kept = np.flatnonzero(seen[:-1])
+        order = [order[i] for i in kept]
+        dtype = smallest_code_dtype(len(order))
+        remap = np.full(len(seen), -1, dtype=dtype)
+        remap[kept] = np.arange(len(kept))
+        codes = remap[codes]
+    return codes, order
 
 
 def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) -> list[str]:
