@@ -281,3 +281,49 @@ def test_a_csv_check_does_not_import_pandas(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def _plain(path: Path, column: str) -> pa.ChunkedArray:
+    return pacsv.read_csv(path).column(column)
+
+
+@pytest.mark.parametrize(
+    ("tail", "expected_type"),
+    [
+        ("1\n-128\n127\n", pa.int8()),  # fits: read as int8
+        ("1\n300\n", pa.int64()),  # a later value does not fit int8: inferred again
+        ("1\n1.5\n", pa.float64()),  # a later fraction: the type inference gives
+        ("1\nyes\n", pa.string()),
+        ("NA\n\n0\n", pa.int8()),  # missing values stay missing
+    ],
+)
+def test_small_integer_columns_read_as_int8_or_as_inferred(
+    tmp_path: Path, tail: str, expected_type: pa.DataType
+) -> None:
+    path = tmp_path / "d.csv"
+    # the first block (64 KiB) holds small integers only
+    path.write_text(
+        "y,g\n" + "0,a\n1,b\n" * 20_000 + "".join(f"{v},c\n" for v in tail.split("\n")[:-1])
+    )
+    table = read_table(path, ["y", "g"], string_columns=["g"])
+    col = table.columns["y"]
+    assert col.type == expected_type
+    plain = _plain(path, "y")
+    assert col.to_pylist() == plain.to_pylist()
+    assert col.null_count == plain.null_count
+
+
+def test_check_results_do_not_depend_on_the_int8_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fairpolicy
+    from fairpolicy.data import read
+
+    root = Path(__file__).resolve().parents[2] / "examples"
+    for example in ("credit", "dermatology"):
+        policy, data = root / example / "policy.yaml", root / example / "predictions.csv"
+        narrow = fairpolicy.check(policy, data, deterministic=True).model_dump(mode="json")
+        with monkeypatch.context() as m:
+            m.setattr(read, "_small_int_columns", lambda path, columns: [])
+            wide = fairpolicy.check(policy, data, deterministic=True).model_dump(mode="json")
+        assert narrow == wide

@@ -192,8 +192,8 @@ def encode_labels(
             hint="export both columns with the same label type.",
         )
     integer = kt == "int"
-    if integer:
-        t_arr, p_arr = t_arr.cast(pa.int64()), p_arr.cast(pa.int64())
+    if integer:  # signed integers stay as read (CSV labels arrive as int8 when they fit)
+        t_arr, p_arr = _signed(t_arr), _signed(p_arr)
     else:
         t_arr, p_arr = t_arr.cast(pa.string()), p_arr.cast(pa.string())
 
@@ -281,12 +281,19 @@ def encode_labels(
     )
 
 
+def _signed(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A signed integer column as is; booleans and unsigned integers as int64."""
+    import pyarrow as pa
+
+    return arr if pa.types.is_signed_integer(arr.type) else arr.cast(pa.int64())
+
+
 def distinct_values(arrays: list[pa.ChunkedArray]) -> list[Any]:
-    """The sorted distinct values of int64 or string label columns (no nulls)."""
+    """The sorted distinct values of signed-integer or string label columns (no nulls)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if all(pa.types.is_int64(a.type) for a in arrays):
+    if all(pa.types.is_signed_integer(a.type) for a in arrays):
         bounds = [pc.min_max(a).as_py() for a in arrays]
         if all(b["min"] is not None for b in bounds):
             lo, hi = min(b["min"] for b in bounds), max(b["max"] for b in bounds)
@@ -295,7 +302,7 @@ def distinct_values(arrays: list[pa.ChunkedArray]) -> list[Any]:
                 for arr in arrays:
                     for chunk in arr.chunks:
                         values = _values(chunk)
-                        seen[values - lo if lo else values] = True
+                        seen[np.subtract(values, lo, dtype=np.int64) if lo else values] = True
                 found: list[Any] = (np.flatnonzero(seen) + lo).tolist()
                 return found
     return sorted(set().union(*(pc.unique(a).to_pylist() for a in arrays)))
@@ -304,8 +311,8 @@ def distinct_values(arrays: list[pa.ChunkedArray]) -> list[Any]:
 def label_codes(
     arr: pa.ChunkedArray, classes: list[Any], integer: bool
 ) -> NDArray[np.signedinteger[Any]]:
-    """Each row's position in ``classes`` (int64 or string labels, no nulls, every value
-    one of ``classes``), in the narrowest integer type that holds it."""
+    """Each row's position in ``classes`` (signed-integer or string labels, no nulls,
+    every value one of ``classes``), in the narrowest integer type that holds it."""
     dtype = smallest_code_dtype(len(classes))
     if integer and classes and max(classes) - min(classes) < 1 << 20:
         lo = min(classes)
@@ -321,7 +328,8 @@ def label_codes(
             if identity:
                 np.copyto(seg, values, casting="unsafe")
             else:
-                np.take(lut, values - lo if lo else values, out=seg, mode="clip")
+                index = np.subtract(values, lo, dtype=np.int64) if lo else values
+                np.take(lut, index, out=seg, mode="clip")
             at += len(values)
         return out
     chunks = _dictionary_chunks(arr)

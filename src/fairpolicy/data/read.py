@@ -170,18 +170,25 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
             hint="give every column a unique name.",
         )
     present = [c for c in wanted if c in header]
-    try:
-        arrow = pacsv.read_csv(
+    # group columns arrive dictionary-encoded: no per-row strings
+    text = {c: pa.dictionary(pa.int32(), pa.string()) for c in present if c in strings}
+    narrow = _small_int_columns(path, [c for c in present if c not in strings])
+
+    def read(column_types: dict[str, pa.DataType]) -> pa.Table:
+        return pacsv.read_csv(
             path,
             convert_options=pacsv.ConvertOptions(
-                include_columns=present,
-                # group columns arrive dictionary-encoded: no per-row strings
-                column_types={
-                    c: pa.dictionary(pa.int32(), pa.string()) for c in present if c in strings
-                },
-                strings_can_be_null=True,
+                include_columns=present, column_types=column_types, strings_can_be_null=True
             ),
         )
+
+    try:
+        try:
+            arrow = read({**text, **{c: pa.int8() for c in narrow}})
+        except pa.ArrowInvalid:
+            if not narrow:
+                raise
+            arrow = read(text)  # a value past the first block is not a small integer
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         msg = str(exc).splitlines()[0]
         raise DataError(
@@ -201,6 +208,38 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
         rows=arrow.num_rows,
         path=str(path),
     )
+
+
+def _small_int_columns(path: Path, columns: list[str]) -> list[str]:
+    """Columns whose first block holds only integers in −128..127 (class labels, ranks).
+
+    They are read as int8 instead of int64: the same values in an eighth of the memory.
+    A later value that does not fit makes that read fail, and the file is read again
+    with inferred types, so the values (and any type a later value implies) never change.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    if not columns:
+        return []
+    try:
+        reader = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(block_size=1 << 16, use_threads=False),
+            convert_options=pacsv.ConvertOptions(include_columns=columns),
+        )
+        batch = reader.read_next_batch()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, StopIteration):
+        return []  # the real read reports the problem
+    out = []
+    for c in columns:
+        col = batch.column(c)
+        if pa.types.is_integer(col.type):
+            bounds = pc.min_max(col).as_py()
+            if bounds["min"] is not None and bounds["min"] >= -128 and bounds["max"] <= 127:
+                out.append(c)
+    return out
 
 
 def _read_parquet(path: Path, wanted: list[str]) -> Table:
