@@ -230,7 +230,7 @@ def _small_int_columns(path: Path, columns: list[str]) -> list[str]:
             convert_options=pacsv.ConvertOptions(include_columns=columns),
         )
         batch = reader.read_next_batch()
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, StopIteration):
+    except (pa.ArrowException, OSError, StopIteration):
         return []  # the real read reports the problem
     out = []
     for c in columns:
