@@ -463,7 +463,7 @@ def _validity(arr: pa.Array) -> NDArray[np.bool_] | None:
 def _dictionary_chunks(
     arr: pa.ChunkedArray,
 ) -> list[tuple[pa.Array, NDArray[Any], NDArray[np.bool_] | None]]:
-    """Per chunk: (dictionary values as Python objects, index view, validity or None).
+    """Per chunk: (its dictionary, a NumPy view of its indices, their validity or None).
 
     A column that is not dictionary-encoded is encoded first (one hash pass), so the
     work per distinct value happens on the small dictionaries, never per row.
