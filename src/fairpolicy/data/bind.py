@@ -50,8 +50,9 @@ class LabelKey:
 @dataclass
 class Labels:
     classes: tuple[str, ...]
-    true_codes: NDArray[np.int64]
-    pred_codes: NDArray[np.int64]
+    #: each row's class index (narrowest integer type; see :func:`label_codes`)
+    true_codes: NDArray[np.signedinteger[Any]]
+    pred_codes: NDArray[np.signedinteger[Any]]
     #: rows kept (None = all); rows are dropped only under ``missing: drop``
     keep: NDArray[np.bool_] | None
     positive: int | None
@@ -195,19 +196,18 @@ def encode_labels(
     metric meets more than two classes.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     ctx = _Ctx(table, control)
     t_arr, p_arr = table.columns[key.target], table.columns[key.prediction]
     warnings: list[str] = []
 
-    # --- missing values
-    keep, dropped_note = require_complete(
-        table,
-        control,
-        {key.target: _null_mask(t_arr), key.prediction: _null_mask(p_arr)},
-        key.missing,
-    )
+    # --- missing values (a column without nulls or NaN needs no mask)
+    masks = {
+        col: _null_mask(arr)
+        for col, arr in ((key.target, t_arr), (key.prediction, p_arr))
+        if arr.null_count or _is_float(arr)
+    }
+    keep, dropped_note = require_complete(table, control, masks, key.missing)
     warnings += dropped_note
     if keep is not None:
         t_arr = t_arr.filter(pa.array(keep))
@@ -239,12 +239,12 @@ def encode_labels(
             hint="export both columns with the same label type.",
         )
     integer = kt == "int"
-    if integer:
-        t_arr, p_arr = t_arr.cast(pa.int64()), p_arr.cast(pa.int64())
+    if integer:  # signed integers stay as read (CSV labels arrive as int8 when they fit)
+        t_arr, p_arr = _signed(t_arr), _signed(p_arr)
     else:
         t_arr, p_arr = t_arr.cast(pa.string()), p_arr.cast(pa.string())
 
-    observed = sorted(set(pc.unique(t_arr).to_pylist()) | set(pc.unique(p_arr).to_pylist()))
+    observed = distinct_values([t_arr] if key.prediction == key.target else [t_arr, p_arr])
 
     # --- K from scores / declared
     score_cols: tuple[str, ...] = ()
@@ -315,22 +315,81 @@ def encode_labels(
                 want = None
         positive = classes.index(want) if want in classes else None
 
-    value_set = pa.array(classes, type=pa.int64() if integer else pa.string())
-    t_codes = pc.index_in(t_arr, value_set=value_set).to_numpy(zero_copy_only=False)
-    p_codes = pc.index_in(p_arr, value_set=value_set).to_numpy(zero_copy_only=False)
+    t_codes = label_codes(t_arr, classes, integer)
+    p_codes = t_codes if key.prediction == key.target else label_codes(p_arr, classes, integer)
     weights = table.weights
     if weights is not None and keep is not None:
         weights = weights[keep]
     return Labels(
         classes=tuple(str(c) for c in classes),
-        true_codes=np.asarray(t_codes, dtype=np.int64),
-        pred_codes=np.asarray(p_codes, dtype=np.int64),
+        true_codes=t_codes,
+        pred_codes=p_codes,
         keep=keep,
         positive=positive,
         score_columns=score_cols,
         warnings=warnings,
         weights=weights,
     )
+
+
+def _signed(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A signed integer column as is; booleans and unsigned integers as int64."""
+    import pyarrow as pa
+
+    return arr if pa.types.is_signed_integer(arr.type) else arr.cast(pa.int64())
+
+
+def distinct_values(arrays: list[pa.ChunkedArray]) -> list[Any]:
+    """The sorted distinct values of signed-integer or string label columns (no nulls)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if all(pa.types.is_signed_integer(a.type) for a in arrays):
+        bounds = [pc.min_max(a).as_py() for a in arrays]
+        if all(b["min"] is not None for b in bounds):
+            lo, hi = min(b["min"] for b in bounds), max(b["max"] for b in bounds)
+            if hi - lo < 1 << 20:  # mark the values seen: no hashing, no large array
+                seen = np.zeros(hi - lo + 1, dtype=bool)
+                for arr in arrays:
+                    for chunk in arr.chunks:
+                        values = _values(chunk)
+                        seen[np.subtract(values, lo, dtype=np.int64) if lo else values] = True
+                found: list[Any] = (np.flatnonzero(seen) + lo).tolist()
+                return found
+    return sorted(set().union(*(pc.unique(a).to_pylist() for a in arrays)))
+
+
+def label_codes(
+    arr: pa.ChunkedArray, classes: list[Any], integer: bool
+) -> NDArray[np.signedinteger[Any]]:
+    """Each row's position in ``classes`` (signed-integer or string labels, no nulls,
+    every value one of ``classes``), in the narrowest integer type that holds it."""
+    dtype = smallest_code_dtype(len(classes))
+    if integer and classes and max(classes) - min(classes) < 1 << 20:
+        lo = min(classes)
+        lut = np.full(max(classes) - lo + 1, -1, dtype=dtype)
+        lut[np.asarray(classes, dtype=np.int64) - lo] = np.arange(len(classes))
+        # classes 0..K-1 (the usual case): the code is the value itself
+        identity = classes == list(range(len(classes)))
+        out = np.empty(len(arr), dtype=dtype)
+        at = 0
+        for chunk in arr.chunks:
+            values = _values(chunk)
+            seg = out[at : at + len(values)]
+            if identity:
+                np.copyto(seg, values, casting="unsafe")
+            else:
+                index = np.subtract(values, lo, dtype=np.int64) if lo else values
+                np.take(lut, index, out=seg, mode="clip")
+            at += len(values)
+        return out
+    chunks = _dictionary_chunks(arr)
+    position = {c: i for i, c in enumerate(classes)}
+    luts = [
+        np.array([position.get(v, -1) for v in values.to_pylist()], dtype=dtype)
+        for values, _, _ in chunks
+    ]
+    return _lookup(chunks, luts, dtype)
 
 
 def _positive(ctx: _Ctx, key: LabelKey, classes: list[Any], integer: bool) -> tuple[list[Any], int]:
@@ -409,21 +468,133 @@ def score_column_names(table_available: list[str], spec: str) -> list[str]:
     return out
 
 
-def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.int64], list[str]]:
-    """Dictionary-encode a group column: codes (−1 = missing) and group names."""
+def smallest_code_dtype(n: int) -> np.dtype[Any]:
+    """The narrowest signed integer type holding the codes ``-1 .. n`` (``n`` = a spare slot)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+def _values(arr: pa.Array) -> NDArray[Any]:
+    """A fixed-width integer or float Arrow array's value buffer as a zero-copy NumPy view.
+
+    Null slots hold arbitrary values; callers mask them with :func:`_validity`. (The
+    reason not to call ``Array.to_numpy``: its first call imports pandas, 0.2 s.)
+    """
+    import pyarrow as pa
+
+    t = arr.type
+    if pa.types.is_floating(t):
+        kind = "f"
+    elif pa.types.is_signed_integer(t):
+        kind = "i"
+    elif pa.types.is_unsigned_integer(t):
+        kind = "u"
+    else:
+        raise TypeError(f"not a fixed-width numeric array: {t}")
+    dtype = np.dtype(f"{kind}{t.bit_width // 8}")
+    if len(arr) == 0:
+        return np.empty(0, dtype=dtype)
+    return np.frombuffer(
+        arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize
+    )
+
+
+def _validity(arr: pa.Array) -> NDArray[np.bool_] | None:
+    """Which slots of ``arr`` hold a value (None when none is null)."""
+    if arr.null_count == 0:
+        return None
+    bits = np.frombuffer(arr.buffers()[0], dtype=np.uint8)
+    return np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset :].astype(
+        bool
+    )
+
+
+def _dictionary_chunks(
+    arr: pa.ChunkedArray,
+) -> list[tuple[pa.Array, NDArray[Any], NDArray[np.bool_] | None]]:
+    """Per chunk: (its dictionary, a NumPy view of its indices, their validity or None).
+
+    A column that is not dictionary-encoded is encoded first (one hash pass), so the
+    work per distinct value happens on the small dictionaries, never per row.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+    if not pa.types.is_dictionary(arr.type):
+        arr = pc.dictionary_encode(arr)
+    out = []
+    for chunk in arr.chunks:
+        indices = chunk.indices
+        out.append((chunk.dictionary, _values(indices), _validity(indices)))
+    return out
+
+
+def _lookup(
+    chunks: list[tuple[pa.Array, NDArray[Any], NDArray[np.bool_] | None]],
+    luts: list[NDArray[Any]],
+    dtype: np.dtype[Any],
+) -> NDArray[Any]:
+    """Row codes ``lut[index]`` chunk by chunk; null rows get −1."""
+    total = sum(len(idx) for _, idx, _ in chunks)
+    out = np.empty(total, dtype=dtype)
+    at = 0
+    for (_, idx, valid), lut in zip(chunks, luts, strict=True):
+        seg = out[at : at + len(idx)]
+        if len(lut):
+            np.take(lut, idx, out=seg, mode="clip")  # null slots may hold any index
+        else:
+            seg[:] = -1
+        if valid is not None:
+            seg[~valid] = -1
+        at += len(idx)
+    return out
+
+
+def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.signedinteger[Any]], list[str]]:
+    """Dictionary-encode a group column: codes (−1 = missing) and sorted group names.
+
+    Values are compared as text with surrounding whitespace trimmed; empty values
+    and nulls are missing. The codes use the narrowest integer type that also holds
+    ``len(names)`` (the spare slot callers use for "missing"). Only the distinct
+    values of each chunk are handled in Python; rows are mapped with one ``np.take``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (
+        pa.types.is_dictionary(arr.type)
+        or pa.types.is_string(arr.type)
+        or pa.types.is_large_string(arr.type)
+    ):
         arr = arr.cast(pa.string())
-    arr = pc.utf8_trim_whitespace(arr)
-    empty = pc.equal(arr, "")
-    arr = pc.if_else(empty, pa.scalar(None, pa.string()), arr)
-    uniq = sorted(v for v in pc.unique(arr).to_pylist() if v is not None)
-    codes = pc.index_in(arr, value_set=pa.array(uniq, type=pa.string()))
-    out = codes.to_numpy(zero_copy_only=False)
-    out = np.where(np.isnan(out), -1, out) if out.dtype.kind == "f" else out
-    return np.asarray(out, dtype=np.int64), uniq
+    chunks = _dictionary_chunks(arr)
+    if not chunks:
+        return np.empty(0, dtype=np.int8), []
+    # every chunk's dictionary, trimmed in one call
+    values = [v if pa.types.is_string(v.type) else v.cast(pa.string()) for v, _, _ in chunks]
+    text = pc.utf8_trim_whitespace(pa.chunked_array(values, type=pa.string())).to_pylist()
+    trimmed, at = [], 0
+    for v in values:
+        trimmed.append(text[at : at + len(v)])
+        at += len(v)
+    order = sorted({v for v in text if v})
+    dtype = smallest_code_dtype(len(order))
+    position = {v: i for i, v in enumerate(order)}
+    luts = [np.array([position.get(v, -1) if v else -1 for v in t], dtype=dtype) for t in trimmed]
+    codes = _lookup(chunks, luts, dtype)
+    # keep only the names some row has: a dictionary may hold values no row uses
+    seen = np.zeros(len(order) + 1, dtype=bool)  # the last slot catches −1
+    seen[codes] = True
+    if not seen[:-1].all():
+        kept = np.flatnonzero(seen[:-1])
+        order = [order[i] for i in kept]
+        dtype = smallest_code_dtype(len(order))
+        remap = np.full(len(seen), -1, dtype=dtype)
+        remap[kept] = np.arange(len(kept))
+        codes = remap[codes]
+    return codes, order
 
 
 def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) -> list[str]:

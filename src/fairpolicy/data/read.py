@@ -1,9 +1,10 @@
 """Read only the columns a policy binds, from CSV, Parquet or a DataFrame.
 
 CSV goes through pyarrow's multi-threaded reader with column selection;
-dimension columns are read as strings so ``01`` and ``1`` stay distinct
-groups. Missing columns are not an error here: the runner reports them per
-control, naming the close matches among the columns the file has.
+dimension columns are read as text (dictionary-encoded while parsing) so
+``01`` and ``1`` stay distinct groups. Missing columns are not an error
+here: the runner reports them per control, naming the close matches among
+the columns the file has.
 """
 
 from __future__ import annotations
@@ -160,13 +161,55 @@ def read_table(
     if path.is_dir():
         raise DataError("this is a directory, not a data file.", file=str(path))
     suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        table = _read_parquet(path, wanted)
-    else:
-        table = _read_csv(path, wanted, strings)
-    if hash_file:
-        table.sha256 = file_sha256(path)
+    # the hash runs in a thread while the file is parsed (hashlib releases the GIL)
+    hasher = _Hasher(path) if hash_file else None
+    try:
+        if suffix in (".parquet", ".pq"):
+            table = _read_parquet(path, wanted)
+        else:
+            table = _read_csv(path, wanted, strings)
+    except BaseException:
+        if hasher is not None:
+            hasher.cancel()
+        raise
+    if hasher is not None:
+        table.sha256 = hasher.result()
     return table
+
+
+class _Hasher:
+    """:func:`file_sha256` in a background thread."""
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        self._path = path
+        self._stop = threading.Event()
+        self._digest: str | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="fairpolicy-sha256", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            h = hashlib.sha256()
+            with self._path.open("rb") as fh:
+                while not self._stop.is_set() and (block := fh.read(1 << 20)):
+                    h.update(block)
+            self._digest = h.hexdigest()
+        except BaseException as exc:  # re-raised in the caller's thread
+            self._error = exc
+
+    def cancel(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def result(self) -> str:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._digest is not None
+        return self._digest
 
 
 def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
@@ -183,15 +226,25 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
             hint="give every column a unique name.",
         )
     present = [c for c in wanted if c in header]
-    try:
-        arrow = pacsv.read_csv(
+    # group columns arrive dictionary-encoded: no per-row strings
+    text = {c: pa.dictionary(pa.int32(), pa.string()) for c in present if c in strings}
+    narrow = _small_int_columns(path, [c for c in present if c not in strings])
+
+    def read(column_types: dict[str, pa.DataType]) -> pa.Table:
+        return pacsv.read_csv(
             path,
             convert_options=pacsv.ConvertOptions(
-                include_columns=present,
-                column_types={c: pa.string() for c in present if c in strings},
-                strings_can_be_null=True,
+                include_columns=present, column_types=column_types, strings_can_be_null=True
             ),
         )
+
+    try:
+        try:
+            arrow = read({**text, **{c: pa.int8() for c in narrow}})
+        except pa.ArrowInvalid:
+            if not narrow:
+                raise
+            arrow = read(text)  # a value past the first block is not a small integer
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         msg = str(exc).splitlines()[0]
         raise DataError(
@@ -211,6 +264,38 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
         rows=arrow.num_rows,
         path=str(path),
     )
+
+
+def _small_int_columns(path: Path, columns: list[str]) -> list[str]:
+    """Columns whose first block holds only integers in −128..127 (class labels, ranks).
+
+    They are read as int8 instead of int64: the same values in an eighth of the memory.
+    A later value that does not fit makes that read fail, and the file is read again
+    with inferred types, so the values (and any type a later value implies) never change.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    if not columns:
+        return []
+    try:
+        reader = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(block_size=1 << 16, use_threads=False),
+            convert_options=pacsv.ConvertOptions(include_columns=columns),
+        )
+        batch = reader.read_next_batch()
+    except (pa.ArrowException, OSError, StopIteration):
+        return []  # the real read reports the problem
+    out = []
+    for c in columns:
+        col = batch.column(c)
+        if pa.types.is_integer(col.type):
+            bounds = pc.min_max(col).as_py()
+            if bounds["min"] is not None and bounds["min"] >= -128 and bounds["max"] <= 127:
+                out.append(c)
+    return out
 
 
 def _read_parquet(path: Path, wanted: list[str]) -> Table:

@@ -250,19 +250,30 @@ def confusion_counts(
     (the caller counts them as the unknown group). ``weights`` counts row i
     ``weights[i]`` times.
     """
-    k = num_classes
-    g = np.asarray(group_codes, dtype=np.int64)
+    g = np.asarray(group_codes)
+    t, p = np.asarray(true_codes), np.asarray(pred_codes)
     keep = g >= 0
     if not keep.all():
-        g = g[keep]
-        t = np.asarray(true_codes, dtype=np.int64)[keep]
-        p = np.asarray(pred_codes, dtype=np.int64)[keep]
+        g, t, p = g[keep], t[keep], p[keep]
         if weights is not None:
             weights = weights[keep]
-    else:
-        t = np.asarray(true_codes, dtype=np.int64)
-        p = np.asarray(pred_codes, dtype=np.int64)
-    index = (g * k + t) * k + p
+    index = g.astype(np.int64)  # a copy: the index is built in place on it
+    return _count_cells(index, t, p, num_groups, num_classes, weights)
+
+
+def _count_cells(
+    index: IntArray,
+    t: NDArray[np.integer],
+    p: NDArray[np.integer],
+    num_groups: int,
+    k: int,
+    weights: IntArray | None = None,
+) -> IntArray:
+    """counts[g, t, p] from ``index`` (each row's group, consumed: updated in place)."""
+    index *= k
+    index += t
+    index *= k
+    index += p
     flat = weighted_bincount(index, weights, num_groups * k * k)
     return flat.reshape(num_groups, k, k)
 
@@ -303,13 +314,57 @@ def marginalize(
 
 #: Above this many dense (cell, t, p) bins the builder compacts cells with np.unique.
 _DENSE_LIMIT = 20_000_000
+#: Up to this many bins the rows are counted block by block (no full-length index).
+_BLOCK_BINS = 1 << 15
+#: Rows per block: the block's index stays in cache, and no large array is allocated
+#: (on a fresh process every new page of a large array costs a page fault).
+_BLOCK_ROWS = 1 << 16
+
+
+def _blocked_counts(
+    dimensions: Sequence[tuple[NDArray[np.integer], list[str]]],
+    radix: Sequence[int],
+    true_codes: NDArray[np.integer],
+    pred_codes: NDArray[np.integer],
+    total_cells: int,
+    k: int,
+    weights: IntArray | None = None,
+) -> IntArray:
+    """counts[cell, t, p] over the mixed-radix cells of ``dimensions``, block by block.
+
+    The same numbers as building the full index and one ``np.bincount`` (integer sums
+    are exact in any order), with memory bounded by the block size.
+    """
+    n_bins = total_cells * k * k
+    parts = []
+    for (codes, names), card in zip(dimensions, radix, strict=True):
+        # missing (−1) goes to slot len(names); skip the remap when nothing is missing
+        parts.append((codes, len(names), card, len(codes) > 0 and int(codes.min()) < 0))
+    n = len(true_codes)
+    counts = np.zeros(n_bins, dtype=np.int64)
+    buf = np.empty(min(n, _BLOCK_ROWS), dtype=np.int64)
+    for lo in range(0, n, _BLOCK_ROWS):
+        hi = min(lo + _BLOCK_ROWS, n)
+        index = buf[: hi - lo]
+        index.fill(0)
+        for codes, slot, card, missing in parts:
+            c = codes[lo:hi]
+            index *= card
+            index += np.where(c < 0, slot, c) if missing else c
+        index *= k
+        index += true_codes[lo:hi]
+        index *= k
+        index += pred_codes[lo:hi]
+        w = None if weights is None else weights[lo:hi]
+        counts += weighted_bincount(index, w, n_bins)
+    return counts.reshape(total_cells, k, k)
 
 
 def build_group_stats(
     true_codes: NDArray[np.integer],
     pred_codes: NDArray[np.integer],
     classes: tuple[str, ...],
-    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]],
+    dimensions: dict[str, tuple[NDArray[np.integer], list[str]]],
     requests: Sequence[tuple[str, ...]],
     positive: int | None = None,
     weights: IntArray | None = None,
@@ -340,14 +395,20 @@ def build_group_stats(
             inverse.ravel(), true_codes, pred_codes, len(uniq), k, weights
         )
         code_rows = uniq.tolist()
+    elif total_cells * k * k <= _BLOCK_BINS:
+        counts = _blocked_counts(
+            [dimensions[c] for c in cols], radix, true_codes, pred_codes, total_cells, k, weights
+        )
+        cell_ids = np.flatnonzero(counts.sum(axis=(1, 2)))
+        cell_counts = counts[cell_ids]
     else:
         cell = np.zeros(len(true_codes), dtype=np.int64)
         for c, card in zip(cols, radix, strict=True):
             codes, names = dimensions[c]
             cell *= card
             cell += np.where(codes < 0, len(names), codes)
-        if total_cells * k * k <= _DENSE_LIMIT:
-            counts = confusion_counts(cell, true_codes, pred_codes, total_cells, k, weights)
+        if total_cells * k * k <= _DENSE_LIMIT:  # every cell code is >= 0: no filtering
+            counts = _count_cells(cell, true_codes, pred_codes, total_cells, k, weights)
             present = np.flatnonzero(counts.sum(axis=(1, 2)))
             cell_ids, cell_counts = present, counts[present]
         else:
@@ -355,6 +416,7 @@ def build_group_stats(
             cell_counts = confusion_counts(
                 inverse, true_codes, pred_codes, len(cell_ids), k, weights
             )
+    if total_cells < 2**62:
         code_rows = []
         for cid in cell_ids.tolist():
             row = []
@@ -386,7 +448,7 @@ def build_group_stats(
 
 
 def row_groups(
-    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]],
+    dimensions: dict[str, tuple[NDArray[np.integer], list[str]]],
     columns: Sequence[str],
     groups: Sequence[str],
 ) -> IntArray:
@@ -548,7 +610,7 @@ def build_regression_stats(
 
 
 def group_index(
-    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]],
+    dimensions: dict[str, tuple[NDArray[np.integer], list[str]]],
     columns: Sequence[str],
     weights: IntArray | None = None,
 ) -> tuple[tuple[str, ...], IntArray, int, tuple[tuple[str, ...], ...]]:
