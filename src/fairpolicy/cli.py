@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, TextIO
 
 from fairpolicy import __version__
@@ -121,6 +121,19 @@ def _parser() -> argparse.ArgumentParser:
         help="what fails the gate: failing controls (error, default), also warn-mode "
         "failures (warning), or nothing (never; exit 2 still means could not evaluate)",
     )
+    lim = c.add_argument_group("resource limits")
+    lim.add_argument(
+        "--max-rows",
+        type=int,
+        metavar="N",
+        help="refuse data with more than N rows (exit 2), checked before the rows are read",
+    )
+    lim.add_argument(
+        "--memory-budget",
+        metavar="SIZE",
+        help="refuse data whose bound columns would need more memory than SIZE (e.g. 4G; "
+        "default: 80%% of the available memory), checked before the rows are read",
+    )
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
@@ -194,35 +207,91 @@ def _parse_bind(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path`` and rename it into place."""
-    import tempfile
-
+def check_output_path(path: str) -> None:
+    """Fail before any work when ``path`` cannot be an output file: its directory is
+    missing or is a file, or the path is a directory."""
     from fairpolicy.errors import OutputError
 
     directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OutputError(
+            "this is a directory; name the file to write.",
+            file=path,
+            hint=f"e.g. {os.path.join(path, 'report')}.",
+        )
+    parent = directory
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
+    if parent and not os.path.isdir(parent):
+        raise OutputError(
+            f"'{parent}' is not a directory, so nothing can be written under it.",
+            file=path,
+            hint="choose a path in a directory.",
+        )
     if not os.path.isdir(directory):
         raise OutputError(
             f"the directory '{directory}' does not exist.",
             file=path,
             hint="create it first or choose another path.",
         )
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fairpolicy-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary open() would, not mkstemp's 0600
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise OutputError(f"could not write: {exc.strerror or exc}.", file=path) from None
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write to a temporary file beside ``path`` and rename it into place."""
+    _Staged(path, text).commit()
+
+
+class _Staged:
+    """``text`` written to a temporary file beside ``path``; :meth:`commit` renames it into
+    place. Staging every output before renaming any means a run whose last output fails
+    leaves every previous output as it was."""
+
+    def __init__(self, path: str, text: str) -> None:
+        import tempfile
+
+        from fairpolicy.errors import OutputError
+
+        check_output_path(path)
+        self.path = path
+        self.tmp: str | None = None
+        try:
+            fd, self.tmp = tempfile.mkstemp(
+                dir=os.path.dirname(os.path.abspath(path)), prefix=".fairpolicy-", suffix=".tmp"
+            )
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp, 0o666 & ~umask)  # as an ordinary open() would, not mkstemp's
+        except OSError as exc:
+            self.discard()
+            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=path) from None
+
+    def commit(self) -> None:
+        from fairpolicy.errors import OutputError
+
+        assert self.tmp is not None
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            self.discard()
+            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=self.path) from None
+        self.tmp = None
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            with suppress(OSError):
+                os.unlink(self.tmp)
+            self.tmp = None
 
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.runner import is_deterministic
 
     outputs = _parse_outputs(args.output)
+    for _, path in outputs:
+        if path is not None:
+            check_output_path(path)  # before the data is read, not after
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
@@ -250,7 +319,17 @@ def _run_check(
         bonferroni=args.bonferroni,
         seed=args.seed,
         progress=progress,
+        max_rows=args.max_rows,
+        memory_budget=_memory_budget(args.memory_budget),
     )
+
+
+def _memory_budget(text: str | None) -> int | None:
+    if text is None:
+        return None
+    from fairpolicy.data.limits import parse_size
+
+    return parse_size(text)
 
 
 @contextmanager
@@ -298,26 +377,39 @@ def _emit(
     if not any(path is None for _, path in outputs):
         outputs.insert(0, ("text", None))  # the table always reaches the terminal
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
-    for name, path in outputs:
-        ap_href = None
-        if name == "oscal" and ap_path is not None:
-            base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
-            ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
-        opts = RenderOptions(
-            color=color and path is None,
-            verbose=args.verbose,
-            quiet=args.quiet,
-            path=path,
-            subject=args.subject,
-            embed_evidence=args.embed_evidence,
-            deterministic=deterministic,
-            ap_href=ap_href,
-        )
-        text = get(name)(results, opts)
-        if path is None:
+    # every output is rendered before any file is written, and every file is written to a
+    # temporary file before any is renamed: a failure leaves the previous reports as they
+    # were (the table still reaches the terminal)
+    shown: list[str] = []
+    staged: list[_Staged] = []
+    try:
+        for name, path in outputs:
+            ap_href = None
+            if name == "oscal" and ap_path is not None:
+                base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+                ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
+            opts = RenderOptions(
+                color=color and path is None,
+                verbose=args.verbose,
+                quiet=args.quiet,
+                path=path,
+                subject=args.subject,
+                embed_evidence=args.embed_evidence,
+                deterministic=deterministic,
+                ap_href=ap_href,
+            )
+            text = get(name)(results, opts)
+            if path is None:
+                shown.append(text)
+            else:
+                staged.append(_Staged(path, text))
+        for output in staged:
+            output.commit()
+    finally:
+        for output in staged:
+            output.discard()  # those not renamed into place
+        for text in shown:
             stdout.write(text)
-        else:
-            write_atomic(path, text)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file and any(n == "github" for n, _ in outputs):
         _append_step_summary(summary_file, get("markdown")(results, RenderOptions()))

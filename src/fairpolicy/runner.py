@@ -653,6 +653,8 @@ def check(
     bonferroni: bool | None = None,
     seed: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    max_rows: int | None = None,
+    memory_budget: int | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -661,7 +663,8 @@ def check(
     Parquet file, or a pandas DataFrame. ``deterministic`` fixes the run's
     timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
     ``progress(stage, done, total)`` is called as the run advances (the CLI draws a
-    progress bar with it on a terminal).
+    progress bar with it on a terminal). ``max_rows`` and ``memory_budget`` (bytes; default
+    80 % of the available memory) refuse data that is too large before its rows are read.
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -684,6 +687,12 @@ def check(
         if v is not None
     }
     _check_stats_options(stats_options)
+    if num_classes is not None and num_classes < 2:
+        raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
+    if max_rows is not None and max_rows < 1:
+        raise UsageError(f"--max-rows must be at least 1, got {max_rows}.")
+    if memory_budget is not None and memory_budget < 1:
+        raise UsageError(f"--memory-budget must be positive, got {memory_budget}.")
     run_seed = DEFAULT_SEED if seed is None else int(seed)
     pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
     available = peek_columns(data)
@@ -703,7 +712,9 @@ def check(
                 wanted.append(value)
     if progress:
         progress("reading data", 0, 0)
-    table = read_table(data, wanted, string_columns=strings)
+    table = read_table(
+        data, wanted, string_columns=strings, max_rows=max_rows, memory_budget=memory_budget
+    )
     plans = _plan(pol, table)
     ev = _Evaluator(table, run_seed)
     findings = []

@@ -1,0 +1,214 @@
+"""Resource limits and the one streaming pass over a CSV before it is parsed.
+
+:func:`scan_csv` reads the file once in 1 MiB blocks (constant memory) and returns its
+SHA-256, its size, how many line breaks and quote characters it holds, and stops at the
+first line longer than the CSV reader's block size, so a 2 GB line fails in
+milliseconds instead of being parsed. The counts drive three decisions:
+
+- quotes present → the reader must allow newlines inside quoted values (otherwise a
+  quoted newline that straddles a block boundary shifts every later field);
+- an odd number of quotes → a quote may never close, which makes the reader swallow the
+  rest of a block silently; :func:`unclosed_quote_line` looks for it;
+- line breaks bound the row count from above: ``--max-rows`` and the memory estimate use
+  it before any row is parsed.
+
+The memory guard compares an estimate of what reading and counting the bound columns
+takes (``rows × columns × BYTES_PER_VALUE``, calibrated on the embedded pipeline: 10 M
+rows × 3 columns peak at ~0.9 GB, 29 B per value) with a budget: ``--memory-budget``,
+else 80 % of the memory the machine (or its cgroup) has available. Over budget is a clear
+error suggesting an out-of-core engine, not an OOM kill.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from fairpolicy.errors import DataError, UsageError
+
+#: pyarrow's CSV block size: a line longer than this cannot be parsed
+MAX_LINE_BYTES = 1 << 20
+#: peak bytes per bound value per row (calibrated with headroom: measured 29 B)
+BYTES_PER_VALUE = 48
+#: share of the available memory the default budget allows
+DEFAULT_BUDGET_SHARE = 0.8
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CsvScan:
+    size: int
+    sha256: str | None
+    #: physical lines (line breaks, plus one when the last line has none)
+    lines: int
+    quotes: int
+
+    @property
+    def max_rows(self) -> int:
+        """An upper bound of the data rows (lines after the header; quoted line breaks and
+        blank lines only make the true count smaller)."""
+        return max(self.lines - 1, 0)
+
+
+def scan_csv(path: Path, *, hash_file: bool = True) -> CsvScan:
+    """One streaming pass: hash, line breaks, quotes; DataError on an over-long line."""
+    h = hashlib.sha256() if hash_file else None
+    newlines = quotes = 0
+    since = 0  # bytes since the last line break
+    last = b"\n"
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(MAX_LINE_BYTES), b""):
+            if h is not None:
+                h.update(block)
+            first = block.find(b"\n")
+            run = since + (len(block) if first < 0 else first)
+            if run > MAX_LINE_BYTES:
+                raise DataError(
+                    f"line {newlines + 1} is longer than {MAX_LINE_BYTES >> 20} MiB, the "
+                    "longest line the CSV reader takes: the file is not a CSV of "
+                    "predictions, or an unclosed quote runs on.",
+                    file=str(path),
+                    hint="export one prediction per line (drop long free-text columns) and "
+                    "check that every quote is closed.",
+                )
+            if first < 0:
+                since = run
+            else:
+                since = len(block) - block.rfind(b"\n") - 1
+                newlines += block.count(b"\n")
+            quotes += block.count(b'"')
+            last = block[-1:]
+    return CsvScan(
+        size=path.stat().st_size,
+        sha256=h.hexdigest() if h is not None else None,
+        lines=newlines + (last != b"\n"),
+        quotes=quotes,
+    )
+
+
+def unclosed_quote_line(path: Path) -> int | None:
+    """The line where a quoted field opens and never closes, if one does (a strict
+    parse with the csv module: only called when the file has an odd number of quotes)."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+        reader = csv.reader(fh, strict=True)
+        start = 1
+        try:
+            for _ in reader:
+                start = reader.line_num + 1
+        except csv.Error:
+            return start
+    return None
+
+
+def parse_size(text: str, flag: str = "--memory-budget") -> int:
+    """``512M``, ``4G``, ``1.5GiB``, ``2000000`` → bytes (powers of 1024)."""
+    m = _SIZE.match(str(text))
+    if not m:
+        raise UsageError(
+            f"{flag}: '{text}' is not a size; write bytes or a number with K, M, G or T "
+            "(powers of 1024), e.g. 512M or 4G."
+        )
+    number, unit = float(m.group(1)), m.group(2).lower()
+    return int(number * 1024 ** "bkmgtp".index(unit or "b"))
+
+
+def human(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    raise AssertionError  # pragma: no cover
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still use: MemAvailable, capped by a cgroup limit."""
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    for limit, usage in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        (
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+        ),
+    ):
+        try:
+            cap = Path(limit).read_text().strip()
+            used = int(Path(usage).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if cap.isdigit() and int(cap) < 1 << 60:
+            found.append(max(int(cap) - used, 0))
+        break
+    return min(found) if found else None
+
+
+def default_budget() -> int | None:
+    avail = available_memory()
+    return None if avail is None else int(avail * DEFAULT_BUDGET_SHARE)
+
+
+def check_rows(rows: int, max_rows: int | None, file: str, *, exact: bool = True) -> None:
+    """DataError when ``rows`` (a count, or with ``exact=False`` a count stopped early)
+    exceeds ``max_rows``."""
+    if max_rows is not None and rows > max_rows:
+        counted = f"{rows} rows, " if exact else ""
+        raise DataError(
+            f"the data has {counted}more than {max_rows} rows (--max-rows {max_rows}).",
+            file=file,
+            hint="raise --max-rows, or evaluate a sample or a partition of the data.",
+        )
+
+
+def check_memory(rows: int, columns: int, budget: int | None, file: str) -> None:
+    """DataError when reading ``columns`` bound columns of ``rows`` rows would exceed
+    ``budget`` bytes (None: the default budget, or no guard when memory is unknown)."""
+    if budget is None:
+        budget = default_budget()
+        source = f"{DEFAULT_BUDGET_SHARE:.0%} of the available memory"
+    else:
+        source = "--memory-budget"
+    if budget is None:
+        return
+    need = rows * max(columns, 1) * BYTES_PER_VALUE
+    if need > budget:
+        raise DataError(
+            f"reading {columns} bound column(s) of about {rows} rows needs an estimated "
+            f"{human(need)}, over the memory budget of {human(budget)} ({source}).",
+            file=file,
+            hint="run with --engine duckdb (out of core, spills to disk), raise "
+            "--memory-budget, or evaluate a sample or partition of the data.",
+        )
+
+
+def count_csv_rows(path: Path, column: str, limit: int) -> int:
+    """Rows of a CSV, counted by streaming one column; stops once past ``limit``. A file
+    the reader cannot parse counts as 0 (the full read reports why)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    n = 0
+    try:
+        reader = pacsv.open_csv(
+            path,
+            parse_options=pacsv.ParseOptions(newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[column], column_types={column: pa.string()}
+            ),
+        )
+        for batch in reader:
+            n += batch.num_rows
+            if n > limit:
+                break
+    except (pa.ArrowInvalid, OSError):
+        return 0
+    return n
