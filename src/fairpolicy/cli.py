@@ -468,7 +468,19 @@ def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.convert import convert_file
 
-    convert_file(args.policy, args.output, args.profile, write=write_atomic)
+    staged: list[_Staged] = []  # the catalog and the profile are renamed together
+    try:
+        convert_file(
+            args.policy,
+            args.output,
+            args.profile,
+            write=lambda path, text: staged.append(_Staged(path, text)),
+        )
+        for output in staged:
+            output.commit()
+    finally:
+        for output in staged:
+            output.discard()
     stdout.write(f"wrote {args.output}" + (f" and {args.profile}" if args.profile else "") + "\n")
     return 0
 

@@ -84,7 +84,7 @@ def two_gb_line(tmp: Path) -> Path:
 
 def utf8_error_late(tmp: Path) -> Path:
     """A Latin-1 byte far beyond the header, in a bound column."""
-    body = DEFAULT_DATA + "0,1,M\n" * 20_000 + "1,0,F\xe9\n"
+    body = DEFAULT_DATA + "0,1,M\n" * 200_000 + "1,0,F\xe9\n"  # past the first block
     path = tmp / "data.csv"
     path.write_bytes(body.encode("latin-1"))
     return path

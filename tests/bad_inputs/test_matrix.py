@@ -129,3 +129,17 @@ def test_bom_does_not_reach_the_first_column_name(tmp_path: Path) -> None:
     assert peek_columns(path)[0] == "y_true"
     table = read_table(path, ["y_true", "sex"])
     assert list(table.columns) == ["y_true", "sex"] and table.available[0] == "y_true"
+
+
+def test_convert_writes_both_files_or_neither(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pol = tmp_path / "p.yaml"
+    pol.write_text(policy())
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text("previous")
+    missing = tmp_path / "no" / "profile.json"
+    code = main(["convert", str(pol), "-o", str(catalog), "--profile", str(missing)], io.StringIO())
+    assert code == 2 and "does not exist" in capsys.readouterr().err
+    assert catalog.read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalog.json", "p.yaml"]

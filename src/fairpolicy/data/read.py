@@ -63,7 +63,8 @@ def _raw_header(path: Path) -> list[str]:
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not merely a multi-byte char cut at the block edge
+        # not merely a multi-byte character cut at the end of a full block
+        if len(head) < MAX_LINE_BYTES or exc.start < len(head) - 4:
             line = head[: exc.start].count(b"\n") + 1
             raise DataError(
                 f"the file is not valid UTF-8 (line {line}, byte {exc.start}).",
@@ -190,6 +191,14 @@ def _read_csv(
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         raise _parse_error(path, exc, raw) from None
+    for c in present:  # pyarrow reads a column with invalid UTF-8 as bytes
+        if pa.types.is_binary(arrow.column(as_written[c]).type):
+            raise DataError(
+                "the file is not valid UTF-8 (a value of this column is not).",
+                file=str(path),
+                column=c,
+                hint="re-export the CSV as UTF-8.",
+            )
     if scan.quotes % 2 and (line := limits.unclosed_quote_line(path)) is not None:
         raise DataError(
             f"the quote opened on line {line} is never closed, so the reader would take "

@@ -240,6 +240,8 @@ def read_document(path: Path) -> tuple[Any, str]:
         ) from None
     except OSError as exc:
         raise PolicyError(Problem(f"cannot read the file: {exc.strerror}.", file=file)) from None
+    except ValueError:  # a NUL in the path
+        raise PolicyError(Problem("not a valid path (it holds a NUL byte).", file=file)) from None
     if len(data) > MAX_POLICY_BYTES:
         size = path.stat().st_size
         raise PolicyError(
@@ -264,8 +266,9 @@ def read_document(path: Path) -> tuple[Any, str]:
 def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> Any:
     """YAML (which also reads JSON) with line numbers; a JSON file YAML rejects
     (tab indentation) is read again as JSON, without line numbers."""
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # the reader refuses control characters here already
         data = loader.get_single_data()
     except _LimitError as exc:
         at = f" (line {exc.line})" if exc.line else ""
@@ -273,9 +276,11 @@ def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> A
     except yaml.YAMLError as exc:
         if json_fallback:
             return _parse_json(text, file)
-        raise PolicyError(_yaml_problem(exc, file)) from None
+        raise PolicyError(_yaml_problem(exc, file, text)) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+    assert loader is not None
     if loader.duplicates:
         raise PolicyError(
             [
@@ -334,7 +339,15 @@ def _json_pairs(file: str | None) -> Callable[[list[tuple[str, Any]]], dict[str,
     return hook
 
 
-def _yaml_problem(exc: yaml.YAMLError, file: str | None) -> Problem:
+def _yaml_problem(exc: yaml.YAMLError, file: str | None, text: str = "") -> Problem:
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text[: exc.position].count("\n") + 1
+        return Problem(
+            f"cannot parse YAML: the text holds the control character U+{exc.character:04X} "
+            f"(line {line}).",
+            file=file,
+            hint="remove it; YAML allows tab, line breaks and printable characters only",
+        )
     if not isinstance(exc, yaml.MarkedYAMLError):
         return Problem(f"cannot parse YAML: {exc}.", file=file)
     what = " ".join(s for s in (exc.context, exc.problem) if s) or "syntax error"
@@ -482,10 +495,17 @@ def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
         from trestle.oscal.component import (  # type: ignore[assignment]
             ComponentDefinition as Model,
         )
+    from trestle.common.err import TrestleError
+
     try:
         Model.model_validate(_stringify(body))
-    except ValidationError as exc:
-        errors = exc.errors()
+    except (ValidationError, TrestleError) as exc:
+        # trestle re-raises a ValidationError that touches oscal-version as a TrestleError
+        cause = exc if isinstance(exc, ValidationError) else exc.__context__
+        if not isinstance(cause, ValidationError):
+            ctx.add(f"not valid OSCAL: {exc}", file, key=root)
+            return False
+        errors = cause.errors()
         for err in errors[:10]:
             loc = root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
             ctx.add(
