@@ -236,6 +236,13 @@ def check_output_path(path: str) -> None:
         )
 
 
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
 def write_atomic(path: str, text: str) -> None:
     """Write to a temporary file beside ``path`` and rename it into place."""
     _Staged(path, text).commit()
@@ -292,6 +299,12 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     for _, path in outputs:
         if path is not None:
             check_output_path(path)  # before the data is read, not after
+            for role, given in (("policy", args.policy), ("data", args.data)):
+                if os.path.abspath(path) == os.path.abspath(given) or _same_file(path, given):
+                    raise UsageError(
+                        f"-o {path}: this is the {role} file; the report would overwrite it. "
+                        "Choose another output path."
+                    )
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)

@@ -679,6 +679,12 @@ OUTPUT_CASES = [
         output=False,
     ),
     Case(
+        "output-overwrites-the-data",
+        ("this is the data file; the report would overwrite it",),
+        args=("-o", "json={data}"),
+        output=False,
+    ),
+    Case(
         "unknown-output-format",
         ("unknown output format 'jsno'", "Did you mean 'json'?"),
         args=("-o", "jsno={tmp}/out/x.json"),

@@ -208,17 +208,27 @@ def test_line_limit_stops_the_scan_at_the_long_line(tmp_path: Path) -> None:
         limits.scan_csv(path)
     ok = tmp_path / "ok.csv"
     ok.write_bytes(b"a\n" + b"x" * (limits.MAX_LINE_BYTES - 10) + b"\n")
-    assert limits.scan_csv(ok).lines == 2
+    assert limits.scan_csv(ok).rows == 1
 
 
 def test_scan_counts(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text('a,b\n1,"x\ny"\n2,3')
     scan = limits.scan_csv(path)
-    assert (scan.lines, scan.max_rows, scan.quotes) == (4, 3, 2)
+    assert (scan.rows, scan.counted, scan.quotes) == (3, True, 2)
     import hashlib
 
     assert scan.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_scan_estimates_rows_past_the_first_block(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("y,sex\n" + "1,F\n0,M\n" * 200_000)  # 1.6 MB
+    estimate = limits.scan_csv(path)
+    counted = limits.scan_csv(path, count_lines=True)
+    assert (counted.rows, counted.counted, estimate.counted) == (400_000, True, False)
+    assert abs(estimate.rows - 400_000) < 400
+    assert counted.sha256 == estimate.sha256
 
 
 def big_file(tmp: Path, note: str, at: int, rows: int = 150_000) -> Path:

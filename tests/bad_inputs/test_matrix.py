@@ -25,6 +25,10 @@ PREVIOUS = '{"previous": "a good report from an earlier run"}\n'
 class Prepared:
     argv: list[str]
     report: Path | None
+    inputs: dict[Path, bytes]
+
+    def inputs_untouched(self) -> bool:
+        return all(p.read_bytes() == b for p, b in self.inputs.items())
 
 
 def prepare(case: Case, tmp: Path) -> Prepared:
@@ -46,7 +50,8 @@ def prepare(case: Case, tmp: Path) -> Prepared:
         report = tmp / "out" / "report.json"
         report.write_text(PREVIOUS)
         argv += ["-o", f"json={report}"]
-    return Prepared(argv, report)
+    small = [p for p in (pol, data) if p.is_file() and p.stat().st_size < 1 << 24]
+    return Prepared(argv, report, {p: p.read_bytes() for p in small})
 
 
 def assert_outcome(case: Case, prep: Prepared, code: int, out: str, err: str) -> None:
@@ -65,6 +70,7 @@ def assert_outcome(case: Case, prep: Prepared, code: int, out: str, err: str) ->
         assert f"key '{case.key}'" in text, text
     if code == 2:
         assert "error" in err, "exit 2 always says why on stderr"
+    assert prep.inputs_untouched(), "an input file was modified"
     if prep.report is None:
         return
     left = sorted(p.name for p in prep.report.parent.iterdir())

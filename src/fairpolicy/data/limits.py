@@ -1,16 +1,17 @@
 """Resource limits and the one streaming pass over a CSV before it is parsed.
 
 :func:`scan_csv` reads the file once in 1 MiB blocks (constant memory) and returns its
-SHA-256, its size, how many line breaks and quote characters it holds, and stops at the
-first line longer than the CSV reader's block size, so a 2 GB line fails in
-milliseconds instead of being parsed. The counts drive three decisions:
+SHA-256, its size and how many quote characters it holds (and, for ``--max-rows``, its
+line breaks), and stops at the first line longer than the CSV reader's block size, so a
+2 GB line fails in milliseconds instead of being parsed. The counts drive three
+decisions:
 
 - quotes present → the reader must allow newlines inside quoted values (otherwise a
   quoted newline that straddles a block boundary shifts every later field);
 - an odd number of quotes → a quote may never close, which makes the reader swallow the
   rest of a block silently; :func:`unclosed_quote_line` looks for it;
-- line breaks bound the row count from above: ``--max-rows`` and the memory estimate use
-  it before any row is parsed.
+- line breaks bound the row count from above for ``--max-rows``; without it, the memory
+  estimate uses the mean line length of the first block.
 
 The memory guard compares an estimate of what reading and counting the bound columns
 takes (``rows × columns × BYTES_PER_VALUE``, calibrated on the embedded pipeline: 10 M
@@ -43,51 +44,68 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 class CsvScan:
     size: int
     sha256: str | None
-    #: physical lines (line breaks, plus one when the last line has none)
-    lines: int
     quotes: int
+    #: data rows: an upper bound when ``counted`` (lines after the header; quoted line
+    #: breaks and blank lines only make the true count smaller), else an estimate from
+    #: the mean line length of the first block
+    rows: int
+    counted: bool
 
-    @property
-    def max_rows(self) -> int:
-        """An upper bound of the data rows (lines after the header; quoted line breaks and
-        blank lines only make the true count smaller)."""
-        return max(self.lines - 1, 0)
 
+def scan_csv(path: Path, *, hash_file: bool = True, count_lines: bool = False) -> CsvScan:
+    """One streaming pass: hash, quotes, (line breaks); DataError on an over-long line.
 
-def scan_csv(path: Path, *, hash_file: bool = True) -> CsvScan:
-    """One streaming pass: hash, line breaks, quotes; DataError on an over-long line."""
+    Counting line breaks costs as much as hashing, so it happens only when asked
+    (``--max-rows``); otherwise the row count is estimated from the first block."""
     h = hashlib.sha256() if hash_file else None
     newlines = quotes = 0
     since = 0  # bytes since the last line break
+    offset = 0
+    head = b""
     last = b"\n"
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(MAX_LINE_BYTES), b""):
             if h is not None:
                 h.update(block)
+            if not head:
+                head = block
             first = block.find(b"\n")
             run = since + (len(block) if first < 0 else first)
             if run > MAX_LINE_BYTES:
                 raise DataError(
-                    f"line {newlines + 1} is longer than {MAX_LINE_BYTES >> 20} MiB, the "
-                    "longest line the CSV reader takes: the file is not a CSV of "
-                    "predictions, or an unclosed quote runs on.",
+                    f"line {_line_at(path, offset - since)} is longer than "
+                    f"{MAX_LINE_BYTES >> 20} MiB, the longest line the CSV reader takes: the "
+                    "file is not a CSV of predictions, or an unclosed quote runs on.",
                     file=str(path),
                     hint="export one prediction per line (drop long free-text columns) and "
                     "check that every quote is closed.",
                 )
-            if first < 0:
-                since = run
-            else:
-                since = len(block) - block.rfind(b"\n") - 1
+            since = run if first < 0 else len(block) - block.rfind(b"\n") - 1
+            if count_lines:
                 newlines += block.count(b"\n")
-            quotes += block.count(b'"')
+            if b'"' in block:  # a memchr; counting only files that have quotes
+                quotes += block.count(b'"')
+            offset += len(block)
             last = block[-1:]
-    return CsvScan(
-        size=path.stat().st_size,
-        sha256=h.hexdigest() if h is not None else None,
-        lines=newlines + (last != b"\n"),
-        quotes=quotes,
-    )
+    size = offset
+    if count_lines or size <= len(head):
+        lines = (newlines if count_lines else head.count(b"\n")) + (last != b"\n")
+        return CsvScan(size, h.hexdigest() if h else None, quotes, max(lines - 1, 0), True)
+    mean = len(head) / max(head.count(b"\n"), 1)
+    return CsvScan(size, h.hexdigest() if h else None, quotes, int(size / mean), False)
+
+
+def _line_at(path: Path, offset: int) -> int:
+    """1-based line number of byte ``offset`` (error path only: a second read)."""
+    line = 1
+    with path.open("rb") as fh:
+        while offset > 0:
+            block = fh.read(min(MAX_LINE_BYTES, offset))
+            if not block:
+                break
+            line += block.count(b"\n")
+            offset -= len(block)
+    return line
 
 
 def unclosed_quote_line(path: Path) -> int | None:

@@ -171,12 +171,12 @@ def _read_csv(
         )
     present = [c for c in wanted if c in header]
     as_written = {c: raw[header.index(c)] for c in present}
-    scan = limits.scan_csv(path, hash_file=hash_file)
-    if max_rows is not None and scan.max_rows > max_rows and present:
+    scan = limits.scan_csv(path, hash_file=hash_file, count_lines=max_rows is not None)
+    if max_rows is not None and scan.rows > max_rows and present:
         # the line count is an upper bound; count exactly, stopping once past the limit
         rows = limits.count_csv_rows(path, as_written[present[0]], max_rows)
         limits.check_rows(rows, max_rows, str(path), exact=False)
-    limits.check_memory(scan.max_rows, len(present), memory_budget, str(path))
+    limits.check_memory(scan.rows, len(present), memory_budget, str(path))
     try:
         arrow = pacsv.read_csv(
             path,
