@@ -170,7 +170,7 @@ def test_parse_size_rejects(text: str) -> None:
 def test_memory_budget_csv_and_parquet(tmp_path: Path) -> None:
     data = tmp_path / "d.csv"
     data.write_text(DEFAULT_DATA)
-    need = 120 * 2 * limits.BYTES_PER_VALUE
+    need = limits.estimate_bytes(120, 2, data.stat().st_size * 2 // 3)
     assert read_table(data, ["y_true", "sex"], memory_budget=need).rows == 120
     with pytest.raises(DataError, match="--engine duckdb") as info:
         read_table(data, ["y_true", "sex"], memory_budget=need - 1)
@@ -178,7 +178,16 @@ def test_memory_budget_csv_and_parquet(tmp_path: Path) -> None:
     path = tmp_path / "d.parquet"
     pd.read_csv(data).to_parquet(path)
     with pytest.raises(DataError, match="memory budget"):
-        read_table(path, ["y_true", "sex"], memory_budget=need - 1)
+        read_table(path, ["y_true", "sex"], memory_budget=120 * 2 * limits.BYTES_PER_VALUE)
+    assert read_table(path, ["y_true", "sex"], memory_budget=1 << 20).rows == 120
+
+
+def test_long_group_names_count_in_the_estimate(tmp_path: Path) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("y,g\n" + "".join(f"{i % 2},{'x' * 5000}{i % 2}\n" for i in range(100)))
+    per_value = limits.estimate_bytes(100, 2)
+    with pytest.raises(DataError, match="memory budget"):
+        read_table(data, ["y", "g"], memory_budget=per_value + 100_000)
 
 
 def test_default_budget_is_a_share_of_available_memory(

@@ -176,7 +176,8 @@ def _read_csv(
         # the line count is an upper bound; count exactly, stopping once past the limit
         rows = limits.count_csv_rows(path, as_written[present[0]], max_rows)
         limits.check_rows(rows, max_rows, str(path), exact=False)
-    limits.check_memory(scan.rows, len(present), memory_budget, str(path))
+    share = scan.size * len(present) // max(len(header), 1)  # the bound columns' text
+    limits.check_memory(scan.rows, len(present), memory_budget, str(path), share)
     try:
         arrow = pacsv.read_csv(
             path,
@@ -299,7 +300,13 @@ def _read_parquet(
         schema = pq.read_schema(path)
         present = [c for c in wanted if c in schema.names]
         limits.check_rows(meta.num_rows, max_rows, str(path))
-        limits.check_memory(meta.num_rows, len(present), memory_budget, str(path))
+        text = sum(
+            rg.column(i).total_uncompressed_size
+            for rg in (meta.row_group(j) for j in range(meta.num_row_groups))
+            for i in range(rg.num_columns)
+            if rg.column(i).path_in_schema in present
+        )
+        limits.check_memory(meta.num_rows, len(present), memory_budget, str(path), text)
         arrow = pq.read_table(path, columns=present)
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(
