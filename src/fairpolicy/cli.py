@@ -48,7 +48,11 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("policy", help="policy file (OSCAL YAML/JSON, or a bare list of controls)")
-    c.add_argument("data", help="predictions file (CSV or Parquet)")
+    c.add_argument(
+        "data",
+        help="predictions file (CSV or Parquet), or a quoted glob such as 'preds/*.parquet' "
+        "(duckdb/spark engines)",
+    )
     c.add_argument(
         "-o",
         "--output",
@@ -84,6 +88,31 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="reproducible output: fixed timestamps, content-derived UUIDs "
         "(also on when SOURCE_DATE_EPOCH is set)",
+    )
+    en = c.add_argument_group("engine (where the counting happens)")
+    en.add_argument(
+        "--engine",
+        choices=("auto", "embedded", "duckdb", "spark"),
+        default="auto",
+        help="embedded: in memory with pyarrow + NumPy; duckdb: one GROUP BY in DuckDB, "
+        "spilling to disk (larger-than-memory files, globs); spark: the same aggregation "
+        "in a local Spark session; auto (default): duckdb for globs and for files whose "
+        "bound columns would not fit the memory budget, else embedded",
+    )
+    en.add_argument(
+        "--memory-budget",
+        metavar="SIZE",
+        help="memory the run may use, e.g. 4GB, 512MB or 25%% of physical memory (default "
+        "50%%); auto's threshold and DuckDB's memory limit. The embedded engine refuses "
+        "(exit 2, before reading rows) data it estimates would need more than this budget, "
+        "when given, or than the memory available",
+    )
+    en.add_argument(
+        "--score-decimals",
+        type=int,
+        metavar="N",
+        help="duckdb/spark: round scores in [0, 1] to N decimals before aggregating "
+        "(default 4; recorded in the results; error bounds in docs/engines.md)",
     )
     st = c.add_argument_group("statistics (override the controls' own props)")
     st.add_argument(
@@ -127,12 +156,6 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="refuse data with more than N rows (exit 2), checked before the rows are read",
-    )
-    lim.add_argument(
-        "--memory-budget",
-        metavar="SIZE",
-        help="refuse data whose bound columns would need more memory than SIZE (e.g. 4G; "
-        "default: 80%% of the available memory), checked before the rows are read",
     )
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
@@ -332,17 +355,11 @@ def _run_check(
         bonferroni=args.bonferroni,
         seed=args.seed,
         progress=progress,
+        engine=args.engine,
+        memory_budget=args.memory_budget,
+        score_decimals=args.score_decimals,
         max_rows=args.max_rows,
-        memory_budget=_memory_budget(args.memory_budget),
     )
-
-
-def _memory_budget(text: str | None) -> int | None:
-    if text is None:
-        return None
-    from fairpolicy.data.limits import parse_size
-
-    return parse_size(text)
 
 
 @contextmanager

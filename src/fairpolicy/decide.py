@@ -63,6 +63,11 @@ def status_for(
     )
 
 
+def within(low: float, high: float, control: Control) -> bool:
+    """Whether every value in [low, high] satisfies the control."""
+    return _interval_inside(low, high, control) is True
+
+
 def _interval_inside(low: float, high: float, control: Control) -> bool | None:
     """True if every value in [low, high] satisfies the control, False if none does,
     None if the interval straddles the threshold."""

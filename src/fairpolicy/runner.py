@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import hashlib
+import math
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,10 +31,19 @@ from fairpolicy.data.bind import (
     score_column_names,
     validate_scores,
 )
+from fairpolicy.data.engines import (
+    Request,
+    default_memory_budget,
+    open_source,
+    parse_size,
+    resolve_engine,
+)
+from fairpolicy.data.limits import check_rows
 from fairpolicy.data.read import Table, peek_columns, read_table
-from fairpolicy.decide import describe, status_for
+from fairpolicy.decide import describe, status_for, within
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
+from fairpolicy.metrics.grid import grid_error
 from fairpolicy.metrics.registry import lookup
 from fairpolicy.policy.schema import ROLES, Control, Operator, Policy
 from fairpolicy.results import (
@@ -56,11 +66,13 @@ from fairpolicy.stats import (
     UNKNOWN_GROUP,
     GroupStats,
     RankingStats,
+    RegressionStats,
     build_group_stats,
     build_regression_stats,
     build_score_stats,
     group_index,
     row_groups,
+    weighted_bincount,
 )
 
 DimCodes = dict[str, tuple[np.ndarray, list[str]]]
@@ -170,9 +182,23 @@ def plan_key(control: Control, spec: MetricSpec) -> Hashable:
 class _Evaluator:
     """Caches label encodings, dimension codes and count tables across controls."""
 
-    def __init__(self, table: Table, seed: int = 0) -> None:
+    def __init__(
+        self,
+        table: Table,
+        seed: int = 0,
+        strings: Sequence[str] = (),
+        decimals: int | None = None,
+    ) -> None:
         self.table = table
         self.seed = seed
+        #: the score grid's decimals when the engine rounded scores (None: exact scores)
+        self.decimals = decimals
+        #: columns read as text (dimension and site columns anywhere in the policy)
+        self.strings = frozenset(strings)
+        #: engines: the tuples of a regression/ranking binding's own columns
+        self.subtables: dict[tuple[str, ...], Table] = {}
+        #: engines: columns read by aggregations that return no tuples (regression sums)
+        self.pushed: list[str] = []
         #: (id of the statistics, resamples) → (statistics, their bootstrap replicates)
         self.replicates: dict[tuple[int, int], tuple[GroupStats, Any]] = {}
         self.labels: dict[LabelKey, Labels] = {}
@@ -217,7 +243,10 @@ class _Evaluator:
                 if plan.spec.needs_scores:
                     st = self._scores(plan, st)
             else:
-                st = self._rows(plan)
+                resampled = any(
+                    int(p.control.params.get("ci") or 0) > 0 for p in plans if p.key == plan.key
+                )
+                st = self._rows(plan, keep_cells=resampled)
             if second is not None:  # the same binding grouped by a second column
                 inputs = {**plan.control.inputs, "dimension": second}
                 twin = _Plan(plan.control.model_copy(update={"inputs": inputs}), plan.spec)
@@ -243,7 +272,13 @@ class _Evaluator:
             )
             dims = self.dims_for([c for r in requests for c in r], lab.keep)
             built = build_group_stats(
-                lab.true_codes, lab.pred_codes, lab.classes, dims, requests, lab.positive
+                lab.true_codes,
+                lab.pred_codes,
+                lab.classes,
+                dims,
+                requests,
+                lab.positive,
+                lab.weights,
             )
             for req, st in built.items():
                 self.stats[(plan.key, req, False, None)] = st
@@ -343,13 +378,28 @@ class _Evaluator:
         if lab.keep is not None:
             matrix = matrix[lab.keep]
         scores = build_score_stats(
-            rows, len(st.groups), lab.true_codes, matrix, lab.score_columns, len(lab.classes)
+            rows,
+            len(st.groups),
+            lab.true_codes,
+            matrix,
+            lab.score_columns,
+            len(lab.classes),
+            lab.weights,
         )
         return st.with_extras(scores=scores)
 
-    def _rows(self, plan: _Plan) -> GroupStats:
-        """Regression sums, ranking order or plain group sizes for one control."""
-        c, spec, table = plan.control, plan.spec, self.table
+    def _rows(self, plan: _Plan, keep_cells: bool = False) -> GroupStats:
+        """Regression sums, ranking order or plain group sizes for one control; with
+        ``keep_cells`` also the regression (y, ŷ) cells a bootstrap resamples (on an
+        engine the sums are then built from the distinct tuples, not pushed down)."""
+        c, spec = plan.control, plan.spec
+        table = self.table
+        if table.source is not None and spec.kind in ("regression", "ranking"):
+            if spec.kind == "regression" and not keep_cells:
+                pushed = self._regression_sums(plan)
+                if pushed is not None:
+                    return pushed
+            table = self._subtable(plan)
         numeric: dict[str, np.ndarray] = {}
         masks: dict[str, np.ndarray] = {}
         roles = {"regression": ("target", "prediction"), "ranking": ("rank", "score")}
@@ -359,9 +409,16 @@ class _Evaluator:
                 numeric[role], masks[col] = numeric_column(table, c, col, role)
         keep, warnings = require_complete(table, c, masks, c.missing)
         self.warnings += warnings
-        dims = self.dims_for(c.dimension_columns, keep)
-        names, rows, unknown, keys = group_index(dims, c.dimension_columns)
-        sizes = np.bincount(rows[rows >= 0], minlength=len(names)).astype(np.int64)
+        weights = table.weights
+        if weights is not None and keep is not None:
+            weights = weights[keep]
+        if table is self.table:
+            dims = self.dims_for(c.dimension_columns, keep)
+        else:
+            dims = _encode_dims(table, c.dimension_columns, keep)
+        names, rows, unknown, keys = group_index(dims, c.dimension_columns, weights)
+        ok = rows >= 0
+        sizes = weighted_bincount(rows[ok], None if weights is None else weights[ok], len(names))
         st = GroupStats(
             dimension=c.dimension_columns,
             groups=names,
@@ -374,21 +431,95 @@ class _Evaluator:
         if keep is not None:
             numeric = {r: v[keep] for r, v in numeric.items()}
         if spec.kind == "regression":
-            reg = build_regression_stats(rows, len(names), numeric["target"], numeric["prediction"])
+            reg = build_regression_stats(
+                rows,
+                len(names),
+                numeric["target"],
+                numeric["prediction"],
+                weights,
+                keep_cells=keep_cells,
+            )
             return st.with_extras(regression=reg)
         if spec.kind == "ranking":
             # rank: smaller is better; score: larger is better. Ties keep row order.
             by = numeric["rank"] if "rank" in numeric else -numeric["score"]
-            order = np.argsort(by, kind="stable")
-            ties = int((np.diff(by[order]) == 0).sum())
-            if ties:
-                col = c.inputs["rank"] if "rank" in numeric else c.inputs["score"]
-                self.warnings.append(
-                    f"control '{c.control_id}': {ties} tie(s) in '{col}'; tied items keep "
-                    "their row order, so the result depends on it"
+            col = c.inputs["rank"] if "rank" in numeric else c.inputs["score"]
+            if weights is None:
+                order = np.argsort(by, kind="stable")
+                ranked, ranked_by = rows[order], by[order]
+                how = "tied items keep their row order, so the result depends on it"
+            else:  # an engine's tuples: positions expand by weight; ties ordered by group
+                order = np.lexsort((rows, by))
+                ranked = np.repeat(rows[order], weights[order])
+                ranked_by = np.repeat(by[order], weights[order])
+                how = (
+                    f"the {table.source.name if table.source else 'engine'} engine does not "
+                    "keep row order, so tied items are ordered by group and the result "
+                    "depends on that"
                 )
-            return st.with_extras(ranking=RankingStats(rows[order]))
+            ties = int((np.diff(ranked_by) == 0).sum())
+            if ties:
+                self.warnings.append(f"control '{c.control_id}': {ties} tie(s) in '{col}'; {how}")
+            return st.with_extras(ranking=RankingStats(ranked))
         return st
+
+    def _subtable(self, plan: _Plan) -> Table:
+        """Engines: the distinct tuples of a regression/ranking binding's columns."""
+        c, spec = plan.control, plan.spec
+        roles = ("target", "prediction") if spec.kind == "regression" else ("rank", "score")
+        numeric = [c.inputs[r] for r in roles if r in c.inputs]
+        if spec.kind == "ranking":
+            numeric = numeric[:1]
+        columns = tuple(dict.fromkeys([*c.dimension_columns, *numeric]))
+        if columns not in self.subtables:
+            assert self.table.source is not None
+            self.subtables[columns] = self.table.source.tuples(
+                Request(columns=columns, strings=self.strings & set(columns))
+            )
+        return self.subtables[columns]
+
+    def _regression_sums(self, plan: _Plan) -> GroupStats | None:
+        """Engines: per-group regression sums aggregated by the engine, or None when the
+        binding's values need the tuples to be judged exactly as the embedded path does."""
+        c = plan.control
+        assert self.table.source is not None
+        dims = list(c.dimension_columns)
+        agg = self.table.source.regression(dims, c.inputs["target"], c.inputs["prediction"])
+        if agg is None:
+            return None
+        sub = agg.table
+        self.pushed += sub.read or []
+        keep, warnings = require_complete(sub, c, agg.missing, c.missing)
+        self.warnings += warnings
+        assert sub.weights is not None
+        weights = sub.weights if keep is None else sub.weights[keep]
+        sums = agg.sums if keep is None else agg.sums[keep]
+        names, rows, unknown, keys = group_index(
+            _encode_dims(sub, c.dimension_columns, keep), c.dimension_columns, weights
+        )
+        ok = rows >= 0
+        g = len(names)
+        per_group = np.stack(
+            [np.bincount(rows[ok], weights=sums[ok, j], minlength=g) for j in range(7)], axis=1
+        ).reshape(g, 7)
+        return GroupStats(
+            dimension=c.dimension_columns,
+            groups=names,
+            classes=(),
+            counts=np.zeros((g, 0, 0), dtype=np.int64),
+            unknown_n=unknown,
+            sizes=weighted_bincount(rows[ok], weights[ok], g),
+            group_keys=keys,
+            regression=RegressionStats(per_group.astype(np.float64)),
+        )
+
+
+def _encode_dims(table: Table, columns: Sequence[str], keep: np.ndarray | None) -> DimCodes:
+    out = {}
+    for col in columns:
+        codes, names = encode_dimension(table.columns[col])
+        out[col] = (codes if keep is None else codes[keep], names)
+    return out
 
 
 def _plan(policy: Policy, table: Table) -> list[_Plan]:
@@ -427,7 +558,7 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
             problems += [
                 missing_column_problem(table, c, role, col)
                 for col in cols
-                if col not in table.columns
+                if col not in table.available
             ]
         if problems:
             plan.error = BindingError(problems)
@@ -568,7 +699,36 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         text = " ".join(p.render() for p in exc.problems)
         return _finding(c, spec, value=None, status="error", message=text, reason=text)
     decision = c.params.get("decision", "point")
-    status, why = status_for(c, mv.value, decision, (ci.low, ci.high) if ci else None)
+    details = dict(mv.details)
+    error = 0.0
+    if ev.decimals is not None and spec.needs_scores and mv.value is not None:
+        error = grid_error(
+            spec.key, stats.select(keep), spec.resolve_params(c.params), mv, ev.decimals
+        )
+        details["score_grid"] = {
+            "decimals": ev.decimals,
+            "max_error": error if math.isfinite(error) else None,
+        }
+    interval = (ci.low, ci.high) if ci else None
+    if error and interval and interval[0] is not None and interval[1] is not None:
+        interval = (interval[0] - error, interval[1] + error)
+    status, why = status_for(c, mv.value, decision, interval)
+    straddles = (
+        error
+        and status == "pass"
+        and decision == "point"
+        and mv.value is not None
+        and not within(mv.value - error, mv.value + error, c)
+    )
+    if straddles and mv.value is not None:
+        status = "inconclusive"
+        engine = ev.table.source.name if ev.table.source else "engine"
+        bound = f"±{error:.3g}" if math.isfinite(error) else "an unbounded distance"
+        why = (
+            f"scores were rounded to {ev.decimals} decimals on the {engine} engine, which "
+            f"leaves the exact value within {bound} of {mv.value:.6g}, across the threshold; "
+            "rerun with more --score-decimals or --engine embedded"
+        )
     reason = mv.reason or why
     small = [g.group for g in mv.groups if g.n < SMALL_GROUP_WARNING]
     if small and mv.value is not None:
@@ -597,7 +757,7 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             for g in mv.groups
         ],
         excluded_groups=[ExcludedGroup(group=e.group, n=e.n, reason=e.reason) for e in mv.excluded],
-        details=_jsonable(mv.details),
+        details=_jsonable(details),
         worst_group=mv.worst_group,
         classes=list(stats.classes),
         counts={g: stats.counts[i].tolist() for i, g in enumerate(stats.groups) if keep[i]}
@@ -653,18 +813,30 @@ def check(
     bonferroni: bool | None = None,
     seed: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    engine: str = "auto",
+    memory_budget: int | str | None = None,
+    score_decimals: int | None = None,
     max_rows: int | None = None,
-    memory_budget: int | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
     ``policy``: a path to a YAML/JSON policy, a parsed mapping/list, or a
     :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
-    Parquet file, or a pandas DataFrame. ``deterministic`` fixes the run's
+    Parquet file, a glob of such files (``data/*.parquet``; DuckDB or Spark), a
+    pandas DataFrame, or a pyspark DataFrame (evaluated by Spark where it lives).
+    ``deterministic`` fixes the run's
     timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
     ``progress(stage, done, total)`` is called as the run advances (the CLI draws a
-    progress bar with it on a terminal). ``max_rows`` and ``memory_budget`` (bytes; default
-    80 % of the available memory) refuse data that is too large before its rows are read.
+    progress bar with it on a terminal).
+    ``engine``: ``auto`` (default: DuckDB for globs and for files whose bound columns
+    would not fit ``memory_budget``, Spark for a Spark DataFrame, else embedded),
+    ``embedded``, ``duckdb`` or ``spark``. ``memory_budget``: bytes or a size such as
+    ``"4GB"`` / ``"25%"`` (default half the physical memory); DuckDB's memory limit.
+    The embedded engine refuses, before reading rows, a file it estimates would need
+    more than the given budget (or, when none is given, than the available memory).
+    ``score_decimals``: the engines' score grid, 10**-N (default 4; recorded in the
+    results' run options; the embedded engine reads scores exactly).
+    ``max_rows``: refuse data with more rows (exit 2; embedded: before reading rows).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -691,11 +863,108 @@ def check(
         raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
     if max_rows is not None and max_rows < 1:
         raise UsageError(f"--max-rows must be at least 1, got {max_rows}.")
-    if memory_budget is not None and memory_budget < 1:
-        raise UsageError(f"--memory-budget must be positive, got {memory_budget}.")
     run_seed = DEFAULT_SEED if seed is None else int(seed)
     pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
-    available = peek_columns(data)
+    budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
+    decimals = _score_decimals(score_decimals)
+    engine_name, notes = resolve_engine(
+        engine, data, lambda: _bound_columns(pol, peek_columns(data))[0], budget
+    )
+    if progress:
+        progress("reading data", 0, 0)
+    source = None
+    if engine_name == "embedded":
+        wanted, strings = _bound_columns(pol, peek_columns(data))
+        table = read_table(
+            data,
+            wanted,
+            string_columns=strings,
+            max_rows=max_rows,
+            memory_budget=None if memory_budget is None else budget,
+        )
+    else:
+        source = open_source(engine_name, data, budget)
+    try:
+        if source is not None:
+            strings = _bound_columns(pol, source.available)[1]
+            table = source.tuples(_engine_request(pol, source.available, strings, decimals))
+            check_rows(table.rows, max_rows, table.path or str(data))
+        plans = _plan(pol, table)
+        rounded = engine_name in ("duckdb", "spark")
+        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None)
+        findings = []
+        for i, plan in enumerate(plans):
+            if progress:
+                progress(f"evaluating {plan.control.control_id}", i, len(plans))
+            findings.append(_evaluate(plan, plans, ev))
+        read = list(table.read or table.columns)
+        if source is not None:  # in the policy's order, as the embedded reader lists them
+            read += [c for t in ev.subtables.values() for c in (t.read or t.columns)]
+            read += ev.pushed
+            bound = _bound_columns(pol, source.available)[0]
+            read = [c for c in bound if c in set(read)]
+    finally:
+        if source is not None:
+            source.close()
+    if progress:
+        progress("done", len(plans), len(plans))
+    run_options: dict[str, Any] = {
+        "bind": dict(bind or {}),
+        "num_classes": num_classes,
+        "deterministic": deterministic,
+        **stats_options,
+    }
+    if engine_name in ("duckdb", "spark"):
+        run_options["score_decimals"] = decimals
+    return Results(
+        tool=Tool(version=__version__),
+        policy=PolicyInfo(
+            path=pol.path, sha256=pol.sha256, title=pol.title, version=pol.version, form=pol.form
+        ),
+        data=DataInfo(
+            path=table.path,
+            sha256=table.sha256,
+            rows=table.rows,
+            columns=list(dict.fromkeys(read)),
+        ),
+        run=RunInfo(
+            started=started,
+            finished=_now(deterministic),
+            inconclusive=inconclusive,
+            fail_on=fail_on,
+            seed=run_seed,
+            engine=engine_name,
+            options={k: v for k, v in run_options.items() if v or k == "score_decimals"},
+        ),
+        summary=summarize(findings, inconclusive, fail_on),
+        findings=findings,
+        warnings=[*pol.warnings, *notes, *table.warnings, *ev.warnings],
+    )
+
+
+#: the largest score grid exponent (10**-12 is already below float resolution near 1)
+MAX_SCORE_DECIMALS = 12
+
+
+def _score_decimals(value: int | None) -> int:
+    from fairpolicy.data.engines import DEFAULT_SCORE_DECIMALS
+
+    if value is None:
+        return DEFAULT_SCORE_DECIMALS
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 0 <= value <= MAX_SCORE_DECIMALS
+    ):
+        raise UsageError(
+            f"--score-decimals must be a whole number from 0 to {MAX_SCORE_DECIMALS}, "
+            f"got {value!r}."
+        )
+    return value
+
+
+def _bound_columns(pol: Policy, available: list[str]) -> tuple[list[str], list[str]]:
+    """(every column the policy binds, those read as text: dimension and site columns)."""
     wanted: list[str] = []
     strings: list[str] = []
     for c in pol.controls:
@@ -710,46 +979,42 @@ def check(
                 wanted += score_column_names(available, value)
             else:
                 wanted.append(value)
-    if progress:
-        progress("reading data", 0, 0)
-    table = read_table(
-        data, wanted, string_columns=strings, max_rows=max_rows, memory_budget=memory_budget
-    )
-    plans = _plan(pol, table)
-    ev = _Evaluator(table, run_seed)
-    findings = []
-    for i, plan in enumerate(plans):
-        if progress:
-            progress(f"evaluating {plan.control.control_id}", i, len(plans))
-        findings.append(_evaluate(plan, plans, ev))
-    if progress:
-        progress("done", len(plans), len(plans))
-    return Results(
-        tool=Tool(version=__version__),
-        policy=PolicyInfo(
-            path=pol.path, sha256=pol.sha256, title=pol.title, version=pol.version, form=pol.form
+    return list(dict.fromkeys(wanted)), list(dict.fromkeys(strings))
+
+
+def _engine_request(
+    pol: Policy, available: list[str], strings: list[str], decimals: int
+) -> Request:
+    """The main aggregation of an engine: the columns of classification and data-check
+    controls (regression and ranking bindings aggregate their own columns)."""
+    columns: list[str] = []
+    scores: list[str] = []
+    score_sets: list[tuple[str, ...]] = []
+    for c in pol.controls:
+        try:
+            kind = lookup(c.metric_key).kind
+        except FairpolicyError:
+            continue  # reported per control
+        if kind in ("regression", "ranking"):
+            continue  # their own aggregations read their columns
+        for role, value in c.inputs.items():
+            if role == "dimension":
+                columns += c.dimension_columns
+            elif role == "score":
+                cols = score_column_names(available, value)
+                columns += cols
+                scores += cols
+                if len(cols) > 1:
+                    score_sets.append(tuple(cols))
+            else:
+                columns.append(value)
+    present = [col for col in dict.fromkeys(columns) if col in available]
+    return Request(
+        columns=tuple(present),
+        strings=frozenset(strings) & set(present),
+        scores=frozenset(scores) & set(present),
+        score_sets=tuple(
+            s for s in dict.fromkeys(score_sets) if all(col in available for col in s)
         ),
-        data=DataInfo(
-            path=table.path, sha256=table.sha256, rows=table.rows, columns=list(table.columns)
-        ),
-        run=RunInfo(
-            started=started,
-            finished=_now(deterministic),
-            inconclusive=inconclusive,
-            fail_on=fail_on,
-            seed=run_seed,
-            options={
-                k: v
-                for k, v in {
-                    "bind": dict(bind or {}),
-                    "num_classes": num_classes,
-                    "deterministic": deterministic,
-                    **stats_options,
-                }.items()
-                if v
-            },
-        ),
-        summary=summarize(findings, inconclusive, fail_on),
-        findings=findings,
-        warnings=[*pol.warnings, *table.warnings, *ev.warnings],
+        decimals=decimals,
     )

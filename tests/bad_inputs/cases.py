@@ -709,14 +709,21 @@ USAGE_CASES = [
     ),
     Case(
         "memory-budget-exceeded",
-        ("memory budget", "--engine duckdb"),
-        args=("--memory-budget", "1K"),
+        ("more than 64.0 MiB (--memory-budget)", "--engine duckdb"),
+        args=("--engine", "embedded", "--memory-budget", "64MB"),
         file="data.csv",
     ),
     Case(
         "memory-budget-malformed",
         ("--memory-budget", "'lots'"),
         args=("--memory-budget", "lots"),
+    ),
+    Case(
+        "max-rows-on-an-engine",
+        ("more than 100 rows", "--max-rows"),
+        args=("--engine", "duckdb", "--max-rows", "100"),
+        file="data.csv",
+        note="DuckDB counts while aggregating: the limit holds, after the scan",
     ),
     Case(
         "bind-unknown-role",

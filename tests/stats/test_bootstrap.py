@@ -408,6 +408,40 @@ def test_bca_and_percentile_equal_scipy_on_the_same_replicates() -> None:
         assert iv.groups["g0"] == pytest.approx((ref0.low, ref0.high), abs=1e-12)
 
 
+def test_bca_of_a_two_group_gap_is_scipy_bca_of_the_signed_difference_folded() -> None:
+    """Near zero the replicates of |θ_a − θ_b| fold above the point and BCa under-covers;
+    fairpolicy computes BCa on the signed difference (sign of the data's) and folds it:
+    exactly scipy's BCa of the signed statistic on the same replicates, then |·|."""
+    rows = binary_rows([90, 120], [0.40, 0.40], 5)
+    st = to_stats(rows)
+    x0, x1 = rows["p"][rows["g"] == 0], rows["p"][rows["g"] == 1]
+    spec = REGISTRY["demographic_parity_diff"]
+    point = spec.fn(st, {}).value
+    assert point is not None
+    reps = bs.draw(st, 3000, 4)
+    keep = np.ones(2, dtype=bool)
+    rv = bs.replicate_values(spec, st, keep, {}, reps)
+    sign = 1.0 if x0.mean() >= x1.mean() else -1.0
+    signed = sign * (rv.groups[:, 0] - rv.groups[:, 1])
+    assert (signed < 0).mean() > 0.05  # the replicates do cross zero here
+
+    def diff(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+        return sign * (a.mean(axis=axis) - b.mean(axis=axis))
+
+    ref = _scipy_ci((x0, x1), diff, signed, "BCa")
+    lo, hi = ref.low, ref.high
+    folded = (lo, hi) if lo >= 0 else (0.0, max(-lo, hi))
+    iv = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "bca")
+    assert iv.method == "bca" and iv.note and "signed difference" in iv.note
+    assert (iv.low, iv.high) == pytest.approx(folded, abs=1e-12)
+
+    def gap(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.abs(a.mean(axis=axis) - b.mean(axis=axis))
+
+    plain = _scipy_ci((x0, x1), gap, rv.values, "BCa")  # what BCa of |·| would give
+    assert abs(plain.low - iv.low) > 1e-3 or abs(plain.high - iv.high) > 1e-3
+
+
 def _row_acceleration(groups: list[Rows], stat: Callable[[list[Rows]], float]) -> float:
     """scipy's multi-sample jackknife acceleration, one left-out row at a time."""
     num = den = 0.0
@@ -560,30 +594,35 @@ def _plain(n_groups: int = 2) -> GroupStats:
 
 
 @pytest.mark.parametrize(
-    ("key", "stats", "fragment"),
+    ("key", "stats", "interval", "p_value"),
     [
         (
             "mae_parity",
             _plain().with_extras(regression=RegressionStats(np.ones((2, 7)))),
+            "not the (y, ŷ) cells",
             "not available for regression/ranking metrics",
         ),
         (
             "exposure_ratio",
             _plain().with_extras(ranking=RankingStats(np.array([0, 1] * 50, dtype=np.int64))),
+            None,  # ranking statistics are resampled (tests/stats/test_row_bootstrap.py)
             "not available for regression/ranking metrics",
         ),
-        ("group_size", _plain(), "group sizes"),
+        ("group_size", _plain(), "group sizes", "group sizes"),
     ],
 )
-def test_no_interval_for_regression_ranking_and_sizes(
-    key: str, stats: GroupStats, fragment: str
+def test_no_interval_or_p_value_where_they_cannot_be_resampled(
+    key: str, stats: GroupStats, interval: str | None, p_value: str
 ) -> None:
     spec = REGISTRY[key]
     reps = bs.draw(stats, 50, 0)
     iv = bs.confidence(spec, stats, np.ones(2, bool), {}, 1.0, reps, 0.95, "percentile")
-    assert iv.low is None and iv.high is None and iv.reason and fragment in iv.reason
+    if interval is None:
+        assert iv.low is not None and iv.reason is None
+    else:
+        assert iv.low is None and iv.high is None and iv.reason and interval in iv.reason
     pv = bs.permutation_test(spec, stats, {}, 1.0, 50, 0, False)
-    assert pv.p_value is None and pv.reason and fragment in pv.reason
+    assert pv.p_value is None and pv.reason and p_value in pv.reason
 
 
 def test_no_interval_for_the_composite_with_a_site_grouping() -> None:

@@ -12,6 +12,7 @@ naming the fix — never a silent number.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 #: placeholder for the unseen class of a one-class binary problem with text labels
 OTHER_CLASS = "(other)"
+
+#: rows of several score columns must sum to 1 within this, or a warning counts them
+SUM_TOLERANCE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ class Labels:
     positive: int | None
     score_columns: tuple[str, ...] = ()
     warnings: list[str] = field(default_factory=list)
+    #: rows per kept entry (engines' weighted tuples); None = one row each
+    weights: NDArray[np.int64] | None = None
 
 
 class _Ctx:
@@ -89,9 +95,15 @@ def missing_column_problem(table: Table, control: Control, role: str, column: st
     )
 
 
-def _first_rows(mask: NDArray[np.bool_], limit: int = 5) -> str:
-    rows = np.flatnonzero(mask)[:limit] + 1
-    return ", ".join(str(int(r)) for r in rows)
+def _first_rows(
+    table: Table,
+    column: str,
+    predicate: Callable[[Any], NDArray[np.bool_]],
+    mask: NDArray[np.bool_] | None = None,
+) -> str:
+    """The 1-based data rows (at most 5) where ``predicate`` holds for ``column``."""
+    rows = table.first_rows(column, predicate, mask=mask if table.weights is None else None)
+    return ", ".join(str(i + 1) for i, _ in rows)
 
 
 def _null_mask(arr: pa.ChunkedArray) -> NDArray[np.bool_]:
@@ -100,6 +112,36 @@ def _null_mask(arr: pa.ChunkedArray) -> NDArray[np.bool_]:
     if arr.null_count == 0 and not _is_float(arr):
         return np.zeros(len(arr), dtype=bool)
     return np.asarray(pc.is_null(arr, nan_is_null=True).to_numpy(zero_copy_only=False))
+
+
+def _as_float(arr: pa.ChunkedArray) -> NDArray[np.float64]:
+    import pyarrow as pa
+
+    if pa.types.is_boolean(arr.type):
+        arr = arr.cast(pa.int64())
+    return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+# row predicates: located in the data by :meth:`Table.first_rows` for messages
+
+
+def missing_rows(arr: pa.ChunkedArray) -> NDArray[np.bool_]:
+    """Null, or NaN in a float column."""
+    return _null_mask(arr)
+
+
+def fractional_rows(arr: pa.ChunkedArray) -> NDArray[np.bool_]:
+    """A present value that is not a whole number."""
+    v = _as_float(arr)
+    with np.errstate(invalid="ignore"):
+        out: NDArray[np.bool_] = (v != np.floor(v)) & ~np.isnan(v)
+    return out
+
+
+def infinite_rows(arr: pa.ChunkedArray) -> NDArray[np.bool_]:
+    """+inf or −inf."""
+    out: NDArray[np.bool_] = np.isinf(_as_float(arr))
+    return out
 
 
 def _is_float(arr: pa.ChunkedArray) -> bool:
@@ -121,7 +163,9 @@ def _kind(arr: pa.ChunkedArray) -> str:
     return "other"
 
 
-def _as_int(ctx: _Ctx, arr: pa.ChunkedArray, column: str, role: str) -> pa.ChunkedArray:
+def _as_int(
+    ctx: _Ctx, table: Table, arr: pa.ChunkedArray, column: str, role: str
+) -> pa.ChunkedArray:
     """Integer view of a label column; floats must be whole numbers."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -131,7 +175,10 @@ def _as_int(ctx: _Ctx, arr: pa.ChunkedArray, column: str, role: str) -> pa.Chunk
     values = arr.to_numpy(zero_copy_only=False).astype(np.float64)
     frac = values != np.floor(values)
     if frac.any():
-        i = int(np.argmax(frac))
+        # the first such value in the data (rows dropped under `missing: drop` included)
+        found = table.first_rows(column, fractional_rows, limit=1)
+        value = found[0][1] if found else values[int(np.argmax(frac))]
+        where = f" (data row {found[0][0] + 1})" if found else ""
         fix = (
             "bind the thresholded class labels (e.g. argmax or score >= 0.5) to "
             "input.prediction and the probabilities to input.score"
@@ -139,8 +186,8 @@ def _as_int(ctx: _Ctx, arr: pa.ChunkedArray, column: str, role: str) -> pa.Chunk
             else "the target must hold class labels (integers or text)"
         )
         raise ctx.error(
-            f"column '{column}' ({role}) holds non-integer values such as {values[i]!r} "
-            f"(data row {i + 1}); it looks like probabilities or scores, not class labels.",
+            f"column '{column}' ({role}) holds non-integer values such as {float(value)!r}"
+            f"{where}; it looks like probabilities or scores, not class labels.",
             column=column,
             hint=fix + ".",
         )
@@ -186,10 +233,10 @@ def encode_labels(
                 column=col,
             )
     if kp == "float":
-        p_arr = _as_int(ctx, p_arr, key.prediction, "prediction")
+        p_arr = _as_int(ctx, table, p_arr, key.prediction, "prediction")
         kp = "int"
     if kt == "float":
-        t_arr = _as_int(ctx, t_arr, key.target, "target")
+        t_arr = _as_int(ctx, table, t_arr, key.target, "target")
         kt = "int"
     if kt != kp:
         num, txt = (key.target, key.prediction) if kt == "int" else (key.prediction, key.target)
@@ -279,6 +326,9 @@ def encode_labels(
     value_set = pa.array(classes, type=pa.int64() if integer else pa.string())
     t_codes = pc.index_in(t_arr, value_set=value_set).to_numpy(zero_copy_only=False)
     p_codes = pc.index_in(p_arr, value_set=value_set).to_numpy(zero_copy_only=False)
+    weights = table.weights
+    if weights is not None and keep is not None:
+        weights = weights[keep]
     return Labels(
         classes=tuple(str(c) for c in classes),
         true_codes=np.asarray(t_codes, dtype=np.int64),
@@ -287,6 +337,7 @@ def encode_labels(
         positive=positive,
         score_columns=score_cols,
         warnings=warnings,
+        weights=weights,
     )
 
 
@@ -384,7 +435,12 @@ def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.int64], list[str]
 
 
 def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) -> list[str]:
-    """Warnings for scores outside [0, 1] or rows not summing to ~1 (never renormalised)."""
+    """Warnings for scores outside [0, 1] or rows not summing to ~1 (never renormalised).
+
+    On an engine the scores are rounded to a grid, but values outside [0, 1] are
+    kept as they are and the row sums were checked before rounding
+    (``Table.sum_flags``), so both counts are those of the unrounded data.
+    """
     warnings = []
     mats = []
     for c in columns:
@@ -399,27 +455,47 @@ def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) ->
         nan = np.isnan(v)
         if nan.any():
             raise _Ctx(table, control).error(
-                f"score column '{c}' has {int(nan.sum())} missing value(s) "
-                f"(first at data rows {_first_rows(nan)}).",
+                f"score column '{c}' has {table.count(nan)} missing value(s) "
+                f"(first at data rows {_first_rows(table, c, missing_rows, nan)}).",
                 column=c,
                 hint="fill or remove those rows.",
             )
         out = (v < 0) | (v > 1)
         if out.any():
             warnings.append(
-                f"control '{control.control_id}': {int(out.sum())} value(s) of score column "
+                f"control '{control.control_id}': {table.count(out)} value(s) of score column "
                 f"'{c}' fall outside [0, 1]"
             )
         mats.append(v)
     if len(mats) > 1:
-        sums = np.sum(mats, axis=0)
-        off = np.abs(sums - 1.0) > 1e-3
+        flags = table.sum_flags.get(tuple(columns))
+        if flags is not None:
+            off = flags
+        else:
+            sums = np.sum(mats, axis=0)
+            off = np.abs(sums - 1.0) > SUM_TOLERANCE
         if off.any():
             warnings.append(
-                f"control '{control.control_id}': {int(off.sum())} row(s) of score columns "
+                f"control '{control.control_id}': {table.count(off)} row(s) of score columns "
                 f"{list(columns)} do not sum to 1 (±0.001); scores are not renormalised"
             )
     return warnings
+
+
+def require_numeric(
+    table: Table, control: Control, column: str, role: str, arrow_type: pa.DataType
+) -> None:
+    """Text or other non-numeric column types are an error naming the column."""
+    import pyarrow as pa
+
+    t = arrow_type
+    if not (pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_floating(t)):
+        raise _Ctx(table, control).error(
+            f"column '{column}' ({role}) holds {t} values, but metric "
+            f"'{control.metric_key}' needs numbers.",
+            column=column,
+            hint=f"bind input.{role} to a numeric column.",
+        )
 
 
 def numeric_column(
@@ -430,23 +506,13 @@ def numeric_column(
     Text or other non-numeric types are an error naming the column.
     """
     arr = table.columns[column]
-    if _kind(arr) not in ("int", "float"):
-        raise _Ctx(table, control).error(
-            f"column '{column}' ({role}) holds {arr.type} values, but metric "
-            f"'{control.metric_key}' needs numbers.",
-            column=column,
-            hint=f"bind input.{role} to a numeric column.",
-        )
-    import pyarrow as pa
-
-    if pa.types.is_boolean(arr.type):
-        arr = arr.cast(pa.int64())
-    values = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    require_numeric(table, control, column, role, arr.type)
+    values = _as_float(arr)
     infinite = np.isinf(values)
     if infinite.any():
         raise _Ctx(table, control).error(
-            f"column '{column}' ({role}) has {int(infinite.sum())} infinite value(s) "
-            f"(first at data rows {_first_rows(infinite)}).",
+            f"column '{column}' ({role}) has {table.count(infinite)} infinite value(s) "
+            f"(first at data rows {_first_rows(table, column, infinite_rows, infinite)}).",
             column=column,
             hint="replace or remove them; fairpolicy does not clip values.",
         )
@@ -466,14 +532,14 @@ def require_complete(
     if missing != "drop":
         col, mask = next(iter(bad.items()))
         raise _Ctx(table, control).error(
-            f"column '{col}' has {int(mask.sum())} missing value(s) "
-            f"(first at data rows {_first_rows(mask)}).",
+            f"column '{col}' has {table.count(mask)} missing value(s) "
+            f"(first at data rows {_first_rows(table, col, missing_rows, mask)}).",
             column=col,
             hint="fill or remove those rows, or set the control prop `missing: drop` "
             "to drop them (the count is reported).",
         )
     drop = np.logical_or.reduce(list(bad.values()))
     return ~drop, [
-        f"control '{control.control_id}': dropped {int(drop.sum())} row(s) with a missing "
+        f"control '{control.control_id}': dropped {table.count(drop)} row(s) with a missing "
         f"{' or '.join(repr(c) for c in bad)} (missing: drop)"
     ]

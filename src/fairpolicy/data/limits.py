@@ -13,32 +13,24 @@ decisions:
 - line breaks bound the row count from above for ``--max-rows``; without it, the memory
   estimate uses the mean line length of the first block.
 
-The memory guard compares an estimate of what reading and counting the bound columns
-takes (``rows × columns × BYTES_PER_VALUE`` plus the bound columns' share of the text;
-calibrated on the embedded pipeline: 10 M rows × 3 columns peak at ~0.9 GB, 29 B per
-value) with a budget: ``--memory-budget``,
-else 80 % of the memory the machine (or its cgroup) has available. Over budget is a clear
-error suggesting an out-of-core engine, not an OOM kill.
+The memory guard (embedded engine) compares the embedded peak estimated as the engines
+do (:func:`fairpolicy.data.engines.estimate_embedded_peak`: a base plus 56 B per row and
+bound column, measured) plus the bound columns' text, with a limit: ``--memory-budget``
+when given, else the memory the machine (or its cgroup) has available. Over the limit is
+a clear error suggesting the out-of-core engine, not an OOM kill.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fairpolicy.errors import DataError, UsageError
+from fairpolicy.errors import DataError
 
 #: pyarrow's CSV block size: a line longer than this cannot be parsed
 MAX_LINE_BYTES = 1 << 20
-#: peak bytes per bound value per row (calibrated with headroom: measured 29 B)
-BYTES_PER_VALUE = 48
-#: share of the available memory the default budget allows
-DEFAULT_BUDGET_SHARE = 0.8
-
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -123,18 +115,6 @@ def unclosed_quote_line(path: Path) -> int | None:
     return None
 
 
-def parse_size(text: str, flag: str = "--memory-budget") -> int:
-    """``512M``, ``4G``, ``1.5GiB``, ``2000000`` → bytes (powers of 1024)."""
-    m = _SIZE.match(str(text))
-    if not m:
-        raise UsageError(
-            f"{flag}: '{text}' is not a size; write bytes or a number with K, M, G or T "
-            "(powers of 1024), e.g. 512M or 4G."
-        )
-    number, unit = float(m.group(1)), m.group(2).lower()
-    return int(number * 1024 ** "bkmgtp".index(unit or "b"))
-
-
 def human(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if n < 1024 or unit == "TiB":
@@ -171,11 +151,6 @@ def available_memory() -> int | None:
     return min(found) if found else None
 
 
-def default_budget() -> int | None:
-    avail = available_memory()
-    return None if avail is None else int(avail * DEFAULT_BUDGET_SHARE)
-
-
 def check_rows(rows: int, max_rows: int | None, file: str, *, exact: bool = True) -> None:
     """DataError when ``rows`` (a count, or with ``exact=False`` a count stopped early)
     exceeds ``max_rows``."""
@@ -189,33 +164,33 @@ def check_rows(rows: int, max_rows: int | None, file: str, *, exact: bool = True
 
 
 def estimate_bytes(rows: int, columns: int, text_bytes: int = 0) -> int:
-    """Peak bytes of reading and counting ``columns`` bound columns of ``rows`` rows: the
-    per-value cost of the arrays and codes, plus the bound columns' text (long group names
-    cost what they weigh)."""
-    return rows * max(columns, 1) * BYTES_PER_VALUE + text_bytes
+    """Peak bytes of the embedded engine on ``columns`` bound columns of ``rows`` rows:
+    the engines' measured estimate, plus the bound columns' text (long group names cost
+    what they weigh)."""
+    from fairpolicy.data.engines import EMBEDDED_BASE_BYTES, EMBEDDED_BYTES_PER_CELL
+
+    return EMBEDDED_BASE_BYTES + EMBEDDED_BYTES_PER_CELL * rows * max(columns, 1) + text_bytes
 
 
 def check_memory(
     rows: int, columns: int, budget: int | None, file: str, text_bytes: int = 0
 ) -> None:
     """DataError when reading ``columns`` bound columns of ``rows`` rows (``text_bytes``
-    of their text) would exceed ``budget`` bytes (None: the default budget, or no guard
-    when the available memory is unknown)."""
+    of their text) would exceed ``budget`` bytes (None: the available memory; no guard
+    when that is unknown)."""
+    source = "--memory-budget"
     if budget is None:
-        budget = default_budget()
-        source = f"{DEFAULT_BUDGET_SHARE:.0%} of the available memory"
-    else:
-        source = "--memory-budget"
+        budget, source = available_memory(), "the memory available"
     if budget is None:
         return
     need = estimate_bytes(rows, columns, text_bytes)
     if need > budget:
         raise DataError(
-            f"reading {columns} bound column(s) of about {rows} rows needs an estimated "
-            f"{human(need)}, over the memory budget of {human(budget)} ({source}).",
+            f"the embedded engine would need an estimated {human(need)} for {columns} bound "
+            f"column(s) of about {rows} rows, more than {human(budget)} ({source}).",
             file=file,
-            hint="run with --engine duckdb (out of core, spills to disk), raise "
-            "--memory-budget, or evaluate a sample or partition of the data.",
+            hint="run with --engine duckdb (out of core, spills to disk; pip install duckdb), "
+            "or evaluate a sample or partition of the data.",
         )
 
 

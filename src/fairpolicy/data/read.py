@@ -12,20 +12,34 @@ import csv
 import hashlib
 import io
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from fairpolicy.errors import DataError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from fairpolicy.data.engines import Source
+
+#: a row predicate: one column's values (a pyarrow array) → a boolean mask of the rows
+RowPredicate = Callable[[Any], NDArray[np.bool_]]
+
 
 @dataclass
 class Table:
-    """The bound columns of a data set, as pyarrow arrays."""
+    """The bound columns of a data set, as pyarrow arrays.
+
+    Embedded reads hold one entry per data row (``weights`` is None). An engine
+    (:mod:`fairpolicy.data.engines`) returns the distinct tuples of the bound
+    columns instead, each with ``weights[i]`` rows; every count the pipeline
+    makes weighs the tuples (:meth:`count`), and ``rows`` is the total weight.
+    """
 
     columns: dict[str, pa.ChunkedArray]
     available: list[str]  # every column name the source has
@@ -33,6 +47,48 @@ class Table:
     path: str | None = None
     sha256: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: rows per entry (int64, ≥ 1); None: one row per entry (embedded reads)
+    weights: NDArray[np.int64] | None = None
+    #: the engine the tuples came from: locates data rows, runs further aggregations
+    source: Source | None = None
+    #: engines: for each multi-column score binding, whether the entry's unrounded
+    #: scores fail to sum to 1 (±0.001), computed before the scores were rounded
+    sum_flags: dict[tuple[str, ...], NDArray[np.bool_]] = field(default_factory=dict)
+    #: the columns read from the source (default: ``columns``)
+    read: list[str] | None = None
+
+    def count(self, mask: NDArray[np.bool_]) -> int:
+        """Data rows among the entries selected by ``mask``."""
+        if self.weights is None:
+            return int(np.count_nonzero(mask))
+        return int(self.weights[mask].sum())
+
+    def first_rows(
+        self,
+        column: str,
+        predicate: RowPredicate,
+        limit: int = 5,
+        mask: NDArray[np.bool_] | None = None,
+    ) -> list[tuple[int, Any]]:
+        """The first ``limit`` data rows (0-based, in source order) where ``predicate``
+        holds for ``column``, with the value there.
+
+        Embedded: from ``mask`` (the predicate's result, when the caller has it) or
+        the predicate over the column. Engines scan the source in order.
+        """
+        if self.weights is None:
+            arr = self.columns[column]
+            hit = predicate(arr) if mask is None else mask
+            idx = np.flatnonzero(hit)[:limit]
+            values = arr.take(idx).to_pylist() if len(idx) else []
+            return [(int(i), v) for i, v in zip(idx, values, strict=True)]
+        if self.source is None:
+            return []
+        # a column aggregated away (regression sums) is numeric: read it as float64
+        import pyarrow as pa
+
+        arrow_type = self.columns[column].type if column in self.columns else pa.float64()
+        return self.source.first_rows(column, arrow_type, predicate, limit)
 
 
 def file_sha256(path: Path) -> str:

@@ -8,6 +8,7 @@ the file before one :class:`~fairpolicy.errors.PolicyError` is raised.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections import Counter
@@ -21,6 +22,7 @@ from fairpolicy.errors import PolicyError, close_match, did_you_mean
 from fairpolicy.policy import oscal
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
 from fairpolicy.policy.schema import (
+    NS,
     OPERATOR_SPELLINGS,
     ROLES,
     Control,
@@ -46,6 +48,20 @@ CONTROL_PROPS = (
     "lifecycle_phase",
     "risk_id",
     "threshold_param",
+)
+
+#: Settings a policy may give once for every control, as ``metadata.props`` (OSCAL
+#: metadata props in fairpolicy's ``ns`` or with none); a control's own prop wins.
+POLICY_WIDE_PROPS = (
+    "ci",
+    "ci_level",
+    "ci_method",
+    "decision",
+    "p_value",
+    "bonferroni",
+    "min_samples",
+    "min_share",
+    "missing",
 )
 
 #: Common misspellings of operators → the spelling meant.
@@ -92,6 +108,7 @@ def load_policy(
         base = Path(base_dir)
     ctx = Ctx()
     form, metadata, raws = _normalise(data, file, base, ctx)
+    raws = _policy_wide(metadata, raws, file, ctx)
     controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]
     _check_ids(raws, form, file, ctx)
     if ctx.problems:
@@ -141,6 +158,48 @@ def _normalise(
         controls = oscal.catalog_or_profile(root, body, file, base, ctx)
         raws = [oscal.catalog_control(c, ctx) for c in controls.values() if c.fairness]
     return root, metadata, raws
+
+
+def _policy_wide(
+    metadata: Mapping[str, Any], raws: list[RawControl], file: str | None, ctx: Ctx
+) -> list[RawControl]:
+    """Apply the policy-wide settings of ``metadata.props`` to every control that does not
+    set them itself. A prop in fairpolicy's ``ns`` that is not a policy-wide setting is an
+    error; a prop without ``ns`` may belong to another tool, so it is ignored unless its
+    name is close to a setting (then a warning says which)."""
+    raw_props = metadata.get("props") if isinstance(metadata, Mapping) else None
+    if not raw_props:
+        return raws
+    ours = {
+        str(p.get("name")).strip()
+        for p in raw_props
+        if isinstance(p, Mapping) and str(p.get("ns", "")).rstrip("/") == NS
+    }
+    wide: list[tuple[str, Any]] = []
+    for name, value in oscal.read_props(raw_props, file, None, ctx):
+        if name in POLICY_WIDE_PROPS:
+            wide.append((name, value))
+        elif name in ours:
+            ctx.add(
+                f"metadata prop '{name}' is not a policy-wide setting; policy-wide settings: "
+                f"{', '.join(POLICY_WIDE_PROPS)}.{did_you_mean(name, POLICY_WIDE_PROPS)}",
+                file,
+                key=f"metadata.props.{name}",
+                hint="set it on each control instead, or use one of the settings listed",
+            )
+        elif close_match(name, POLICY_WIDE_PROPS):
+            ctx.warnings.append(
+                f"{file or 'policy'}: metadata prop '{name}' is ignored (it has no fairpolicy "
+                f"ns and is not a policy-wide setting).{did_you_mean(name, POLICY_WIDE_PROPS)}"
+            )
+    if not wide:
+        return raws
+    return [
+        dataclasses.replace(
+            r, props=[*(p for p in wide if p[0] not in {n for n, _ in r.props}), *r.props]
+        )
+        for r in raws
+    ]
 
 
 def _root_problem(data: Any, roots: list[str], file: str | None) -> tuple[str, str | None]:

@@ -5,6 +5,12 @@ class is ``t`` and predicted class is ``p``. Every classification metric is a
 pure function of it. The table is built with one ``np.bincount`` over a
 combined integer index; groups of a coarser dimension (``sex`` out of
 ``sex,race``) are sums over the intersectional cells (:func:`marginalize`).
+
+Every builder takes optional row ``weights`` (int64, ≥ 1): a row of weight w
+counts as w identical rows. The DuckDB and Spark engines return the distinct
+tuples of the bound columns with their row counts, so one weighted tuple stands
+for all its rows; the embedded path passes ``None`` (every row weighs 1) and
+pays nothing for the option.
 """
 
 from __future__ import annotations
@@ -69,18 +75,35 @@ class ScoreStats:
 
 
 @dataclass(frozen=True, eq=False)
+class RegressionCells:
+    """One group's distinct (y, ŷ) pairs with how many rows carry each: the group's
+    empirical distribution, the resampling unit of the regression bootstrap."""
+
+    values: NDArray[np.float64]  # (m, 2): y, ŷ
+    counts: IntArray  # (m,)
+
+    def features(self) -> NDArray[np.float64]:
+        """(m, 7): the summands of :class:`RegressionStats` for each cell."""
+        return regression_features(self.values[:, 0], self.values[:, 1])
+
+
+@dataclass(frozen=True, eq=False)
 class RegressionStats:
     """Per-group sums for regression metrics, with residual r = y − ŷ.
 
     ``sums[g]`` = (Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ²) over the rows of group g.
+    ``cells[g]`` (kept when a bootstrap is asked for) holds the group's distinct
+    (y, ŷ) pairs with their counts, so replicates can resample rows exactly.
     """
 
     sums: NDArray[np.float64]  # (G, 7)
+    cells: tuple[RegressionCells, ...] | None = None
 
     FIELDS = ("y", "yhat", "r", "abs_r", "r2", "y2", "yhat2")
 
     def select(self, idx: NDArray[np.intp]) -> RegressionStats:
-        return RegressionStats(self.sums[idx])
+        cells = None if self.cells is None else tuple(self.cells[i] for i in idx)
+        return RegressionStats(self.sums[idx], cells)
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,17 +215,40 @@ class GroupStats:
         return tp, fp, fn, tn
 
 
+def weighted_bincount(
+    index: NDArray[np.integer], weights: IntArray | None, minlength: int = 0
+) -> IntArray:
+    """``np.bincount`` of integer ``weights`` (None = 1 each), as exact int64 counts.
+
+    bincount sums weights in float64, exact for totals below 2**53 rows.
+    """
+    if weights is None:
+        out: IntArray = np.bincount(index, minlength=minlength).astype(np.int64, copy=False)
+        return out
+    flat = np.bincount(index, weights=weights, minlength=minlength)
+    return np.rint(flat).astype(np.int64)
+
+
+def weight_sum(mask: NDArray[np.bool_], weights: IntArray | None) -> int:
+    """Rows selected by ``mask``, counting each row's weight (None = 1 each)."""
+    if weights is None:
+        return int(np.count_nonzero(mask))
+    return int(weights[mask].sum())
+
+
 def confusion_counts(
     group_codes: NDArray[np.integer],
     true_codes: NDArray[np.integer],
     pred_codes: NDArray[np.integer],
     num_groups: int,
     num_classes: int,
+    weights: IntArray | None = None,
 ) -> IntArray:
     """counts[g, t, p] from integer codes with one ``np.bincount``.
 
     Codes must be in range; rows with a negative group code are not counted
-    (the caller counts them as the unknown group).
+    (the caller counts them as the unknown group). ``weights`` counts row i
+    ``weights[i]`` times.
     """
     k = num_classes
     g = np.asarray(group_codes, dtype=np.int64)
@@ -211,12 +257,14 @@ def confusion_counts(
         g = g[keep]
         t = np.asarray(true_codes, dtype=np.int64)[keep]
         p = np.asarray(pred_codes, dtype=np.int64)[keep]
+        if weights is not None:
+            weights = weights[keep]
     else:
         t = np.asarray(true_codes, dtype=np.int64)
         p = np.asarray(pred_codes, dtype=np.int64)
     index = (g * k + t) * k + p
-    flat = np.bincount(index, minlength=num_groups * k * k)
-    return flat.astype(np.int64, copy=False).reshape(num_groups, k, k)
+    flat = weighted_bincount(index, weights, num_groups * k * k)
+    return flat.reshape(num_groups, k, k)
 
 
 def marginalize(
@@ -264,12 +312,14 @@ def build_group_stats(
     dimensions: dict[str, tuple[NDArray[np.int64], list[str]]],
     requests: Sequence[tuple[str, ...]],
     positive: int | None = None,
+    weights: IntArray | None = None,
 ) -> dict[tuple[str, ...], GroupStats]:
     """One pass over the rows for every requested dimension grouping.
 
     ``dimensions[col]`` holds each row's group code in ``col`` (−1 = missing)
-    and the group names. The rows are counted once into the cells of the
-    intersection of every requested column; each request is then a sum over
+    and the group names; ``weights`` (None = 1) counts each row that many times.
+    The rows are counted once into the cells of the intersection of every
+    requested column; each request is then a sum over
     those cells (:func:`marginalize`), so ``sex``, ``race`` and ``sex,race``
     cost one bincount together.
     """
@@ -286,7 +336,9 @@ def build_group_stats(
             axis=1,
         )
         uniq, inverse = np.unique(mat, axis=0, return_inverse=True)
-        cell_counts = confusion_counts(inverse.ravel(), true_codes, pred_codes, len(uniq), k)
+        cell_counts = confusion_counts(
+            inverse.ravel(), true_codes, pred_codes, len(uniq), k, weights
+        )
         code_rows = uniq.tolist()
     else:
         cell = np.zeros(len(true_codes), dtype=np.int64)
@@ -295,12 +347,14 @@ def build_group_stats(
             cell *= card
             cell += np.where(codes < 0, len(names), codes)
         if total_cells * k * k <= _DENSE_LIMIT:
-            counts = confusion_counts(cell, true_codes, pred_codes, total_cells, k)
+            counts = confusion_counts(cell, true_codes, pred_codes, total_cells, k, weights)
             present = np.flatnonzero(counts.sum(axis=(1, 2)))
             cell_ids, cell_counts = present, counts[present]
         else:
             cell_ids, inverse = np.unique(cell, return_inverse=True)
-            cell_counts = confusion_counts(inverse, true_codes, pred_codes, len(cell_ids), k)
+            cell_counts = confusion_counts(
+                inverse, true_codes, pred_codes, len(cell_ids), k, weights
+            )
         code_rows = []
         for cid in cell_ids.tolist():
             row = []
@@ -351,17 +405,20 @@ def build_score_stats(
     scores: NDArray[np.float64],
     columns: tuple[str, ...],
     num_classes: int,
+    weights: IntArray | None = None,
 ) -> ScoreStats:
     """Per group and score column: sorted distinct scores × true-class counts.
 
     One stable sort per score column by (group, score); rows with group −1 are
     left out. ``scores`` is (n, J). With J > 1 columns the joint cells
     (:class:`JointCells`) are counted too: one more integer sort of the rows.
+    ``weights`` (None = 1) counts each row that many times.
     """
     keep = group_of_row >= 0
     g = group_of_row[keep]
     t = np.asarray(true_codes, dtype=np.int64)[keep]
     s = np.asarray(scores, dtype=np.float64)[keep]
+    w = None if weights is None else weights[keep]
     k = num_classes
     n_cols = s.shape[1]
     values: list[list[NDArray[np.float64]]] = [[] for _ in range(n_groups)]
@@ -372,10 +429,13 @@ def build_score_stats(
     for j in range(n_cols):
         order = np.lexsort((s[:, j], g))
         sj, tj = s[order, j], t[order]
+        wj = None if w is None else w[order]
         for gi in range(n_groups):
             lo, hi = bounds[gi], bounds[gi + 1]
             u, inv = np.unique(sj[lo:hi], return_inverse=True)
-            c = np.bincount(inv.ravel() * k + tj[lo:hi], minlength=len(u) * k)
+            c = weighted_bincount(
+                inv.ravel() * k + tj[lo:hi], None if wj is None else wj[lo:hi], len(u) * k
+            )
             values[gi].append(u)
             counts[gi].append(c.astype(np.int64).reshape(len(u), k))
             if position is not None:
@@ -385,7 +445,7 @@ def build_score_stats(
         sizes = [
             max((len(values[gi][j]) for gi in range(n_groups)), default=1) for j in range(n_cols)
         ]
-        joint = _joint_cells(g, t, position, n_groups, k, sizes)
+        joint = _joint_cells(g, t, position, n_groups, k, sizes, w)
     return ScoreStats(
         columns,
         tuple(tuple(v) for v in values),
@@ -395,9 +455,15 @@ def build_score_stats(
 
 
 def _joint_cells(
-    g: IntArray, t: IntArray, position: IntArray, n_groups: int, k: int, sizes: Sequence[int]
+    g: IntArray,
+    t: IntArray,
+    position: IntArray,
+    n_groups: int,
+    k: int,
+    sizes: Sequence[int],
+    weights: IntArray | None = None,
 ) -> tuple[JointCells, ...]:
-    """Distinct (group, class, position per column) rows with their counts.
+    """Distinct (group, class, position per column) rows with their (weighted) counts.
 
     A mixed-radix int64 code, re-ranked densely (order-preserving) whenever the
     next column could overflow it, then one ``np.unique``.
@@ -412,7 +478,11 @@ def _joint_cells(
             card = max(len(ranks), 1)
         code = code * size + position[:, j]
         card *= size
-    _, first, cell_n = np.unique(code, return_index=True, return_counts=True)
+    if weights is None:
+        _, first, cell_n = np.unique(code, return_index=True, return_counts=True)
+    else:
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        cell_n = weighted_bincount(inverse.ravel(), weights, len(first))
     cell_g, cell_t, cell_pos = g[first], t[first], position[first]
     edges = np.searchsorted(cell_g, np.arange(n_groups + 1))
     return tuple(
@@ -425,25 +495,67 @@ def _joint_cells(
     )
 
 
+def regression_features(y: NDArray[np.float64], yhat: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(n, 7): y, ŷ, r, |r|, r², y², ŷ² per row (r = y − ŷ), the summands of the sums."""
+    return np.stack(_summands(y, yhat), axis=1)
+
+
+def _summands(y: NDArray[np.float64], yhat: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    r = y - yhat
+    return (y, yhat, r, np.abs(r), r * r, y * y, yhat * yhat)
+
+
 def build_regression_stats(
-    group_of_row: IntArray, n_groups: int, y: NDArray[np.float64], yhat: NDArray[np.float64]
+    group_of_row: IntArray,
+    n_groups: int,
+    y: NDArray[np.float64],
+    yhat: NDArray[np.float64],
+    weights: IntArray | None = None,
+    *,
+    keep_cells: bool = False,
 ) -> RegressionStats:
-    """Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ² per group with ``np.bincount`` weights."""
+    """Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ² per group with ``np.bincount`` weights; with
+    ``keep_cells`` also each group's distinct (y, ŷ) pairs and their counts (one sort).
+
+    ``weights`` (None = 1) counts each row that many times.
+    """
     keep = group_of_row >= 0
     g, y, yhat = group_of_row[keep], y[keep], yhat[keep]
-    r = y - yhat
-    parts = (y, yhat, r, np.abs(r), r * r, y * y, yhat * yhat)
+    parts = _summands(y, yhat)
+    w = None if weights is None else weights[keep]
+    if w is not None:
+        parts = tuple(p * w.astype(np.float64) for p in parts)
     sums = np.stack([np.bincount(g, weights=p, minlength=n_groups) for p in parts], axis=1)
-    return RegressionStats(sums.astype(np.float64))
+    cells = None
+    if keep_cells:
+        order = np.lexsort((yhat, y, g))
+        gs, ys, ps = g[order], y[order], yhat[order]
+        new = np.ones(len(gs), dtype=bool)
+        new[1:] = (gs[1:] != gs[:-1]) | (ys[1:] != ys[:-1]) | (ps[1:] != ps[:-1])
+        starts = np.flatnonzero(new)
+        if w is None:
+            counts = np.diff(np.append(starts, len(gs))).astype(np.int64)
+        else:
+            counts = np.add.reduceat(w[order].astype(np.int64), starts) if len(gs) else starts
+        cell_group = gs[starts]
+        values = np.column_stack((ys[starts], ps[starts]))
+        bounds = np.searchsorted(cell_group, np.arange(n_groups + 1))
+        cells = tuple(
+            RegressionCells(values[bounds[i] : bounds[i + 1]], counts[bounds[i] : bounds[i + 1]])
+            for i in range(n_groups)
+        )
+    return RegressionStats(sums.astype(np.float64), cells)
 
 
 def group_index(
-    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]], columns: Sequence[str]
+    dimensions: dict[str, tuple[NDArray[np.int64], list[str]]],
+    columns: Sequence[str],
+    weights: IntArray | None = None,
 ) -> tuple[tuple[str, ...], IntArray, int, tuple[tuple[str, ...], ...]]:
     """(group names, each row's group index (−1 = missing), missing rows) for ``columns``.
 
     Names and order are those :func:`marginalize` gives, so every kind of
-    binding sees the same groups.
+    binding sees the same groups. ``weights`` (None = 1) weighs the missing rows.
     """
     n = len(dimensions[columns[0]][0])
     code = np.zeros(n, dtype=np.int64)
@@ -467,4 +579,4 @@ def group_index(
     row = np.full(n, -1, dtype=np.int64)
     row[~missing] = rank[np.searchsorted(present, code[~missing])]
     names_out = tuple(INTERSECTION_SEP.join(keys[i]) for i in order)
-    return names_out, row, int(missing.sum()), tuple(keys[i] for i in order)
+    return names_out, row, weight_sum(missing, weights), tuple(keys[i] for i in order)

@@ -40,14 +40,32 @@ above it, per (replicate, group) when asked, from their own seeded stream
 draws for every control. With continuous scores there is about one cell per
 row, so score replicates cost O(B × rows).
 
+Regression metrics. Their per-group sums Σy, Σŷ, Σr² … are not resampleable from
+the sums alone, so when a control asks for an interval the runner also keeps each
+group's distinct (y, ŷ) pairs with their counts (``RegressionStats.cells``, one sort).
+A replicate draws Multinomial(n_g, cells_g / n_g) over them — exactly resampling the
+group's rows — and its sums are the drawn counts times the cells' summands (one
+matrix product per chunk of replicates). Values that repeat (rounded targets,
+integer counts) share cells; continuous values give about one cell per row, so the
+cost is O(B × rows) — the documented fallback of the issue.
+
+Ranking metrics. A replicate resamples each group's items with replacement
+(stratified: group sizes stay fixed) and every drawn copy keeps its item's place in
+the ranking (copies of one item tie, adjacent); items outside the compared groups
+stay once. Repeating position p of ``RankingStats.order`` m_p times is that
+resampled ranking, drawn per replicate from its own seeded stream: O(B × items).
+
+Above ``ROW_RESAMPLE_LIMIT`` replicates × cells (or items) there is no interval and
+the reason says the cost. BCa needs a jackknife that regression/ranking statistics
+do not have: a BCa request falls back to the percentile interval with a note.
+
 Not available (``low``/``high`` None with the reason):
 
-- regression and ranking metrics: per-group sums Σy, Σŷ, Σr² … cannot be
-  resampled row by row (the bootstrap of a sum needs the rows, or their
-  higher moments), and a ranking's positions are not exchangeable within a
-  group. Row resampling would need the rows (O(B × n)); it is not done.
 - data metrics (group sizes, group shares): a stratified bootstrap keeps the
   sizes fixed, so the interval would be the point itself.
+- permutation p-values of regression and ranking metrics (their pooled rows are
+  not dealt back to the groups).
+- ``samd_fairness_score`` (it reads a second grouping of the rows, see above).
 - a ``GroupStats`` with several score columns but no joint cells (a builder that
   did not keep them): independent per-column resampling would lose the rows.
 
@@ -82,16 +100,15 @@ spread gives a = 0. Per-group intervals (``Interval.groups``) use the same
 method on the per-group values, with their own z0 and acceleration from the
 same leave-one-out evaluations.
 
-Which interval. ``benchmarks/ci_coverage.py`` measures coverage on populations
-with a known gap. The percentile interval covers at about the nominal rate
-(0.93–0.98). BCa covers per-group values (smooth statistics) at the nominal rate
-but *under-covers a gap* max − min whose true value is within a few standard
-errors of 0 (0.85–0.90 at 1.4–2.4 s.e.; 0.935 at 4 s.e.): |p̂₁ − p̂₂| is not a
-smooth function where the two rates cross, the replicates fold above the point,
-z0 turns negative and BCa shifts the interval down, below the true gap. BCa's
-premise (a monotone normalising transformation) does not hold there; this is
-the method, not a bug (the implementation equals ``scipy.stats.bootstrap``
-on the same replicates). The percentile interval is the default.
+Two-group gaps under BCa. |θ_a − θ_b| is not a smooth function where the two
+values cross: within a few standard errors of 0 the replicates fold above the
+point, z0 turns negative and plain BCa shifts the interval below the true gap
+(``benchmarks/ci_coverage.py`` measured 0.85–0.90 coverage at 1.4–2.4 s.e.). When
+the metric is the gap of exactly two groups — on the data, on every replicate and
+on every leave-one-out value — BCa is computed on the smooth signed difference
+s·(θ_a − θ_b), with s the sign on the data, and the interval is folded through |·|
+(the note says so). With more groups (max − min over several) plain BCa is used and
+the same caveat applies; the percentile interval is the default.
 
 Permutation test. Under H0 the group labels are exchangeable: the pooled cells
 of the compared groups are dealt back to the groups with their sizes by a
@@ -125,7 +142,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.metrics.base import MetricSpec, MetricValue
-from fairpolicy.stats import GroupStats, JointCells, ScoreStats
+from fairpolicy.stats import GroupStats, JointCells, RankingStats, RegressionStats, ScoreStats
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -140,6 +157,11 @@ SCORE_DRAW_LIMIT = 10_000_000
 _BLOCKS_BY_DEAL = 10_000
 #: fewest blocks per group in the grouped jackknife
 JACKKNIFE_MIN_BLOCKS = 20
+#: replicates × resampling units (regression (y, ŷ) cells, ranked items) allowed; above it
+#: there is no interval (the reason gives the cost) rather than a run that never ends
+ROW_RESAMPLE_LIMIT = 200_000_000
+#: replicates × regression cells drawn per multinomial call (memory of one chunk)
+_REGRESSION_CHUNK = 4_000_000
 #: relative tolerance when a permuted statistic is compared with the observed one
 TIE_TOLERANCE = 1e-12
 METHODS = ("percentile", "bca")
@@ -148,6 +170,8 @@ METHODS = ("percentile", "bca")
 _SCORE_STREAM = 1
 _JACKKNIFE_STREAM = 2
 _PERMUTATION_STREAM = 3
+_REGRESSION_STREAM = 4
+_RANKING_STREAM = 5
 
 _NORMAL = NormalDist()
 
@@ -268,18 +292,27 @@ def _with_scores(
 # what can be resampled
 
 
-def unavailable(spec: MetricSpec, stats: GroupStats) -> str | None:
-    """Why this metric gets no bootstrap interval or permutation p-value (None: it does)."""
+def unavailable(spec: MetricSpec, stats: GroupStats, purpose: str = "interval") -> str | None:
+    """Why this metric gets no bootstrap interval (``purpose="interval"``) or permutation
+    p-value (``"permutation"``); None: it does."""
     if (
         spec.kind in ("regression", "ranking")
         or stats.regression is not None
         or (stats.ranking is not None)
     ):
-        return (
-            f"bootstrap intervals and permutation p-values are not available for "
-            f"regression/ranking metrics ('{spec.key}'): their statistics (per-group sums, "
-            "the rank order) cannot be resampled row by row exactly without the rows"
-        )
+        if purpose == "permutation":
+            return (
+                f"permutation p-values are not available for regression/ranking metrics "
+                f"('{spec.key}'); use a bootstrap interval (ci) instead"
+            )
+        if stats.regression is not None and stats.regression.cells is None:
+            return (
+                f"'{spec.key}': the regression statistics hold only per-group sums, not the "
+                "(y, ŷ) cells a replicate resamples"
+            )
+        if stats.regression is None and stats.ranking is None:
+            return f"'{spec.key}': no regression or ranking statistics to resample"
+        return None
     if spec.kind == "data" or not stats.classes:
         return (
             f"'{spec.key}' reads only the group sizes, which a bootstrap stratified by group "
@@ -335,6 +368,12 @@ class Replicates:
     scores: object | None  # a ScoreDraws (None if stats.scores is None)
     seed: int
     resamples: int
+    #: (B, G, 7) resampled regression sums (None unless the statistics are regression's)
+    regression: FloatArray | None = None
+    #: each group's positions in the ranking (ranking statistics; replicates drawn on demand)
+    rank_positions: tuple[IntArray, ...] | None = None
+    #: why these statistics have no replicates (the cost limit), None when they have
+    reason: str | None = None
 
 
 def _multinomial(rng: np.random.Generator, cells: IntArray, size: int) -> IntArray:
@@ -371,7 +410,69 @@ def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
                 for gi, c in enumerate(cells)
             )
         scores = ScoreDraws(cells, why, weights)
-    return Replicates(counts=counts, scores=scores, seed=int(seed), resamples=b)
+    regression = positions = reason = None
+    units = 0
+    if stats.regression is not None and stats.regression.cells is not None:
+        units = sum(len(c.counts) for c in stats.regression.cells)
+    elif stats.ranking is not None:
+        units = len(stats.ranking.order)
+    if b * units > ROW_RESAMPLE_LIMIT:
+        what = "distinct (y, ŷ) cells" if stats.regression is not None else "ranked items"
+        reason = (
+            f"{b} resamples × {units} {what} = {b * units:.3g} resampled units exceeds the "
+            f"limit of {ROW_RESAMPLE_LIMIT:.3g} (about a minute of work); ask for fewer "
+            "resamples (ci), or round the values so rows share cells"
+        )
+    elif stats.regression is not None and stats.regression.cells is not None:
+        regression = _regression_draw(stats.regression, b, int(seed))
+    elif stats.ranking is not None:
+        order = stats.ranking.order
+        by_group = np.argsort(order, kind="stable")
+        bounds = np.searchsorted(order[by_group], np.arange(len(stats.groups) + 1))
+        positions = tuple(by_group[bounds[i] : bounds[i + 1]] for i in range(len(stats.groups)))
+    return Replicates(
+        counts=counts,
+        scores=scores,
+        seed=int(seed),
+        resamples=b,
+        regression=regression,
+        rank_positions=positions,
+        reason=reason,
+    )
+
+
+def _regression_draw(reg: RegressionStats, resamples: int, seed: int) -> FloatArray:
+    """(B, G, 7) sums of B stratified row resamples: per group, Multinomial(n_g, cells / n_g)
+    over its distinct (y, ŷ) cells — exactly resampling the group's rows — times the cells'
+    summands. Chunked over replicates so one chunk holds at most ``_REGRESSION_CHUNK`` counts."""
+    assert reg.cells is not None
+    out = np.zeros((resamples, len(reg.cells), reg.sums.shape[1]), dtype=np.float64)
+    for g, cells in enumerate(reg.cells):
+        n = int(cells.counts.sum())
+        if n == 0:
+            continue
+        features = cells.features()
+        rng = np.random.default_rng((seed, _REGRESSION_STREAM, g))
+        p = cells.counts / n
+        chunk = max(1, _REGRESSION_CHUNK // len(cells.counts))
+        for lo in range(0, resamples, chunk):
+            w = rng.multinomial(n, p, size=min(chunk, resamples - lo))
+            out[lo : lo + len(w), g] = w @ features
+    return out
+
+
+def _ranking_order(order: IntArray, positions: Sequence[IntArray], seed: int, b: int) -> IntArray:
+    """Replicate b of a ranking: each group's items resampled with replacement (stratified),
+    every drawn copy kept at its item's position (copies tie, adjacent), items outside the
+    compared groups kept once. Repeating position p m_p times is the sorted resampled list."""
+    rng = np.random.default_rng((seed, _RANKING_STREAM, b))
+    many = np.ones(len(order), dtype=np.int64)
+    for pos in positions:
+        k = len(pos)
+        if k:
+            many[pos] = np.bincount(rng.integers(0, k, k), minlength=k)
+    out: IntArray = np.repeat(order, many)
+    return out
 
 
 def _score_weights_all(cells: Cells, totals: IntArray, seed: int, g: int) -> NDArray[np.int32]:
@@ -428,7 +529,13 @@ def _replicate(
                 w = _score_weights(cells, reps.counts[b, g].sum(axis=1), reps.seed, b, g)
             tables.append(cells.tables(w, k))
         scores = _with_scores(stats.scores.columns, tables, None)
-    return dataclasses.replace(base, counts=counts, scores=scores, secondary=None)
+    extras: dict[str, Any] = {}
+    if reps.regression is not None:
+        extras["regression"] = RegressionStats(reps.regression[b][idx])
+    if reps.rank_positions is not None and stats.ranking is not None:
+        order = _ranking_order(stats.ranking.order, reps.rank_positions, reps.seed, b)
+        extras["ranking"] = RankingStats(order).select(idx, len(stats.groups))
+    return dataclasses.replace(base, counts=counts, scores=scores, secondary=None, **extras)
 
 
 def replicate(stats: GroupStats, reps: Replicates, b: int) -> GroupStats:
@@ -687,6 +794,11 @@ def jackknife(
     seed: int,
 ) -> Jackknife | str:
     """Leave-one-row-out values computed per cell (or per random block), or why not."""
+    if stats.regression is not None or stats.ranking is not None:
+        return (
+            "the jackknife for BCa's acceleration is computed from count and score cells; "
+            "regression and ranking statistics do not have it"
+        )
     stats = _needed(spec, stats)
     mask = np.asarray(keep, dtype=bool)
     base = stats.select(mask)
@@ -787,7 +899,7 @@ def confidence(
     def none(reason: str, valid: int = 0) -> Interval:
         return Interval(None, None, level, method, n_b, reps.seed, valid, reason=reason)
 
-    why = unavailable(spec, stats)
+    why = unavailable(spec, stats) or reps.reason
     if why is not None:
         return none(why)
     stats = _needed(spec, stats)
@@ -816,11 +928,18 @@ def confidence(
     jack = jackknife(spec, stats, keep, params, rv.compared, reps.seed)
     if isinstance(jack, str):
         return percentile(f"BCa not available ({jack}); percentile interval reported")
-    a = acceleration(jack)
-    levels = bca_levels(v, point, a, level)
+    signed = _signed_gap(point, points, v, gv, jack)
+    if signed is not None:
+        v_used, point_used, jack_values = signed
+    else:
+        v_used, point_used, jack_values = v, point, None
+    a = acceleration(jack, jack_values)
+    levels = bca_levels(v_used, point_used, a, level)
     if isinstance(levels, str):
         return percentile(f"BCa not available ({levels}); percentile interval reported")
-    lo, hi = _quantiles(v, levels[0], levels[1])
+    lo, hi = _quantiles(v_used, levels[0], levels[1])
+    if signed is not None:
+        lo, hi = _fold(lo, hi)
     groups: dict[str, tuple[float, float]] = {}
     for i, name in enumerate(rv.compared):
         lv = bca_levels(gv[:, i], float(points[i]), acceleration(jack, jack.groups[:, i]), level)
@@ -829,12 +948,18 @@ def confidence(
             if isinstance(lv, str)
             else _quantiles(gv[:, i], lv[0], lv[1])
         )
-    note = (
-        "BCa acceleration from a grouped jackknife (random blocks of rows; more than "
-        f"{JACKKNIFE_MAX} cells)"
-        if jack.grouped
-        else None
-    )
+    notes = []
+    if signed is not None:
+        notes.append(
+            f"BCa of the signed difference {rv.compared[0]} − {rv.compared[1]} (sign fixed by "
+            "the data), folded through |·|"
+        )
+    if jack.grouped:
+        notes.append(
+            "BCa acceleration from a grouped jackknife (random blocks of rows; more than "
+            f"{JACKKNIFE_MAX} cells)"
+        )
+    note = "; ".join(notes) or None
     return Interval(
         lo,
         hi,
@@ -848,6 +973,46 @@ def confidence(
         z0=levels[2],
         acceleration=a,
     )
+
+
+def _signed_gap(
+    point: float, points: Sequence[float | None], v: FloatArray, gv: FloatArray, jack: Jackknife
+) -> tuple[FloatArray, float, FloatArray] | None:
+    """(replicates, point, jackknife values) of the signed difference s·(θ_a − θ_b) when the
+    metric is the gap |θ_a − θ_b| of two groups on the data, on every replicate and on every
+    leave-one-out value; None otherwise.
+
+    |θ_a − θ_b| is not smooth where the two values cross, which is where BCa fails (its z0
+    turns negative as the replicates fold above the point; ``benchmarks/ci_coverage.py``
+    measured 0.85–0.90 coverage at 1.4–2.4 standard errors). The signed difference with the
+    sign s of the data's difference is smooth; BCa is computed on it and the interval [L, U]
+    folded through |·| (:func:`_fold`), which contains |θ_a − θ_b| whenever [L, U] contains
+    s·(θ_a − θ_b).
+    """
+    if len(points) != 2 or gv.shape[1] != 2 or jack.groups.shape[1] != 2:
+        return None
+    a, b = float(points[0] or 0.0), float(points[1] or 0.0)
+    tol = 1e-9 * max(1.0, abs(a), abs(b))
+    if abs(point - abs(a - b)) > tol:
+        return None
+    diff = gv[:, 0] - gv[:, 1]
+    jdiff = jack.groups[:, 0] - jack.groups[:, 1]
+    if not (
+        np.allclose(v, np.abs(diff), rtol=0.0, atol=tol)
+        and np.allclose(jack.values, np.abs(jdiff), rtol=0.0, atol=tol)
+    ):
+        return None
+    sign = 1.0 if a >= b else -1.0
+    return sign * diff, point, sign * jdiff
+
+
+def _fold(lo: float, hi: float) -> tuple[float, float]:
+    """The image of [lo, hi] under |·|."""
+    if lo >= 0.0:
+        return lo, hi
+    if hi <= 0.0:
+        return -hi, -lo
+    return 0.0, max(-lo, hi)
 
 
 # ---------------------------------------------------------------------------
@@ -1033,7 +1198,7 @@ def permutation_test(
     n_p = int(permutations)
     if n_p < 1:
         raise ValueError(f"permutations must be at least 1, got {permutations}")
-    why = unavailable(spec, stats)
+    why = unavailable(spec, stats, "permutation")
     stats = _needed(spec, stats)
     if why is None and len(stats.groups) < 2:
         why = "a permutation test needs at least two groups"

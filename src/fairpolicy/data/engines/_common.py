@@ -1,0 +1,191 @@
+"""What the DuckDB and Spark engines share: the read request, raw-text conversion with
+the embedded CSV reader's semantics, and turning an aggregated result into a weighted
+:class:`~fairpolicy.data.read.Table`.
+
+Both engines read a CSV's bound columns as raw text and group on that text; the few
+distinct values that come back are converted here by pyarrow's own CSV reader with the
+embedded path's options. Type inference of pyarrow's CSV reader depends only on the
+set of values in a column (checked by the tests), so a column's type and every value
+are exactly what the embedded reader would produce from the whole file. Typed sources
+(Parquet, Spark DataFrames) keep their types.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from fairpolicy.data.engines import Source
+    from fairpolicy.data.read import Table
+
+#: the default score grid: scores in [0, 1] are rounded to 10**-4 on an engine
+DEFAULT_SCORE_DECIMALS = 4
+
+#: the name of the row-count column of an aggregated result
+WEIGHT = "__w"
+
+#: a decimal number with a fractional part or an exponent, as both pyarrow's and the
+#: engines' parsers read it (no surrounding whitespace, no digit separators): only such
+#: text is rounded on the engine; anything else is converted here, exactly
+FLOAT_RE = r"[+-]?(([0-9]+\.[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
+#: any plain decimal number (integers included), for regression sums on raw text
+NUMBER_RE = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+
+
+def null_tokens() -> list[str]:
+    """The strings pyarrow's CSV reader reads as null (the embedded reader's default)."""
+    import pyarrow.csv as pacsv
+
+    return list(pacsv.ConvertOptions().null_values)
+
+
+@dataclass(frozen=True)
+class Request:
+    """The bound columns to aggregate into distinct tuples with their row counts."""
+
+    #: columns to group on, in order
+    columns: tuple[str, ...]
+    #: columns read as text (dimension and site columns), as the embedded reader does
+    strings: frozenset[str] = frozenset()
+    #: score columns: values in [0, 1] are rounded to ``decimals`` places
+    scores: frozenset[str] = frozenset()
+    #: multi-column score bindings: a flag per tuple whether its unrounded scores
+    #: fail to sum to 1 (checked before rounding; ``Table.sum_flags``)
+    score_sets: tuple[tuple[str, ...], ...] = ()
+    decimals: int = DEFAULT_SCORE_DECIMALS
+
+
+@dataclass
+class RegressionAggregate:
+    """Per-tuple sums for a regression binding: Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ²."""
+
+    #: dimension columns (+ weights) of the distinct (groups, missing y, missing ŷ) tuples
+    table: Table
+    #: per target/prediction column, which tuples hold its missing values
+    missing: dict[str, NDArray[np.bool_]] = field(default_factory=dict)
+    sums: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 7)))
+
+
+def convert_text(
+    values: pa.Array | pa.ChunkedArray,
+    *,
+    as_string: bool = False,
+    arrow_type: pa.DataType | None = None,
+    samples: Sequence[str] = (),
+) -> pa.Array:
+    """Convert raw CSV field text as the embedded reader does.
+
+    ``as_string`` reads the column as text (null tokens become null), like the
+    dimension columns; otherwise ``arrow_type`` fixes the type, or pyarrow infers it
+    from the values plus ``samples`` (extra values that take part in the inference
+    only, e.g. a number standing for values the engine already rounded).
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    arr = values if isinstance(values, pa.Array) else values.combine_chunks()
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.string())
+    n = len(arr)
+    if samples:
+        arr = pa.concat_arrays([arr, pa.array(list(samples), pa.string())])
+    buf = io.BytesIO()
+    pacsv.write_csv(
+        pa.table({"v": arr}),
+        buf,
+        write_options=pacsv.WriteOptions(quoting_style="all_valid"),
+    )
+    if as_string:
+        types: dict[str, pa.DataType] = {"v": pa.string()}
+    else:
+        types = {} if arrow_type is None else {"v": arrow_type}
+    out = pacsv.read_csv(
+        io.BytesIO(buf.getvalue()),
+        parse_options=pacsv.ParseOptions(ignore_empty_lines=False, newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True),
+    ).column("v")
+    result = out.combine_chunks() if out.num_chunks != 1 else out.chunk(0)
+    return result.slice(0, n)
+
+
+def snap(values: NDArray[np.float64], decimals: int) -> NDArray[np.float64]:
+    """Rounded scores as the exact same doubles whichever engine rounded them."""
+    scale = 10.0**decimals
+    out: NDArray[np.float64] = np.rint(values * scale) / scale
+    return out
+
+
+def build_table(
+    result: pa.Table,
+    request: Request,
+    names: dict[str, str],
+    *,
+    text: bool,
+    source: Source,
+    dataframe: bool = False,
+) -> Table:
+    """A weighted :class:`Table` from an aggregated result.
+
+    ``names[column]`` is the result's name for a request column; a text-mode score
+    column ``c`` comes as two result columns: ``names[c]`` (raw text where the value
+    was not rounded) and ``names[c] + "#r"`` (the rounded value, else null).
+    ``dataframe``: dimension columns are cast to text as the embedded reader does for
+    a DataFrame.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from fairpolicy.data.read import Table
+
+    weights = np.asarray(result.column(WEIGHT).to_numpy(), dtype=np.int64)
+    columns: dict[str, pa.ChunkedArray] = {}
+    for c in request.columns:
+        raw = result.column(names[c])
+        if text and c in request.scores:
+            rounded = result.column(names[c] + "#r").combine_chunks()
+            any_rounded = rounded.null_count < len(rounded)
+            arr = convert_text(raw, samples=("0.5",) if any_rounded else ())
+            if any_rounded and pa.types.is_floating(arr.type):
+                snapped = snap(rounded.to_numpy(zero_copy_only=False), request.decimals)
+                arr = pc.if_else(pc.is_null(rounded), arr, pa.array(snapped, pa.float64()))
+            elif any_rounded:  # text elsewhere in the column: it is not numeric at all
+                arr = pc.if_else(
+                    pc.is_null(rounded), arr.cast(pa.string()), rounded.cast(pa.string())
+                )
+        elif text:
+            arr = convert_text(raw, as_string=c in request.strings)
+        else:
+            arr = raw.combine_chunks()
+            if c in request.scores and pa.types.is_floating(arr.type):
+                v = arr.to_numpy(zero_copy_only=False).astype(np.float64)
+                with np.errstate(invalid="ignore"):
+                    inside = (v >= 0.0) & (v <= 1.0)
+                v[inside] = snap(v[inside], request.decimals)
+                arr = pa.array(v, pa.float64(), mask=np.asarray(arr.is_null()))
+            if pa.types.is_large_string(arr.type):
+                arr = arr.cast(pa.string())
+            if dataframe and c in request.strings and not pa.types.is_string(arr.type):
+                arr = arr.cast(pa.string())
+        columns[c] = pa.chunked_array([arr])
+    flags = {
+        cols: np.asarray(pc.fill_null(result.column(f"__sum{i}"), False).to_numpy(), dtype=bool)
+        for i, cols in enumerate(request.score_sets)
+    }
+    return Table(
+        columns=columns,
+        available=list(source.available),
+        rows=int(weights.sum()),
+        path=source.path,
+        sha256=source.sha256,
+        weights=weights,
+        source=source,
+        sum_flags=flags,
+    )

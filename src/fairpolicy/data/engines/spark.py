@@ -1,0 +1,466 @@
+"""The Spark engine: the sufficient-statistics aggregation as Spark DataFrame operations.
+
+``fairpolicy.check(policy, spark_dataframe)`` evaluates a DataFrame (a table in a
+cluster) where it lives: one ``select(...).groupBy(...).count()`` and only the
+distinct tuples of the bound columns with their row counts reach the driver, as
+Arrow. ``--engine spark`` on file paths reads them in a Spark session (the active
+one, else a quiet ``local[*]`` session without UI, bound to 127.0.0.1). CSV files are
+read as raw text and converted with the embedded reader's semantics, exactly as on
+the DuckDB engine (:mod:`fairpolicy.data.engines._common`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fairpolicy.data.bind import SUM_TOLERANCE
+from fairpolicy.data.engines import expand_paths, is_parquet
+from fairpolicy.data.engines._common import (
+    FLOAT_RE,
+    NUMBER_RE,
+    WEIGHT,
+    RegressionAggregate,
+    Request,
+    build_table,
+    convert_text,
+    null_tokens,
+)
+from fairpolicy.errors import DataError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from fairpolicy.data.read import RowPredicate, Table
+
+#: shuffle partitions of the local session (Spark's default of 200 is slow for one host)
+LOCAL_SHUFFLE_PARTITIONS = 8
+
+_LOG4J = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = error
+"""
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """pyspark's own FutureWarnings (e.g. about the pandas version) are not the user's."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark\b.*")
+        warnings.filterwarnings("ignore", message=r".*PySpark.*", category=FutureWarning)
+        yield
+
+
+def spark_session() -> Any:
+    """The active Spark session, or a new quiet local one (no UI, no network beyond
+    127.0.0.1, log level ERROR)."""
+    from pyspark.sql import SparkSession
+
+    with _quiet():
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            return active
+        import atexit
+        import tempfile
+
+        fd, name = tempfile.mkstemp(prefix="fairpolicy-log4j2-", suffix=".properties")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(_LOG4J)
+        log4j = Path(name)
+        atexit.register(log4j.unlink, missing_ok=True)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        cores = os.cpu_count() or 1
+        spark = (
+            SparkSession.builder.master(f"local[{cores}]")
+            .appName("fairpolicy")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", str(max(LOCAL_SHUFFLE_PARTITIONS, cores)))
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+        return spark
+
+
+def _remote(path: str) -> bool:
+    return "://" in path or path.startswith("dbfs:")
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+class SparkSource:
+    """A Spark DataFrame, or CSV/Parquet paths read by Spark."""
+
+    name = "spark"
+
+    def __init__(self, data: Any) -> None:
+        from fairpolicy.data.engines import is_spark_dataframe
+
+        self.sha256: str | None = None
+        self.text = False
+        self.frame = is_spark_dataframe(data)
+        self.duplicates: set[str] = set()
+        if self.frame:
+            self.df = data
+            self.path: str | None = None
+            self.available = [str(c) for c in data.columns]
+            self.refs = {c: c for c in self.available}
+            return
+        self.path = os.fspath(data)
+        spark = spark_session()
+        if _remote(self.path):
+            files: list[str] = [self.path]
+            parquet = is_parquet(Path(self.path.rstrip("/")))
+        else:
+            local = expand_paths(data)
+            files = [str(f) for f in local]
+            parquet = is_parquet(local[0])
+            self.sha256 = _digest(local)
+        try:
+            with _quiet():
+                if parquet:
+                    df = spark.read.parquet(*files)
+                    self.available = [str(c) for c in df.columns]
+                    self.refs = {c: c for c in self.available}
+                else:
+                    df, header = self._read_csv(spark, files)
+                    self.available = header
+                    self.refs = {}
+                    for i, c in enumerate(header):
+                        self.refs.setdefault(c, f"c{i}")
+                    self.duplicates = {c for c in header if header.count(c) > 1}
+                    self.text = True
+        except Exception as exc:
+            if isinstance(exc, DataError):
+                raise
+            raise DataError(
+                f"Spark could not read the data: {_first_line(exc)}", file=self.path
+            ) from None
+        self.df = df
+
+    def _read_csv(self, spark: Any, files: list[str]) -> tuple[Any, list[str]]:
+        from pyspark.sql.types import StringType, StructField, StructType
+
+        from fairpolicy.data.read import _csv_header
+
+        if _remote(files[0]):
+            header = [str(c) for c in spark.read.option("header", True).csv(files[0]).columns]
+        else:
+            header = _csv_header(Path(files[0]))
+            for f in files[1:]:
+                if _csv_header(Path(f)) != header:
+                    raise DataError(
+                        f"the header differs from that of {files[0]}.",
+                        file=f,
+                        hint="every file a pattern matches needs the same columns in the "
+                        "same order.",
+                    )
+        schema = StructType([StructField(f"c{i}", StringType()) for i in range(len(header))])
+        df = spark.read.csv(
+            files,
+            schema=schema,
+            header=True,
+            sep=",",
+            quote='"',
+            escape='"',
+            mode="FAILFAST",
+            multiLine=False,
+            ignoreLeadingWhiteSpace=False,
+            ignoreTrailingWhiteSpace=False,
+            encoding="UTF-8",
+            enforceSchema=True,
+        )
+        return df, header
+
+    # -- helpers
+
+    def _col(self, column: str) -> Any:
+        from pyspark.sql import functions as F
+
+        return F.col(_ident(self.refs[column]))
+
+    def _type(self, column: str) -> Any:
+        return self.df.schema[self.refs[column]].dataType
+
+    def _is_float(self, column: str) -> bool:
+        from pyspark.sql.types import DoubleType, FloatType
+
+        return not self.text and isinstance(self._type(column), FloatType | DoubleType)
+
+    def _is_numeric(self, column: str) -> bool:
+        from pyspark.sql.types import BooleanType, DecimalType, NumericType
+
+        t = self._type(column)
+        return isinstance(t, NumericType | BooleanType) and not isinstance(t, DecimalType)
+
+    @staticmethod
+    def _double(col: Any) -> Any:
+        try_cast = getattr(col, "try_cast", None)  # pyspark >= 4.0 (ANSI mode is on there)
+        return try_cast("double") if try_cast is not None else col.cast("double")
+
+    def _score_value(self, column: str) -> Any:
+        from pyspark.sql import functions as F
+
+        if self.text or self._is_numeric(column):
+            return self._double(self._col(column))
+        return F.lit(None).cast("double")
+
+    def _duplicate_check(self, columns: list[str]) -> None:
+        dupes = sorted(set(columns) & self.duplicates)
+        if dupes:
+            raise DataError(
+                f"the header names column(s) {dupes} more than once, so a binding is ambiguous.",
+                file=self.path,
+                column=dupes[0],
+                hint="give every column a unique name.",
+            )
+
+    def _collect(self, sdf: Any) -> pa.Table:
+        import pyarrow as pa
+
+        try:
+            with _quiet():
+                if hasattr(sdf, "toArrow"):
+                    table: pa.Table = sdf.toArrow()
+                else:  # pyspark 3.x
+                    table = pa.Table.from_batches(sdf._collect_as_arrow())
+        except Exception as exc:
+            raise DataError(
+                f"Spark could not aggregate the data: {_first_line(exc)}",
+                file=self.path or "<DataFrame>",
+                hint="check for ragged rows, an unclosed quote or a wrong delimiter (comma "
+                "expected)."
+                if self.text
+                else None,
+            ) from None
+        return table
+
+    # -- Source
+
+    def tuples(self, request: Request) -> Table:
+        from pyspark.sql import functions as F
+
+        cols = list(request.columns)
+        self._duplicate_check(cols)
+        exprs: list[Any] = []
+        names: dict[str, str] = {}
+        d = int(request.decimals)
+        for i, c in enumerate(cols):
+            col = self._col(c)
+            names[c] = f"v{i}"
+            if c in request.scores and self.text:
+                x = self._double(col)
+                ok = col.rlike(f"^{FLOAT_RE}$") & x.between(0, 1)
+                exprs.append(F.when(ok, F.round(x, d)).alias(f"r{i}"))
+                exprs.append(F.when(ok, F.lit(None)).otherwise(col).alias(f"v{i}"))
+            elif c in request.scores and self._is_float(c):
+                x = col.cast("double")
+                exprs.append(F.when(x.between(0, 1), F.round(x, d)).otherwise(x).alias(f"v{i}"))
+            else:
+                exprs.append(col.alias(f"v{i}"))
+        for j, score_set in enumerate(request.score_sets):
+            total = self._score_value(score_set[0])
+            for c in score_set[1:]:
+                total = total + self._score_value(c)
+            exprs.append((F.abs(total - 1.0) > SUM_TOLERANCE).alias(f"__sum{j}"))
+        with _quiet():
+            if exprs:
+                selected = self.df.select(*exprs)
+                grouped = selected.groupBy(*selected.columns).agg(F.count(F.lit(1)).alias(WEIGHT))
+            else:
+                grouped = self.df.agg(F.count(F.lit(1)).alias(WEIGHT))
+        result = self._collect(grouped)
+        result = result.rename_columns(
+            [
+                f"v{n[1:]}#r" if n.startswith("r") and n[1:].isdigit() else n
+                for n in result.column_names
+            ]
+        )
+        if result.num_rows == 0 or int(np.asarray(result.column(WEIGHT)).sum()) == 0:
+            if self.frame:
+                raise DataError("the DataFrame has no rows.", file="<DataFrame>")
+            raise DataError(
+                "the file has a header but no data rows."
+                if self.text
+                else "the file has no data rows.",
+                file=self.path,
+                hint="export at least one prediction row." if self.text else None,
+            )
+        table = build_table(
+            result, request, names, text=self.text, source=self, dataframe=self.frame
+        )
+        table.read = cols
+        return table
+
+    def regression(self, dims: list[str], y: str, yhat: str) -> RegressionAggregate | None:
+        import pyarrow.compute as pc
+        from pyspark.sql import functions as F
+
+        self._duplicate_check([*dims, y, yhat])
+        if not self.text and not (self._is_numeric(y) and self._is_numeric(yhat)):
+            return None
+        value: dict[str, Any] = {}
+        missing: dict[str, Any] = {}
+        odd: Any = F.lit(False)
+        for role, c in (("y", y), ("p", yhat)):
+            col = self._col(c)
+            if self.text:
+                miss = col.isNull() | col.isin(null_tokens())
+                number = col.rlike(f"^{NUMBER_RE}$")
+                value[role] = F.when(number, self._double(col))
+                missing[role] = miss
+                odd = odd | (~miss & ~number)
+            else:
+                x = col.cast("double")
+                value[role] = x
+                missing[role] = x.isNull() | F.isnan(x)
+        dim_cols = [self._col(c).alias(f"v{i}") for i, c in enumerate(dims)]
+        inf = float("inf")
+        with _quiet():
+            rows = self.df.select(
+                *dim_cols,
+                value["y"].alias("y"),
+                value["p"].alias("p"),
+                missing["y"].alias("my"),
+                missing["p"].alias("mp"),
+                odd.alias("odd"),
+            )
+            yv, pv = F.col("y"), F.col("p")
+            r = yv - pv
+            grouped = rows.groupBy(*[f"v{i}" for i in range(len(dims))], "my", "mp").agg(
+                F.count(F.lit(1)).alias(WEIGHT),
+                F.max(
+                    (F.col("odd") | F.abs(yv).eqNullSafe(inf) | F.abs(pv).eqNullSafe(inf)).cast(
+                        "int"
+                    )
+                ).alias("odd"),
+                F.sum(yv).alias("s0"),
+                F.sum(pv).alias("s1"),
+                F.sum(r).alias("s2"),
+                F.sum(F.abs(r)).alias("s3"),
+                F.sum(r * r).alias("s4"),
+                F.sum(yv * yv).alias("s5"),
+                F.sum(pv * pv).alias("s6"),
+            )
+        result = self._collect(grouped)
+        odd_any = bool(pc.max(pc.fill_null(result.column("odd"), 0)).as_py() or 0)
+        my = np.asarray(pc.fill_null(result.column("my"), False).to_numpy(), dtype=bool)
+        mp = np.asarray(pc.fill_null(result.column("mp"), False).to_numpy(), dtype=bool)
+        if odd_any or result.num_rows == 0 or (self.text and (my.all() or mp.all())):
+            return None
+        request = Request(columns=tuple(dims), strings=frozenset(dims))
+        table = build_table(
+            result,
+            request,
+            {c: f"v{i}" for i, c in enumerate(dims)},
+            text=self.text,
+            source=self,
+            dataframe=self.frame,
+        )
+        table.read = [*dims, y, yhat]
+        sums = np.column_stack(
+            [
+                np.asarray(
+                    pc.fill_null(result.column(f"s{k}"), np.nan).to_numpy(), dtype=np.float64
+                )
+                for k in range(7)
+            ]
+        )
+        return RegressionAggregate(table=table, missing={y: my, yhat: mp}, sums=sums)
+
+    def first_rows(
+        self, column: str, arrow_type: pa.DataType | None, predicate: RowPredicate, limit: int
+    ) -> list[tuple[int, Any]]:
+        """Rows in the DataFrame's order: partitions in order, rows in order within each
+        (for files, the order of the file). Runs the same Python predicate on each
+        partition (``mapInArrow``); none found if the executors cannot run it."""
+        text = self.text
+
+        def scan(batches: Iterator[Any]) -> Iterator[Any]:
+            import pyarrow as pa
+            from pyspark import TaskContext
+
+            ctx = TaskContext.get()
+            pid = ctx.partitionId() if ctx is not None else 0
+            seen = 0
+            hits: list[int] = []
+            values: list[Any] = []
+            for batch in batches:
+                arr = batch.column(0)
+                if text:
+                    arr = convert_text(
+                        arr,
+                        as_string=arrow_type is not None and pa.types.is_string(arrow_type),
+                        arrow_type=arrow_type,
+                    )
+                if len(hits) < limit:
+                    idx = np.flatnonzero(predicate(pa.chunked_array([arr])))[: limit - len(hits)]
+                    hits += [seen + int(i) for i in idx]
+                    values += arr.take(pa.array(idx, pa.int64())).to_pylist()
+                seen += len(arr)
+            yield pa.RecordBatch.from_pydict(
+                {
+                    "pid": pa.array([pid], pa.int32()),
+                    "n": pa.array([seen], pa.int64()),
+                    "hits": pa.array([hits], pa.list_(pa.int64())),
+                    "vals": pa.array([json.dumps(values, default=str)], pa.string()),
+                }
+            )
+
+        try:
+            with _quiet():
+                rows = (
+                    self.df.select(self._col(column).alias("v"))
+                    .mapInArrow(scan, "pid int, n long, hits array<long>, vals string")
+                    .collect()
+                )
+        except Exception:
+            return []
+        found: list[tuple[int, Any]] = []
+        offset = 0
+        for row in sorted(rows, key=lambda r: r["pid"]):
+            for i, v in zip(row["hits"], json.loads(row["vals"]), strict=True):
+                found.append((offset + int(i), v))
+            offset += int(row["n"])
+        return found[:limit]
+
+    def close(self) -> None:
+        pass
+
+
+def _digest(files: list[Path]) -> str:
+    import hashlib
+
+    from fairpolicy.data.read import file_sha256
+
+    if len(files) == 1:
+        return file_sha256(files[0])
+    manifest = "".join(f"{file_sha256(f)}  {f}\n" for f in files)
+    return hashlib.sha256(manifest.encode()).hexdigest()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
