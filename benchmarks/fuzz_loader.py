@@ -4,10 +4,10 @@ The strategies are the property tests' (``tests/strategies.py``): random JSON-is
 structures, mutated valid policies from the repository, and their YAML/JSON text with
 syntax characters inserted. Every input must load or raise a ``FairpolicyError``; a
 mutated policy that loads is also checked against a sample of the credit example (a
-finding may be ``error``, nothing may raise). Target ``csv``: predictions files with
-quotes, delimiters, NULs, BOMs and invalid UTF-8 edited in; ``check`` must raise a
-``FairpolicyError`` or count exactly the rows Python's csv module reads (no silent
-row loss). Anything else is a bug: the script
+finding may be ``error``, nothing may raise; every fifth also on the DuckDB engine).
+Target ``csv``: predictions files with quotes, delimiters, NULs, BOMs and invalid
+UTF-8 edited in; ``check`` must raise a ``FairpolicyError`` or count exactly the rows
+Python's csv module reads (no silent row loss). Anything else is a bug: the script
 collects distinct failures (exception type + innermost fairpolicy frame) instead of
 stopping at the first, and prints one example input per failure.
 
@@ -16,6 +16,7 @@ stopping at the first, and prints one example input per failure.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import random
 import sys
@@ -34,7 +35,13 @@ import pandas as pd  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from tests.bad_inputs.cases import policy  # noqa: E402
 from tests.data.test_read_properties import check_bytes  # noqa: E402
-from tests.strategies import csv_bytes, json_values, mutated_policies, policy_texts  # noqa: E402
+from tests.strategies import (  # noqa: E402
+    csv_bytes,
+    json_values,
+    mutated_policies,
+    policy_texts,
+    scratch_dirs,
+)
 
 from fairpolicy.errors import FairpolicyError  # noqa: E402
 from fairpolicy.policy.load import load_policy  # noqa: E402
@@ -42,6 +49,9 @@ from fairpolicy.policy.validate import validate_files  # noqa: E402
 from fairpolicy.runner import check  # noqa: E402
 
 DATA = pd.read_csv(ROOT / "examples/credit/predictions.csv").sample(2000, random_state=0)
+DATA_CSV = Path(tempfile.mkdtemp(prefix="fuzz-data-")) / "credit-sample.csv"
+DATA.to_csv(DATA_CSV, index=False)
+DUCKDB = importlib.util.find_spec("duckdb") is not None
 
 failures: dict[tuple[str, str], tuple[str, str]] = {}
 counts: Counter[str] = Counter()
@@ -81,17 +91,25 @@ def mutated(case: tuple[Any, Path]) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             guard("check", lambda: check(policy, DATA), doc)
+            if counts["check"] % 5 == 0 and DUCKDB:  # the same on the DuckDB engine
+                guard("duckdb", lambda: check(policy, str(DATA_CSV), engine="duckdb"), doc)
 
 
 def texts(case: tuple[str, str, Path], scratch: Path) -> None:
     text, suffix, base = case
-    path = base / f".fuzz-{scratch.name}{suffix}"
-    try:
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        guard("text", lambda: load_policy(path), text)
-        guard("validate", lambda: validate_files([str(path)], io.StringIO()), text)
-    finally:
-        path.unlink(missing_ok=True)
+    path = copies(scratch)[base] / f"fuzzed{suffix}"  # beside (copies of) its imports
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    guard("text", lambda: load_policy(path), text)
+    guard("validate", lambda: validate_files([str(path)], io.StringIO()), text)
+
+
+_copies: dict[Path, dict[Path, Path]] = {}
+
+
+def copies(scratch: Path) -> dict[Path, Path]:
+    if scratch not in _copies:
+        _copies[scratch] = scratch_dirs(scratch)
+    return _copies[scratch]
 
 
 def csv_file(data: bytes, scratch: Path) -> None:

@@ -52,6 +52,20 @@ def _corpus() -> list[tuple[Any, Path]]:
 
 CORPUS = _corpus()
 
+
+def scratch_dirs(tmp: Path) -> dict[Path, Path]:
+    """A copy of every corpus directory (its policy files) under ``tmp``, so a mutated
+    policy can be written beside the catalogs it imports without touching the repository."""
+    import shutil
+
+    out = {}
+    for i, base in enumerate(sorted({base for _, base in CORPUS})):
+        dest = tmp / f"corpus-{i}"
+        shutil.copytree(base, dest, ignore=shutil.ignore_patterns("*.csv", "*.parquet"))
+        out[base] = dest
+    return out
+
+
 VOCABULARY = [
     *("assessment-plan", "component-definition", "catalog", "profile", "assessment-results"),
     *("metadata", "uuid", "title", "version", "controls", "groups", "params", "values"),

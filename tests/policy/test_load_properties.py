@@ -16,7 +16,7 @@ from fairpolicy.errors import FairpolicyError
 from fairpolicy.policy.load import load_policy
 from fairpolicy.policy.schema import Policy
 from fairpolicy.policy.validate import validate_files
-from tests.strategies import json_values, mutated_policies, policy_texts
+from tests.strategies import json_values, mutated_policies, policy_texts, scratch_dirs
 
 FUZZ = settings(
     max_examples=40,
@@ -49,23 +49,22 @@ def test_mutated_valid_policies(case: tuple[Any, Path]) -> None:
 
 
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("fuzz")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Path]:
+    return scratch_dirs(tmp_path_factory.mktemp("fuzz"))
 
 
 @FUZZ
 @given(case=policy_texts())
-def test_mutated_policy_text_and_validate(case: tuple[str, str, Path], scratch: Path) -> None:
+def test_mutated_policy_text_and_validate(
+    case: tuple[str, str, Path], scratch: dict[Path, Path]
+) -> None:
     text, suffix, base = case
-    path = base / f".fuzz-{scratch.name}{suffix}"  # beside its imports
-    try:
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        load(path)
-        out = io.StringIO()
-        assert validate_files([str(path)], out) in (0, 2)
-        assert "Traceback" not in out.getvalue()
-    finally:
-        path.unlink(missing_ok=True)
+    path = scratch[base] / f"fuzzed{suffix}"  # beside (copies of) its imports
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    load(path)
+    out = io.StringIO()
+    assert validate_files([str(path)], out) in (0, 2)
+    assert "Traceback" not in out.getvalue()
 
 
 # ---------------------------------------------------------------- what the fuzzer found
