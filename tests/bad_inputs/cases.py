@@ -709,7 +709,7 @@ USAGE_CASES = [
     ),
     Case(
         "memory-budget-exceeded",
-        ("more than 64.0 MiB (--memory-budget)", "--engine duckdb"),
+        ("what is left of --memory-budget 64.0 MiB", "--engine duckdb"),
         args=("--engine", "embedded", "--memory-budget", "64MB"),
         file="data.csv",
     ),

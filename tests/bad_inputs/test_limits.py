@@ -153,27 +153,37 @@ def test_max_rows_stops_reading_early(tmp_path: Path, monkeypatch: pytest.Monkey
         read_table(data, ["y_true"], max_rows=1000)
 
 
-def test_memory_budget_csv_and_parquet(tmp_path: Path) -> None:
+def test_memory_budget_csv_and_parquet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "resident_bytes", lambda: 100 << 20)
     data = tmp_path / "d.csv"
     data.write_text(DEFAULT_DATA)
-    need = limits.estimate_bytes(120, 2, data.stat().st_size * 2 // 3)
+    need = limits.estimate_bytes(120, 2, data.stat().st_size * 2 // 3) + (100 << 20)
     assert read_table(data, ["y_true", "sex"], memory_budget=need).rows == 120
     with pytest.raises(DataError, match="--engine duckdb") as info:
         read_table(data, ["y_true", "sex"], memory_budget=need - 1)
-    assert "about 120 rows" in str(info.value) and "(--memory-budget)" in str(info.value)
+    assert "about 120 rows" in str(info.value) and "--memory-budget 100.0 MiB" in str(info.value)
     path = tmp_path / "d.parquet"
     pd.read_csv(data).to_parquet(path)
     with pytest.raises(DataError, match="more than"):
-        read_table(path, ["y_true", "sex"], memory_budget=limits.estimate_bytes(100, 2))
+        read_table(
+            path, ["y_true", "sex"], memory_budget=limits.estimate_bytes(120, 2) + (100 << 20)
+        )
     assert read_table(path, ["y_true", "sex"], memory_budget=1 << 30).rows == 120
 
 
-def test_long_group_names_count_in_the_estimate(tmp_path: Path) -> None:
+def test_long_group_names_count_in_the_estimate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "resident_bytes", lambda: 0)
     data = tmp_path / "d.csv"
     data.write_text("y,g\n" + "".join(f"{i % 2},{'x' * 5000}{i % 2}\n" for i in range(100)))
     per_cell = limits.estimate_bytes(100, 2)
     with pytest.raises(DataError, match="more than"):
         read_table(data, ["y", "g"], memory_budget=per_cell + 100_000)
+
+
+def test_resident_bytes_is_plausible() -> None:
+    assert 10 << 20 < limits.resident_bytes() < 1 << 40
 
 
 def test_without_a_budget_the_limit_is_the_available_memory(
@@ -199,6 +209,7 @@ def test_the_cli_guard_names_the_engine(tmp_path: Path, capsys: pytest.CaptureFi
     data.write_text(DEFAULT_DATA)
     pol = tmp_path / "p.yaml"
     pol.write_text(policy())
+    # the process alone (pytest, pyarrow, pandas...) holds more than the minimum budget
     argv = ["check", str(pol), str(data), "--engine", "embedded", "--memory-budget", "64MB"]
     assert main(argv, io.StringIO()) == 2
     assert "--engine duckdb" in capsys.readouterr().err

@@ -13,11 +13,12 @@ decisions:
 - line breaks bound the row count from above for ``--max-rows``; without it, the memory
   estimate uses the mean line length of the first block.
 
-The memory guard (embedded engine) compares the embedded peak estimated as the engines
-do (:func:`fairpolicy.data.engines.estimate_embedded_peak`: a base plus 56 B per row and
-bound column, measured) plus the bound columns' text, with a limit: ``--memory-budget``
-when given, else the memory the machine (or its cgroup) has available. Over the limit is
-a clear error suggesting the out-of-core engine, not an OOM kill.
+The memory guard (embedded engine) compares what reading adds, estimated as the engines
+do (:func:`fairpolicy.data.engines.estimate_embedded_peak`: 56 B per row and bound
+column, measured; the base is the running process itself) plus the bound columns' text,
+with what is left: of ``--memory-budget`` when given, else of the memory the machine (or
+its cgroup) has available. Over it is a clear error suggesting the out-of-core engine,
+not an OOM kill.
 """
 
 from __future__ import annotations
@@ -164,34 +165,49 @@ def check_rows(rows: int, max_rows: int | None, file: str, *, exact: bool = True
 
 
 def estimate_bytes(rows: int, columns: int, text_bytes: int = 0) -> int:
-    """Peak bytes of the embedded engine on ``columns`` bound columns of ``rows`` rows:
-    the engines' measured estimate, plus the bound columns' text (long group names cost
-    what they weigh)."""
-    from fairpolicy.data.engines import EMBEDDED_BASE_BYTES, EMBEDDED_BYTES_PER_CELL
+    """Bytes the embedded engine adds to the running process for ``columns`` bound columns
+    of ``rows`` rows: the engines' measured per-cell cost, plus the bound columns' text
+    (long group names cost what they weigh)."""
+    from fairpolicy.data.engines import EMBEDDED_BYTES_PER_CELL
 
-    return EMBEDDED_BASE_BYTES + EMBEDDED_BYTES_PER_CELL * rows * max(columns, 1) + text_bytes
+    return EMBEDDED_BYTES_PER_CELL * rows * max(columns, 1) + text_bytes
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (0 when the platform does not say)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            pages = int(fh.read().split()[1])
+        import os
+
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0
 
 
 def check_memory(
     rows: int, columns: int, budget: int | None, file: str, text_bytes: int = 0
 ) -> None:
     """DataError when reading ``columns`` bound columns of ``rows`` rows (``text_bytes``
-    of their text) would exceed ``budget`` bytes (None: the available memory; no guard
-    when that is unknown)."""
-    source = "--memory-budget"
-    if budget is None:
-        budget, source = available_memory(), "the memory available"
-    if budget is None:
-        return
+    of their text) would take more than what is left of ``budget`` (the process's own
+    memory counts against it) or, without a budget, more than the memory available (no
+    guard when that is unknown)."""
     need = estimate_bytes(rows, columns, text_bytes)
-    if need > budget:
-        raise DataError(
-            f"the embedded engine would need an estimated {human(need)} for {columns} bound "
-            f"column(s) of about {rows} rows, more than {human(budget)} ({source}).",
-            file=file,
-            hint="run with --engine duckdb (out of core, spills to disk; pip install duckdb), "
-            "or evaluate a sample or partition of the data.",
-        )
+    if budget is None:
+        left, source = available_memory(), "the memory available"
+    else:
+        used = resident_bytes()
+        left = budget - used
+        source = f"what is left of --memory-budget {human(budget)} beside {human(used)} in use"
+    if left is None or need <= left:
+        return
+    raise DataError(
+        f"the embedded engine would need an estimated {human(need)} for {columns} bound "
+        f"column(s) of about {rows} rows, more than {human(max(left, 0))} ({source}).",
+        file=file,
+        hint="run with --engine duckdb (out of core, spills to disk; pip install duckdb), "
+        "or evaluate a sample or partition of the data.",
+    )
 
 
 def count_csv_rows(path: Path, column: str, limit: int) -> int:
