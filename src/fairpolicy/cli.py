@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, TextIO
 
 from fairpolicy import __version__
@@ -103,7 +103,9 @@ def _parser() -> argparse.ArgumentParser:
         "--memory-budget",
         metavar="SIZE",
         help="memory the run may use, e.g. 4GB, 512MB or 25%% of physical memory (default "
-        "50%%); auto's threshold and DuckDB's memory limit",
+        "50%%); auto's threshold and DuckDB's memory limit. The embedded engine refuses "
+        "(exit 2, before reading rows) data it estimates would need more than this budget, "
+        "when given, or than the memory available",
     )
     en.add_argument(
         "--score-decimals",
@@ -147,6 +149,13 @@ def _parser() -> argparse.ArgumentParser:
         default="error",
         help="what fails the gate: failing controls (error, default), also warn-mode "
         "failures (warning), or nothing (never; exit 2 still means could not evaluate)",
+    )
+    lim = c.add_argument_group("resource limits")
+    lim.add_argument(
+        "--max-rows",
+        type=int,
+        metavar="N",
+        help="refuse data with more than N rows (exit 2), checked before the rows are read",
     )
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
@@ -221,35 +230,104 @@ def _parse_bind(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path`` and rename it into place."""
-    import tempfile
-
+def check_output_path(path: str) -> None:
+    """Fail before any work when ``path`` cannot be an output file: its directory is
+    missing or is a file, or the path is a directory."""
     from fairpolicy.errors import OutputError
 
     directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OutputError(
+            "this is a directory; name the file to write.",
+            file=path,
+            hint=f"e.g. {os.path.join(path, 'report')}.",
+        )
+    parent = directory
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
+    if parent and not os.path.isdir(parent):
+        raise OutputError(
+            f"'{parent}' is not a directory, so nothing can be written under it.",
+            file=path,
+            hint="choose a path in a directory.",
+        )
     if not os.path.isdir(directory):
         raise OutputError(
             f"the directory '{directory}' does not exist.",
             file=path,
             hint="create it first or choose another path.",
         )
+
+
+def _same_file(a: str, b: str) -> bool:
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fairpolicy-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary open() would, not mkstemp's 0600
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise OutputError(f"could not write: {exc.strerror or exc}.", file=path) from None
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write to a temporary file beside ``path`` and rename it into place."""
+    _Staged(path, text).commit()
+
+
+class _Staged:
+    """``text`` written to a temporary file beside ``path``; :meth:`commit` renames it into
+    place. Staging every output before renaming any means a run whose last output fails
+    leaves every previous output as it was."""
+
+    def __init__(self, path: str, text: str) -> None:
+        import tempfile
+
+        from fairpolicy.errors import OutputError
+
+        check_output_path(path)
+        self.path = path
+        self.tmp: str | None = None
+        try:
+            fd, self.tmp = tempfile.mkstemp(
+                dir=os.path.dirname(os.path.abspath(path)), prefix=".fairpolicy-", suffix=".tmp"
+            )
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp, 0o666 & ~umask)  # as an ordinary open() would, not mkstemp's
+        except OSError as exc:
+            self.discard()
+            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=path) from None
+
+    def commit(self) -> None:
+        from fairpolicy.errors import OutputError
+
+        assert self.tmp is not None
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            self.discard()
+            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=self.path) from None
+        self.tmp = None
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            with suppress(OSError):
+                os.unlink(self.tmp)
+            self.tmp = None
 
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.runner import is_deterministic
 
     outputs = _parse_outputs(args.output)
+    for _, path in outputs:
+        if path is not None:
+            check_output_path(path)  # before the data is read, not after
+            for role, given in (("policy", args.policy), ("data", args.data)):
+                if os.path.abspath(path) == os.path.abspath(given) or _same_file(path, given):
+                    raise UsageError(
+                        f"-o {path}: this is the {role} file; the report would overwrite it. "
+                        "Choose another output path."
+                    )
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
@@ -280,6 +358,7 @@ def _run_check(
         engine=args.engine,
         memory_budget=args.memory_budget,
         score_decimals=args.score_decimals,
+        max_rows=args.max_rows,
     )
 
 
@@ -328,26 +407,39 @@ def _emit(
     if not any(path is None for _, path in outputs):
         outputs.insert(0, ("text", None))  # the table always reaches the terminal
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
-    for name, path in outputs:
-        ap_href = None
-        if name == "oscal" and ap_path is not None:
-            base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
-            ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
-        opts = RenderOptions(
-            color=color and path is None,
-            verbose=args.verbose,
-            quiet=args.quiet,
-            path=path,
-            subject=args.subject,
-            embed_evidence=args.embed_evidence,
-            deterministic=deterministic,
-            ap_href=ap_href,
-        )
-        text = get(name)(results, opts)
-        if path is None:
+    # every output is rendered before any file is written, and every file is written to a
+    # temporary file before any is renamed: a failure leaves the previous reports as they
+    # were (the table still reaches the terminal)
+    shown: list[str] = []
+    staged: list[_Staged] = []
+    try:
+        for name, path in outputs:
+            ap_href = None
+            if name == "oscal" and ap_path is not None:
+                base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+                ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
+            opts = RenderOptions(
+                color=color and path is None,
+                verbose=args.verbose,
+                quiet=args.quiet,
+                path=path,
+                subject=args.subject,
+                embed_evidence=args.embed_evidence,
+                deterministic=deterministic,
+                ap_href=ap_href,
+            )
+            text = get(name)(results, opts)
+            if path is None:
+                shown.append(text)
+            else:
+                staged.append(_Staged(path, text))
+        for output in staged:
+            output.commit()
+    finally:
+        for output in staged:
+            output.discard()  # those not renamed into place
+        for text in shown:
             stdout.write(text)
-        else:
-            write_atomic(path, text)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file and any(n == "github" for n, _ in outputs):
         _append_step_summary(summary_file, get("markdown")(results, RenderOptions()))
@@ -406,7 +498,19 @@ def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.convert import convert_file
 
-    convert_file(args.policy, args.output, args.profile, write=write_atomic)
+    staged: list[_Staged] = []  # the catalog and the profile are renamed together
+    try:
+        convert_file(
+            args.policy,
+            args.output,
+            args.profile,
+            write=lambda path, text: staged.append(_Staged(path, text)),
+        )
+        for output in staged:
+            output.commit()
+    finally:
+        for output in staged:
+            output.discard()
     stdout.write(f"wrote {args.output}" + (f" and {args.profile}" if args.profile else "") + "\n")
     return 0
 

@@ -9,6 +9,7 @@ only ``--debug`` shows a traceback.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -44,7 +45,27 @@ class Problem:
         text = (", ".join(where) + ": " if where else "") + self.message
         if self.hint:
             text += f" Fix: {self.hint}"
-        return text
+        return printable(text)
+
+
+#: characters that would move a terminal's cursor, recolour it, end a CI log line or
+#: reorder text (C0/C1 controls, DEL, line/paragraph separators, bidirectional overrides)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """``text`` on one line with control characters shown as escapes (``\\n``, ``\\x1b``,
+    ``\\u202e``): user text (a group name, a column name) cannot forge a line of a
+    report or a CI log, or drive the terminal."""
+    return _CONTROL.sub(
+        lambda m: (
+            _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}")
+            if ord(m.group()) < 0x100
+            else f"\\u{ord(m.group()):04x}"
+        ),
+        text,
+    )
 
 
 class FairpolicyError(Exception):
@@ -127,8 +148,14 @@ def exit_code_for(exc: BaseException) -> int:
 
 
 def close_match(value: str, allowed: Iterable[str]) -> str | None:
-    """The closest allowed spelling of ``value``, if any is close enough."""
-    matches = difflib.get_close_matches(value, list(allowed), n=1, cutoff=0.6)
+    """The closest allowed spelling of ``value``, if any is close enough (a spelling that
+    differs only in case or surrounding spaces first)."""
+    allowed = list(allowed)
+    folded = value.strip().casefold()
+    same = [a for a in allowed if a.strip().casefold() == folded and a != value]
+    if same:
+        return same[0]
+    matches = difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)
     return matches[0] if matches else None
 
 

@@ -38,6 +38,7 @@ from fairpolicy.data.engines import (
     parse_size,
     resolve_engine,
 )
+from fairpolicy.data.limits import check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
@@ -816,6 +817,7 @@ def check(
     engine: str = "auto",
     memory_budget: int | str | None = None,
     score_decimals: int | None = None,
+    max_rows: int | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -831,8 +833,11 @@ def check(
     would not fit ``memory_budget``, Spark for a Spark DataFrame, else embedded),
     ``embedded``, ``duckdb`` or ``spark``. ``memory_budget``: bytes or a size such as
     ``"4GB"`` / ``"25%"`` (default half the physical memory); DuckDB's memory limit.
+    The embedded engine refuses, before reading rows, a file it estimates would need
+    more than the given budget (or, when none is given, than the available memory).
     ``score_decimals``: the engines' score grid, 10**-N (default 4; recorded in the
     results' run options; the embedded engine reads scores exactly).
+    ``max_rows``: refuse data with more rows (exit 2; embedded: before reading rows).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -855,11 +860,17 @@ def check(
         if v is not None
     }
     _check_stats_options(stats_options)
+    if num_classes is not None and num_classes < 2:
+        raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
+    if max_rows is not None and max_rows < 1:
+        raise UsageError(f"--max-rows must be at least 1, got {max_rows}.")
     run_seed = DEFAULT_SEED if seed is None else int(seed)
     budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
     # the data read starts now, beside the policy's validation (data/prefetch.py) — only
     # for the embedded engine and a file small enough that reading it cannot hurt
-    prefetch = Prefetch.start(policy, data, bind) if _prefetchable(engine, data, budget) else None
+    # (with no --max-rows or --memory-budget: those limits are checked by the real read)
+    speculate = max_rows is None and memory_budget is None and _prefetchable(engine, data, budget)
+    prefetch = Prefetch.start(policy, data, bind) if speculate else None
     try:
         pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
         decimals = _score_decimals(score_decimals)
@@ -877,7 +888,17 @@ def check(
         available = peek_columns(data)
         wanted, strings = _bound_columns(pol, available)
         got = prefetch.take(wanted, strings, available) if prefetch is not None else None
-        table = got if got is not None else read_table(data, wanted, string_columns=strings)
+        table = (
+            got
+            if got is not None
+            else read_table(
+                data,
+                wanted,
+                string_columns=strings,
+                max_rows=max_rows,
+                memory_budget=None if memory_budget is None else budget,
+            )
+        )
     else:
         if prefetch is not None:
             prefetch.wait()
@@ -887,6 +908,7 @@ def check(
         if source is not None:
             strings = _bound_columns(pol, source.available)[1]
             table = source.tuples(_engine_request(pol, source.available, strings, decimals))
+            check_rows(table.rows, max_rows, table.path or str(data))
         plans = _plan(pol, table)
         rounded = engine_name in ("duckdb", "spark")
         ev = _Evaluator(table, run_seed, strings, decimals if rounded else None)

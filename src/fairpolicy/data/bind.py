@@ -78,13 +78,21 @@ class _Ctx:
 
 
 def missing_column_problem(table: Table, control: Control, role: str, column: str) -> Problem:
+    hint = f"rename the column, change the policy's input.{role}, or pass --bind {role}=COLUMN."
+    only = table.available[0] if len(table.available) == 1 else ""
+    delimiter = next((d for d in (";", "\t", "|") if d in only), None)
+    if delimiter is not None:
+        hint = (
+            f"the file looks {delimiter!r}-separated (its header is one column, {only!r}); "
+            "fairpolicy reads comma-separated CSV: re-export it with commas."
+        )
     return Problem(
         f"role '{role}' is bound to column '{column}', which the data does not have."
         f"{did_you_mean(column, table.available)} Columns present: {', '.join(table.available)}.",
         file=table.path or "<DataFrame>",
         control=control.control_id,
         column=column,
-        hint=f"rename the column, change the policy's input.{role}, or pass --bind {role}=COLUMN.",
+        hint=hint,
     )
 
 

@@ -101,8 +101,16 @@ def file_sha256(path: Path) -> str:
 
 
 def _csv_header(path: Path) -> list[str]:
+    """The header's column names, trimmed (the policy's names are trimmed too)."""
+    return [c.strip() for c in _raw_header(path)]
+
+
+def _raw_header(path: Path) -> list[str]:
+    """The first record of the file as written; reads at most one reader block."""
+    from fairpolicy.data.limits import MAX_LINE_BYTES
+
     with path.open("rb") as fh:
-        head = fh.read(1 << 16)
+        head = fh.read(MAX_LINE_BYTES)
     if not head.strip():
         raise DataError(
             "the file is empty.",
@@ -112,15 +120,24 @@ def _csv_header(path: Path) -> list[str]:
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not merely a multi-byte char cut at the block edge
+        # not merely a multi-byte character cut at the end of a full block
+        if len(head) < MAX_LINE_BYTES or exc.start < len(head) - 4:
+            line = head[: exc.start].count(b"\n") + 1
             raise DataError(
-                f"the file is not valid UTF-8 (byte {exc.start}).",
+                f"the file is not valid UTF-8 (line {line}, byte {exc.start}).",
                 file=str(path),
                 hint="re-export the CSV as UTF-8.",
             ) from None
         text = head[: exc.start].decode("utf-8-sig")
-    first = next(csv.reader(io.StringIO(text)), [])
-    return [c.strip() for c in first]
+    try:
+        first = next(csv.reader(io.StringIO(text, newline="")), [])
+    except csv.Error as exc:
+        raise DataError(
+            f"the header cannot be read as CSV: {exc}.",
+            file=str(path),
+            hint="the first line must name the columns, separated by commas.",
+        ) from None
+    return first
 
 
 def peek_columns(source: Any) -> list[str]:
@@ -128,8 +145,7 @@ def peek_columns(source: Any) -> list[str]:
     if _is_dataframe(source):
         return [str(c) for c in source.columns]
     path = Path(os.fspath(source))
-    if not path.is_file():
-        raise DataError("the data file does not exist.", file=str(path), hint="check the path.")
+    _require_file(path)
     if path.suffix.lower() in (".parquet", ".pq"):
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -143,37 +159,54 @@ def peek_columns(source: Any) -> list[str]:
     return _csv_header(path)
 
 
+def _require_file(path: Path) -> None:
+    if path.is_dir():
+        raise DataError(
+            "this is a directory, not a data file.",
+            file=str(path),
+            hint="name a CSV or Parquet file.",
+        )
+    if not path.exists():
+        raise DataError("the data file does not exist.", file=str(path), hint="check the path.")
+
+
 def read_table(
     source: Any,
     columns: Iterable[str],
     *,
     string_columns: Iterable[str] = (),
     hash_file: bool = True,
+    max_rows: int | None = None,
+    memory_budget: int | None = None,
 ) -> Table:
-    """Read ``columns`` (those that exist) from a path or a pandas DataFrame."""
+    """Read ``columns`` (those that exist) from a path or a pandas DataFrame.
+
+    ``max_rows`` and ``memory_budget`` (bytes; None: 80 % of the available memory) are
+    checked before the rows are parsed (:mod:`fairpolicy.data.limits`).
+    """
     wanted = list(dict.fromkeys(columns))
     strings = set(string_columns)
     if _is_dataframe(source):
+        from fairpolicy.data.limits import check_rows
+
+        check_rows(len(source), max_rows, "<DataFrame>")
         return _from_dataframe(source, wanted, strings)
     path = Path(os.fspath(source))
-    if not path.exists():
-        raise DataError("the data file does not exist.", file=str(path), hint="check the path.")
-    if path.is_dir():
-        raise DataError("this is a directory, not a data file.", file=str(path))
+    _require_file(path)
     suffix = path.suffix.lower()
-    # the hash runs in a thread while the file is parsed (hashlib releases the GIL)
-    hasher = _Hasher(path) if hash_file else None
-    try:
-        if suffix in (".parquet", ".pq"):
-            table = _read_parquet(path, wanted)
-        else:
-            table = _read_csv(path, wanted, strings)
-    except BaseException:
+    if suffix in (".parquet", ".pq"):
+        # the hash runs in a thread while the file is parsed (hashlib releases the GIL)
+        hasher = _Hasher(path) if hash_file else None
+        try:
+            table = _read_parquet(path, wanted, max_rows, memory_budget)
+        except BaseException:
+            if hasher is not None:
+                hasher.cancel()
+            raise
         if hasher is not None:
-            hasher.cancel()
-        raise
-    if hasher is not None:
-        table.sha256 = hasher.result()
+            table.sha256 = hasher.result()
+    else:  # the CSV's pre-read scan (data/limits.py) hashes it on the way
+        table = _read_csv(path, wanted, strings, hash_file, max_rows, memory_budget)
     return table
 
 
@@ -212,11 +245,21 @@ class _Hasher:
         return self._digest
 
 
-def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
+def _read_csv(
+    path: Path,
+    wanted: list[str],
+    strings: set[str],
+    hash_file: bool = True,
+    max_rows: int | None = None,
+    memory_budget: int | None = None,
+) -> Table:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    header = _csv_header(path)
+    from fairpolicy.data import limits
+
+    raw = _raw_header(path)
+    header = [c.strip() for c in raw]
     dupes = sorted({c for c in header if header.count(c) > 1 and c in wanted})
     if dupes:
         raise DataError(
@@ -226,15 +269,28 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
             hint="give every column a unique name.",
         )
     present = [c for c in wanted if c in header]
+    as_written = {c: raw[header.index(c)] for c in present}
+    scan = limits.scan_csv(path, hash_file=hash_file, count_lines=max_rows is not None)
+    if max_rows is not None and scan.rows > max_rows and present:
+        # the line count is an upper bound; count exactly, stopping once past the limit
+        rows = limits.count_csv_rows(path, as_written[present[0]], max_rows)
+        limits.check_rows(rows, max_rows, str(path), exact=False)
+    share = scan.size * len(present) // max(len(header), 1)  # the bound columns' text
+    limits.check_memory(scan.rows, len(present), memory_budget, str(path), share)
     # group columns arrive dictionary-encoded: no per-row strings
-    text = {c: pa.dictionary(pa.int32(), pa.string()) for c in present if c in strings}
-    narrow = _small_int_columns(path, [c for c in present if c not in strings])
+    text = {as_written[c]: pa.dictionary(pa.int32(), pa.string()) for c in present if c in strings}
+    narrow = _small_int_columns(path, [as_written[c] for c in present if c not in strings])
 
     def read(column_types: dict[str, pa.DataType]) -> pa.Table:
         return pacsv.read_csv(
             path,
+            # quoted values may hold line breaks: the reader must track quotes across its
+            # blocks (slower, so only when the file has a quote at all)
+            parse_options=pacsv.ParseOptions(newlines_in_values=scan.quotes > 0),
             convert_options=pacsv.ConvertOptions(
-                include_columns=present, column_types=column_types, strings_can_be_null=True
+                include_columns=[as_written[c] for c in present],
+                column_types=column_types,
+                strings_can_be_null=True,
             ),
         )
 
@@ -246,12 +302,22 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
                 raise
             arrow = read(text)  # a value past the first block is not a small integer
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
-        msg = str(exc).splitlines()[0]
+        raise _parse_error(path, exc, raw) from None
+    for c in present:  # pyarrow reads a column with invalid UTF-8 as bytes
+        if pa.types.is_binary(arrow.column(as_written[c]).type):
+            raise DataError(
+                "the file is not valid UTF-8 (a value of this column is not).",
+                file=str(path),
+                column=c,
+                hint="re-export the CSV as UTF-8.",
+            )
+    if scan.quotes % 2 and (line := limits.unclosed_quote_line(path)) is not None:
         raise DataError(
-            f"the CSV could not be parsed: {msg}",
+            f"the quote opened on line {line} is never closed, so the reader would take "
+            "the rest of the file as one value.",
             file=str(path),
-            hint="check for ragged rows, an unclosed quote or a wrong delimiter (comma expected).",
-        ) from None
+            hint='close the quote (a quote inside a quoted value is written twice: "").',
+        )
     if arrow.num_rows == 0:
         raise DataError(
             "the file has a header but no data rows.",
@@ -259,10 +325,11 @@ def _read_csv(path: Path, wanted: list[str], strings: set[str]) -> Table:
             hint="export at least one prediction row.",
         )
     return Table(
-        columns={c: arrow.column(c) for c in present},
+        columns={c: arrow.column(as_written[c]) for c in present},
         available=header,
         rows=arrow.num_rows,
         path=str(path),
+        sha256=scan.sha256,
     )
 
 
@@ -298,13 +365,91 @@ def _small_int_columns(path: Path, columns: list[str]) -> list[str]:
     return out
 
 
-def _read_parquet(path: Path, wanted: list[str]) -> Table:
+def _parse_error(path: Path, exc: Exception, raw: list[str]) -> DataError:
+    """A parse failure of pyarrow's reader, said in the user's terms."""
+    import re
+
+    msg = str(exc).splitlines()[0]
+    file = str(path)
+    if "straddling" in msg or "straddles" in msg:
+        return DataError(
+            "a record is longer than the CSV reader's block (1 MiB): an unclosed quote "
+            "runs on, or the file is not a CSV of predictions.",
+            file=file,
+            hint="check that every quote is closed and export one prediction per record.",
+        )
+    utf8 = re.search(r"CSV column #(\d+).*invalid UTF8", msg)
+    if utf8:
+        i = int(utf8.group(1))
+        column = raw[i].strip() if i < len(raw) else None
+        return DataError(
+            "the file is not valid UTF-8 (a value of this column is not).",
+            file=file,
+            column=column,
+            hint="re-export the CSV as UTF-8.",
+        )
+    if "Expected" in msg and "columns" in msg:
+        line = _first_ragged_line(path)
+        where = f"line {line}: " if line else ""
+        return DataError(
+            f"the CSV has ragged rows: {where}{msg.removeprefix('CSV parse error: ')}",
+            file=file,
+            hint="every row needs one value per header column; check for an unquoted comma, "
+            "an unclosed quote or a wrong delimiter (comma expected).",
+        )
+    return DataError(
+        f"the CSV could not be parsed: {msg}",
+        file=file,
+        hint="check for ragged rows, an unclosed quote or a wrong delimiter (comma expected).",
+    )
+
+
+def _first_ragged_line(path: Path) -> int | None:
+    """The physical line of the first row with the wrong number of fields (a single-
+    threaded streaming re-read, only on the error path)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    found: list[int] = []
+
+    def handler(row: Any) -> str:
+        if row.number is not None:
+            found.append(int(row.number))
+        return "error"
+
+    try:
+        reader = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(use_threads=False),
+            parse_options=pacsv.ParseOptions(invalid_row_handler=handler, newlines_in_values=True),
+        )
+        for _ in reader:
+            pass
+    except (pa.ArrowInvalid, OSError):
+        pass
+    return found[0] if found else None
+
+
+def _read_parquet(
+    path: Path, wanted: list[str], max_rows: int | None = None, memory_budget: int | None = None
+) -> Table:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from fairpolicy.data import limits
+
     try:
+        meta = pq.read_metadata(path)
         schema = pq.read_schema(path)
         present = [c for c in wanted if c in schema.names]
+        limits.check_rows(meta.num_rows, max_rows, str(path))
+        text = sum(
+            rg.column(i).total_uncompressed_size
+            for rg in (meta.row_group(j) for j in range(meta.num_row_groups))
+            for i in range(rg.num_columns)
+            if rg.column(i).path_in_schema in present
+        )
+        limits.check_memory(meta.num_rows, len(present), memory_budget, str(path), text)
         arrow = pq.read_table(path, columns=present)
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,25 @@ if TYPE_CHECKING:
 
 #: ``tool.driver.informationUri`` and the like: the project's home (its namespace host)
 INFORMATION_URI = "https://fairpolicy.example.org/"
+
+#: invisible characters that drive a terminal or CI log viewer (ANSI escapes), or reorder
+#: what a reader sees (bidirectional overrides, "Trojan Source"); tab and line breaks are
+#: left to each format, which has its own rule for them
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def inert(text: object) -> str:
+    """``text`` with invisible control characters shown as escapes (``\\x1b``,
+    ``\\u202e``), for the formats a person reads (HTML, Markdown, GitHub, JUnit)."""
+    return _INVISIBLE.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
+        ),
+        str(text),
+    )
+
 
 #: One word per status, as the text table writes it.
 STATUS_WORD = {

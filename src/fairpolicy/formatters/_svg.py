@@ -41,7 +41,10 @@ HALO = ' paint-order="stroke" stroke="#fff" stroke-width="3" stroke-linejoin="ro
 
 
 def esc(text: object) -> str:
-    return escape(str(text), quote=True)
+    """HTML-escaped, with invisible control characters shown as escapes."""
+    from fairpolicy.formatters._ci import inert
+
+    return escape(inert(text), quote=True)
 
 
 def num(x: float | None) -> str:

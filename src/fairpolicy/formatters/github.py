@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
 
 def escape_data(text: object) -> str:
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = _ci.inert(text)  # the log viewer renders ANSI escapes
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: object) -> str:
@@ -54,7 +55,7 @@ def command(name: str, message: str, **props: object) -> str:
 
 
 def _plain(text: str) -> str:
-    return " ".join(text.split())
+    return " ".join(_ci.inert(text).split())
 
 
 def _annotation(results: Results, f: Finding) -> str:

@@ -65,8 +65,8 @@ _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 
 
 def _x(text: object) -> str:
-    """Text XML 1.0 can hold."""
-    return _XML_INVALID.sub("\ufffd", str(text))
+    """Text XML 1.0 can hold, invisible controls it could hold shown as escapes."""
+    return _ci.inert(_XML_INVALID.sub("\ufffd", str(text)))
 
 
 def _line(text: str) -> str:

@@ -46,7 +46,7 @@ _FORMULA_START = ("=", "+", "-", "@")
 
 def escape(text: object) -> str:
     """User text as inert Markdown inline text, on one line (see the module docstring)."""
-    s = " ".join(str(text).split())
+    s = " ".join(_ci.inert(text).split())
     if s.startswith(_FORMULA_START):
         s = "'" + s
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,5 +1,9 @@
 """``-o text`` (default): a terminal table, then one verdict line.
 
+User text (control ids, group names, messages) is shown with control characters
+escaped (:func:`fairpolicy.errors.printable`): a group name cannot add a line to the
+report, forge the verdict line or drive the terminal.
+
 Colour only when asked (the CLI asks on a TTY without ``NO_COLOR``); the
 status is always written as a word, so colour never carries meaning alone.
 """
@@ -8,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fairpolicy.errors import printable
 from fairpolicy.formatters._ci import ci_text, num, threshold
 
 if TYPE_CHECKING:
@@ -34,7 +39,8 @@ def _row(f: Finding) -> tuple[str, ...]:
     if worst:
         n = next((g.n for g in f.groups if g.group == worst), None)
         worst = f"{worst} (n={n})" if n is not None else worst
-    return (f.control_id, f.metric_key, num(f.value), f.operator, threshold(f), status, worst)
+    cells = (f.control_id, f.metric_key, num(f.value), f.operator, threshold(f), status, worst)
+    return tuple(printable(c) for c in cells)
 
 
 def render(results: Results, opts: RenderOptions) -> str:
@@ -59,21 +65,24 @@ def render(results: Results, opts: RenderOptions) -> str:
     excluded = [f for f in results.findings if f.excluded_groups and not opts.verbose]
     if notes or excluded:
         out.append("")
-    out += [f"{f.control_id}: {f.message}" for f in notes]
+    out += [printable(f"{f.control_id}: {f.message}") for f in notes]
     for f in excluded:
         listed = "; ".join(f"{e.group} (n={e.n}): {e.reason}" for e in f.excluded_groups[:3])
         more = len(f.excluded_groups) - 3
         out.append(
-            f"{f.control_id}: excluded {listed}" + (f"; and {more} more (-v)" if more > 0 else "")
+            printable(
+                f"{f.control_id}: excluded {listed}"
+                + (f"; and {more} more (-v)" if more > 0 else "")
+            )
         )
     if opts.verbose:
         for f in results.findings:
             if f.groups or f.excluded_groups:
                 cls = f.details.get("worst_class")
                 label = f" (class {cls}, the one with the largest gap)" if cls is not None else ""
-                out += ["", f"{f.control_id} per group{label}:"]
+                out += ["", printable(f"{f.control_id} per group{label}:")]
                 out += [
-                    f"  {g.group:<24} n={g.n:<8} {num(g.value)}"
+                    f"  {printable(g.group):<24} n={g.n:<8} {num(g.value)}"
                     + (f"  [{g.ci_low:.4f}, {g.ci_high:.4f}]" if g.ci_low is not None else "")
                     for g in f.groups
                 ]
@@ -84,11 +93,12 @@ def render(results: Results, opts: RenderOptions) -> str:
                         f"permutations{fam})"
                     )
                 out += [
-                    f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}" for e in f.excluded_groups
+                    printable(f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}")
+                    for e in f.excluded_groups
                 ]
     if results.warnings:
         out.append("")
-        out += [f"warning: {w}" for w in results.warnings]
+        out += [f"warning: {printable(w)}" for w in results.warnings]
     s = results.summary
     verdict = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}[s.gate]
     counts = (

@@ -347,7 +347,7 @@ def _format(path: Path, option: str) -> str:
 
 def _dump(doc: Mapping[str, Any], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     import yaml
 
     text: str = yaml.safe_dump(

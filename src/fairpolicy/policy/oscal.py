@@ -106,12 +106,97 @@ class _LineDict(dict[Any, Any]):
     line: int | None = None
 
 
+#: a policy file larger than this is refused before it is parsed
+MAX_POLICY_BYTES = 10 << 20
+#: collections nested deeper than this are refused (the parser and every walker recurse)
+MAX_DEPTH = 100
+#: nodes that aliases may add beyond those written (a "billion laughs" adds 9**9)
+MAX_ALIAS_NODES = 100_000
+
+
+class _LimitError(Exception):
+    """A document over one of the limits above; never retried as JSON."""
+
+    def __init__(self, message: str, mark: Any = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = None if mark is None else mark.line + 1
+        self.hint = hint
+
+
 class _Loader(yaml.SafeLoader):
-    """Safe YAML (JSON is YAML) with line numbers; duplicate keys are recorded."""
+    """Safe YAML (JSON is YAML) with line numbers; duplicate keys are recorded; nesting
+    depth and alias expansion are limited."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.duplicates: list[tuple[Any, int]] = []
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise _LimitError(
+                    f"the document is nested deeper than {MAX_DEPTH} levels",
+                    self.peek_event().start_mark,  # type: ignore[no-untyped-call]
+                    "a policy needs a few levels; flatten the document",
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        if node is not None:
+            _check_aliases(node)
+        return node
+
+
+def _check_aliases(root: yaml.Node) -> None:
+    """Refuse recursive aliases and aliases that expand the document by more than
+    :data:`MAX_ALIAS_NODES` nodes. Linear in the nodes written (sizes are memoised)."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise _LimitError(
+                "an alias refers to a collection that contains it (a recursive alias)",
+                node.start_mark,
+                "write the structure out without the recursive alias",
+            )
+        active.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        active.discard(key)
+        sizes[key] = total
+        return total
+
+    expanded = size(root)
+    if expanded - len(sizes) > MAX_ALIAS_NODES:
+        raise _LimitError(
+            f"aliases (*name) expand the document to {expanded:,} nodes from the "
+            f"{len(sizes):,} written, more than {MAX_ALIAS_NODES:,} extra (an alias bomb, "
+            "'billion laughs')",
+            None,
+            "write repeated parts out, or use fewer aliases",
+        )
+
+
+def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    try:
+        return yaml.SafeLoader.construct_yaml_int(loader, node)
+    except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+        raise yaml.constructor.ConstructorError(
+            None, None, f"found a number with {len(node.value)} digits", node.start_mark
+        ) from None
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
@@ -136,6 +221,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def line_of(obj: Any) -> int | None:
@@ -146,13 +232,26 @@ def read_document(path: Path) -> tuple[Any, str]:
     """Parse a YAML or JSON file; returns (data, sha256 of its bytes). Raises PolicyError."""
     file = str(path)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:
+            data = fh.read(MAX_POLICY_BYTES + 1)
     except FileNotFoundError:
         raise PolicyError(
             Problem("policy file not found.", file=file, hint=f"check the path ({path.absolute()})")
         ) from None
     except OSError as exc:
         raise PolicyError(Problem(f"cannot read the file: {exc.strerror}.", file=file)) from None
+    except ValueError:  # a NUL in the path
+        raise PolicyError(Problem("not a valid path (it holds a NUL byte).", file=file)) from None
+    if len(data) > MAX_POLICY_BYTES:
+        size = path.stat().st_size
+        raise PolicyError(
+            Problem(
+                f"the file is larger than {MAX_POLICY_BYTES >> 20} MiB ({size / (1 << 20):.1f} "
+                "MiB); a policy is a few kilobytes.",
+                file=file,
+                hint="check that this is the policy file, not data",
+            )
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -167,20 +266,21 @@ def read_document(path: Path) -> tuple[Any, str]:
 def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> Any:
     """YAML (which also reads JSON) with line numbers; a JSON file YAML rejects
     (tab indentation) is read again as JSON, without line numbers."""
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # the reader refuses control characters here already
         data = loader.get_single_data()
+    except _LimitError as exc:
+        at = f" (line {exc.line})" if exc.line else ""
+        raise PolicyError(Problem(f"{exc.message}{at}.", file=file, hint=exc.hint)) from None
     except yaml.YAMLError as exc:
         if json_fallback:
-            try:
-                return json.loads(text, object_pairs_hook=_json_pairs(file))
-            except json.JSONDecodeError as jexc:
-                where = f"line {jexc.lineno}, column {jexc.colno}"
-                problem = Problem(f"cannot parse JSON: {jexc.msg} ({where}).", file=file)
-                raise PolicyError(problem) from None
-        raise PolicyError(_yaml_problem(exc, file)) from None
+            return _parse_json(text, file)
+        raise PolicyError(_yaml_problem(exc, file, text)) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+    assert loader is not None
     if loader.duplicates:
         raise PolicyError(
             [
@@ -196,6 +296,37 @@ def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> A
     return data
 
 
+def _parse_json(text: str, file: str | None) -> Any:
+    try:
+        data = json.loads(text, object_pairs_hook=_json_pairs(file))
+    except json.JSONDecodeError as jexc:
+        where = f"line {jexc.lineno}, column {jexc.colno}"
+        raise PolicyError(Problem(f"cannot parse JSON: {jexc.msg} ({where}).", file=file)) from None
+    except (RecursionError, ValueError) as exc:  # nesting; a number too long for int()
+        what = (
+            f"the document is nested deeper than {MAX_DEPTH} levels"
+            if isinstance(exc, RecursionError)
+            else str(exc).split(";")[0]
+        )
+        raise PolicyError(Problem(f"cannot parse JSON: {what}.", file=file)) from None
+    if _depth(data) > MAX_DEPTH:
+        raise PolicyError(
+            Problem(f"the document is nested deeper than {MAX_DEPTH} levels.", file=file)
+        )
+    return data
+
+
+def _depth(obj: Any) -> int:
+    """Nesting depth of parsed JSON, without recursion."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        node, d = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, d)
+            stack += [(v, d + 1) for v in (node.values() if isinstance(node, dict) else node)]
+    return deepest
+
+
 def _json_pairs(file: str | None) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -208,7 +339,15 @@ def _json_pairs(file: str | None) -> Callable[[list[tuple[str, Any]]], dict[str,
     return hook
 
 
-def _yaml_problem(exc: yaml.YAMLError, file: str | None) -> Problem:
+def _yaml_problem(exc: yaml.YAMLError, file: str | None, text: str = "") -> Problem:
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text[: exc.position].count("\n") + 1
+        return Problem(
+            f"cannot parse YAML: the text holds the control character U+{exc.character:04X} "
+            f"(line {line}).",
+            file=file,
+            hint="remove it; YAML allows tab, line breaks and printable characters only",
+        )
     if not isinstance(exc, yaml.MarkedYAMLError):
         return Problem(f"cannot parse YAML: {exc}.", file=file)
     what = " ".join(s for s in (exc.context, exc.problem) if s) or "syntax error"
@@ -217,6 +356,8 @@ def _yaml_problem(exc: yaml.YAMLError, file: str | None) -> Problem:
     hint = None
     if "constructor for the tag" in what:
         hint = "policies are plain YAML or JSON; remove the '!' tag"
+    elif "'\\t'" in what:
+        hint = "indent YAML with spaces; a tab cannot start a token"
     return Problem(f"cannot parse YAML: {what}{where}.", file=file, hint=hint)
 
 
@@ -354,10 +495,17 @@ def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
         from trestle.oscal.component import (  # type: ignore[assignment]
             ComponentDefinition as Model,
         )
+    from trestle.common.err import TrestleError
+
     try:
         Model.model_validate(_stringify(body))
-    except ValidationError as exc:
-        errors = exc.errors()
+    except (ValidationError, TrestleError) as exc:
+        # trestle re-raises a ValidationError that touches oscal-version as a TrestleError
+        cause = exc if isinstance(exc, ValidationError) else exc.__context__
+        if not isinstance(cause, ValidationError):
+            ctx.add(f"not valid OSCAL: {exc}", file, key=root)
+            return False
+        errors = cause.errors()
         for err in errors[:10]:
             loc = root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
             ctx.add(

@@ -94,6 +94,11 @@ class DuckDBSource:
                         hint="every file a pattern matches needs the same columns in the "
                         "same order.",
                     )
+        # one streaming pass per CSV: the hash, and an over-long line (a 2 GB line, a
+        # runaway quote) refused after one block instead of after DuckDB reads it all
+        from fairpolicy.data.limits import scan_csv
+
+        self._digests = {f: scan_csv(f).sha256 for f in files} if not self.parquet else {}
         self._tmp = tempfile.mkdtemp(prefix="fairpolicy-duckdb-")
         try:
             self._connect(files, header, memory_budget)
@@ -141,12 +146,16 @@ class DuckDBSource:
             for i, c in enumerate(header):
                 self.refs.setdefault(c, f'"c{i}"')
             self._check_duplicates(header)
+
+        def digest(f: Path) -> str:
+            return self._digests.get(f) or file_sha256(f)
+
         if len(files) == 1:
-            self.sha256: str | None = file_sha256(files[0])
+            self.sha256: str | None = digest(files[0])
         else:
             import hashlib
 
-            manifest = "".join(f"{file_sha256(f)}  {f}\n" for f in files)
+            manifest = "".join(f"{digest(f)}  {f}\n" for f in files)
             self.sha256 = hashlib.sha256(manifest.encode()).hexdigest()
         self.text = not self.parquet
 
@@ -167,6 +176,7 @@ class DuckDBSource:
             duckdb.IOException,
             duckdb.InvalidInputException,
             duckdb.ConversionException,
+            duckdb.NotImplementedException,  # "the parallel CSV reader cannot read this file"
         ) as exc:
             kind = "Parquet file" if self.parquet else "CSV"
             raise DataError(
