@@ -123,6 +123,40 @@ def snap(values: NDArray[np.float64], decimals: int) -> NDArray[np.float64]:
     return out
 
 
+def regression_aggregate(
+    result: pa.Table,
+    dims: list[str],
+    y: str,
+    yhat: str,
+    odd_any: bool,
+    *,
+    text: bool,
+    source: Source,
+    dataframe: bool = False,
+) -> RegressionAggregate | None:
+    """The :class:`RegressionAggregate` of an engine's per-tuple sums (columns ``v0..``,
+    ``my``, ``mp``, the weight and ``s0..s6``), or None when the tuples must decide: a
+    text or infinite value (``odd_any``), no rows, or a text column with every value missing
+    (the embedded path's own message then names the problem)."""
+    import pyarrow.compute as pc
+
+    my = np.asarray(pc.fill_null(result.column("my"), False).to_numpy(), dtype=bool)
+    mp = np.asarray(pc.fill_null(result.column("mp"), False).to_numpy(), dtype=bool)
+    if odd_any or result.num_rows == 0 or (text and (my.all() or mp.all())):
+        return None
+    request = Request(columns=tuple(dims), strings=frozenset(dims))
+    names = {c: f"v{i}" for i, c in enumerate(dims)}
+    table = build_table(result, request, names, text=text, source=source, dataframe=dataframe)
+    table.read = [*dims, y, yhat]
+    sums = np.column_stack(
+        [
+            np.asarray(pc.fill_null(result.column(f"s{k}"), np.nan).to_numpy(), dtype=np.float64)
+            for k in range(7)
+        ]
+    )
+    return RegressionAggregate(table=table, missing={y: my, yhat: mp}, sums=sums)
+
+
 def build_table(
     result: pa.Table,
     request: Request,

@@ -29,6 +29,7 @@ from fairpolicy.data.engines._common import (
     build_table,
     convert_text,
     null_tokens,
+    regression_aggregate,
 )
 from fairpolicy.errors import DataError
 
@@ -315,29 +316,8 @@ class DuckDBSource:
         )
         self.con.execute("SET preserve_insertion_order = false")
         result = self._run(sql)
-        odd_any = pc.any(pc.fill_null(result.column("odd"), False)).as_py()
-        my = np.asarray(pc.fill_null(result.column("my"), False).to_numpy(), dtype=bool)
-        mp = np.asarray(pc.fill_null(result.column("mp"), False).to_numpy(), dtype=bool)
-        if odd_any or result.num_rows == 0 or (self.text and (my.all() or mp.all())):
-            return None  # text, infinities or an all-missing column: the tuples decide
-        request = Request(columns=tuple(dims), strings=frozenset(dims))
-        table = build_table(
-            result,
-            request,
-            {c: f"v{i}" for i, c in enumerate(dims)},
-            text=self.text,
-            source=self,
-        )
-        table.read = [*dims, y, yhat]
-        sums_arr = np.column_stack(
-            [
-                np.asarray(
-                    pc.fill_null(result.column(f"s{k}"), np.nan).to_numpy(), dtype=np.float64
-                )
-                for k in range(7)
-            ]
-        )
-        return RegressionAggregate(table=table, missing={y: my, yhat: mp}, sums=sums_arr)
+        odd_any = bool(pc.any(pc.fill_null(result.column("odd"), False)).as_py())
+        return regression_aggregate(result, dims, y, yhat, odd_any, text=self.text, source=self)
 
     def first_rows(
         self, column: str, arrow_type: pa.DataType | None, predicate: RowPredicate, limit: int
