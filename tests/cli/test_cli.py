@@ -280,3 +280,20 @@ def test_progress_bar_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     code, out = run("check", str(pol), str(data))
     assert code == 0 and "\033[" not in out  # the bar never reaches stdout
     assert "━" in err.getvalue()  # the bar was drawn on the terminal's stderr
+
+
+def test_only_the_program_freezes_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``main()`` as the program (argv from sys.argv) freezes the heap to skip the shutdown
+    collection; ``main(argv)`` in a library or test process leaves the collector alone."""
+    import gc
+
+    before = gc.get_freeze_count()
+    assert main(["metrics"], io.StringIO()) == 0
+    assert gc.get_freeze_count() == before
+    monkeypatch.setattr(sys, "argv", ["fairpolicy", "metrics"])
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    try:
+        assert main() == 0
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
