@@ -245,6 +245,18 @@ class _Hasher:
         return self._digest
 
 
+def refuse_duplicates(duplicated: Iterable[str], bound: Iterable[str], file: str | None) -> None:
+    """Exit 2 when a bound column name stands more than once in the header."""
+    dupes = sorted(set(duplicated) & set(bound))
+    if dupes:
+        raise DataError(
+            f"the header names column(s) {dupes} more than once, so a binding is ambiguous.",
+            file=file,
+            column=dupes[0],
+            hint="give every column a unique name.",
+        )
+
+
 def _read_csv(
     path: Path,
     wanted: list[str],
@@ -260,14 +272,7 @@ def _read_csv(
 
     raw = _raw_header(path)
     header = [c.strip() for c in raw]
-    dupes = sorted({c for c in header if header.count(c) > 1 and c in wanted})
-    if dupes:
-        raise DataError(
-            f"the header names column(s) {dupes} more than once, so a binding is ambiguous.",
-            file=str(path),
-            column=dupes[0],
-            hint="give every column a unique name.",
-        )
+    refuse_duplicates({c for c in header if header.count(c) > 1}, wanted, str(path))
     present = [c for c in wanted if c in header]
     as_written = {c: raw[header.index(c)] for c in present}
     scan = limits.scan_csv(path, hash_file=hash_file, count_lines=max_rows is not None)

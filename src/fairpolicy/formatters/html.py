@@ -59,7 +59,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.formatters import _svg
-from fairpolicy.formatters._ci import ci_text
+from fairpolicy.formatters._ci import STATUS_WORD, ci_text
 from fairpolicy.formatters._svg import Axis, Band, Cell, Mark, Rule, esc, num
 
 if TYPE_CHECKING:
@@ -67,13 +67,6 @@ if TYPE_CHECKING:
     from fairpolicy.metrics.base import MetricSpec
     from fairpolicy.results import Finding, Results
 
-STATUS_WORD = {
-    "pass": "PASS",
-    "fail": "FAIL",
-    "warn": "WARN",
-    "inconclusive": "INCONCLUSIVE",
-    "error": "ERROR",
-}
 _OPS = {
     "lt": "<",
     "le": "<=",

@@ -598,7 +598,11 @@ def build_regression_stats(
         if w is None:
             counts = np.diff(np.append(starts, len(gs))).astype(np.int64)
         else:
-            counts = np.add.reduceat(w[order].astype(np.int64), starts) if len(gs) else starts
+            counts = (
+                np.add.reduceat(w[order].astype(np.int64), starts)
+                if len(gs)
+                else np.zeros(0, dtype=np.int64)
+            )
         cell_group = gs[starts]
         values = np.column_stack((ys[starts], ps[starts]))
         bounds = np.searchsorted(cell_group, np.arange(n_groups + 1))

@@ -190,14 +190,9 @@ class DuckDBSource:
             ) from None
 
     def _duplicate_check(self, columns: list[str]) -> None:
-        dupes = sorted(set(columns) & getattr(self, "duplicates", set()))
-        if dupes:
-            raise DataError(
-                f"the header names column(s) {dupes} more than once, so a binding is ambiguous.",
-                file=self.path,
-                column=dupes[0],
-                hint="give every column a unique name.",
-            )
+        from fairpolicy.data.read import refuse_duplicates
+
+        refuse_duplicates(getattr(self, "duplicates", set()), columns, self.path)
 
     def _is_float(self, column: str) -> bool:
         return self.types.get(column, "").upper() in _FLOAT_TYPES

@@ -229,14 +229,9 @@ class SparkSource:
         return F.lit(None).cast("double")
 
     def _duplicate_check(self, columns: list[str]) -> None:
-        dupes = sorted(set(columns) & self.duplicates)
-        if dupes:
-            raise DataError(
-                f"the header names column(s) {dupes} more than once, so a binding is ambiguous.",
-                file=self.path,
-                column=dupes[0],
-                hint="give every column a unique name.",
-            )
+        from fairpolicy.data.read import refuse_duplicates
+
+        refuse_duplicates(self.duplicates, columns, self.path)
 
     def _collect(self, sdf: Any) -> pa.Table:
         import pyarrow as pa
