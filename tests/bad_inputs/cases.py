@@ -743,3 +743,23 @@ USAGE_CASES = [
 ]
 
 CASES = DATA_CASES + POLICY_CASES + OUTPUT_CASES + USAGE_CASES
+
+
+def _area_cases() -> list[Case]:
+    """Cases kept in ``cases_<area>.py`` beside this file (each defines ``CASES``), so
+    that work on separate areas adds rows without editing one shared list."""
+    import importlib
+    import pkgutil
+
+    found: list[Case] = []
+    pkg = Path(__file__).parent
+    for info in sorted(pkgutil.iter_modules([str(pkg)]), key=lambda m: m.name):
+        if info.name.startswith("cases_"):
+            module = importlib.import_module(f"tests.bad_inputs.{info.name}")
+            found += list(module.CASES)
+    return found
+
+
+CASES += _area_cases()
+_ids = [c.id for c in CASES]
+assert len(_ids) == len(set(_ids)), "duplicate bad-input case ids"
