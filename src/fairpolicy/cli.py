@@ -89,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
         help="reproducible output: fixed timestamps, content-derived UUIDs "
         "(also on when SOURCE_DATE_EPOCH is set)",
     )
+    c.add_argument(
+        "--timestamp",
+        metavar="ISO8601",
+        help="date the run (start and end) with this date-time instead of the clock, e.g. "
+        "2026-01-31T12:00:00Z (beside SOURCE_DATE_EPOCH; --timestamp wins)",
+    )
     en = c.add_argument_group("engine (where the counting happens)")
     en.add_argument(
         "--engine",
@@ -173,6 +179,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--subject", metavar="TITLE", help="the assessed system's title")
     e.add_argument("--embed-evidence", action="store_true", help="embed the results JSON")
     e.add_argument("--deterministic", action="store_true", help="content-derived UUIDs")
+    e.add_argument(
+        "--plan", metavar="AP", help="the assessment plan the results import (import-ap)"
+    )
     e.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     v = sub.add_parser(
@@ -359,6 +368,7 @@ def _run_check(
         memory_budget=args.memory_budget,
         score_decimals=args.score_decimals,
         max_rows=args.max_rows,
+        timestamp=args.timestamp,
     )
 
 
@@ -407,6 +417,7 @@ def _emit(
     if not any(path is None for _, path in outputs):
         outputs.insert(0, ("text", None))  # the table always reaches the terminal
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
+    json_path = next((p for n, p in outputs if n == "json" and p), None)
     # every output is rendered before any file is written, and every file is written to a
     # temporary file before any is renamed: a failure leaves the previous reports as they
     # were (the table still reaches the terminal)
@@ -414,10 +425,10 @@ def _emit(
     staged: list[_Staged] = []
     try:
         for name, path in outputs:
-            ap_href = None
-            if name == "oscal" and ap_path is not None:
-                base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
-                ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
+            ap_href = results_href = None
+            if name == "oscal":
+                ap_href = _href(ap_path, path)
+                results_href = _href(json_path, path)
             opts = RenderOptions(
                 color=color and path is None,
                 verbose=args.verbose,
@@ -427,6 +438,7 @@ def _emit(
                 embed_evidence=args.embed_evidence,
                 deterministic=deterministic,
                 ap_href=ap_href,
+                results_href=results_href,
             )
             text = get(name)(results, opts)
             if path is None:
@@ -450,6 +462,15 @@ def _emit(
             file=sys.stderr,
         )
     return results.exit_code
+
+
+def _href(target: str | None, document: str | None) -> str | None:
+    """``target``'s path relative to the folder of ``document`` (stdout: the working
+    directory), as a relative reference from that document; None without a target."""
+    if target is None:
+        return None
+    base = os.path.dirname(os.path.abspath(document)) if document else os.getcwd()
+    return os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/")
 
 
 #: GitHub rejects step summaries over 1 MiB
@@ -483,6 +504,8 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         subject=args.subject,
         embed_evidence=args.embed_evidence,
         deterministic=is_deterministic(args.deterministic),
+        results_href=_href(args.results, args.output),
+        ap_href=_href(args.plan, args.output),
     )
     write_atomic(args.output, get(args.format)(results, opts))
     return 0

@@ -45,6 +45,16 @@ class RenderOptions:
     deterministic: bool = False
     #: href of the assessment plan written beside the assessment results (``-o oscal-ap``)
     ap_href: str | None = None
+    #: href of the results JSON written by the same run (``-o json``), for the AR's evidence
+    results_href: str | None = None
+    #: href of the system security plan the assessment plan imports (``--ssp`` / ``-o
+    #: oscal-ssp``); without one the plan describes the system in its back-matter
+    ssp_href: str | None = None
+    #: href of the profile an SSP written by ``-o oscal-ssp`` imports
+    profile_href: str | None = None
+    #: the assessors (``Name <email>``) and their organization; never invented
+    assessors: tuple[str, ...] = ()
+    organization: str | None = None
 
 
 class Formatter(Protocol):
