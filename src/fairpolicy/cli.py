@@ -90,6 +90,17 @@ def _parser() -> argparse.ArgumentParser:
         "(also on when SOURCE_DATE_EPOCH is set)",
     )
     c.add_argument(
+        "--assessor",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person who performed the assessment (repeatable): a party with the assessor "
+        "role in the OSCAL documents",
+    )
+    c.add_argument(
+        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
+    )
+    c.add_argument(
         "--timestamp",
         metavar="ISO8601",
         help="date the run (start and end) with this date-time instead of the clock, e.g. "
@@ -181,6 +192,17 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--deterministic", action="store_true", help="content-derived UUIDs")
     e.add_argument(
         "--plan", metavar="AP", help="the assessment plan the results import (import-ap)"
+    )
+    e.add_argument(
+        "--assessor",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person who performed the assessment (repeatable): a party with the assessor "
+        "role in the OSCAL documents",
+    )
+    e.add_argument(
+        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
     )
     e.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
@@ -337,6 +359,7 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
                         f"-o {path}: this is the {role} file; the report would overwrite it. "
                         "Choose another output path."
                     )
+    _check_people(args)
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
@@ -439,6 +462,8 @@ def _emit(
                 deterministic=deterministic,
                 ap_href=ap_href,
                 results_href=results_href,
+                assessors=tuple(args.assessor),
+                organization=args.organization,
             )
             text = get(name)(results, opts)
             if path is None:
@@ -462,6 +487,21 @@ def _emit(
             file=sys.stderr,
         )
     return results.exit_code
+
+
+def _check_people(args: argparse.Namespace) -> None:
+    """``--assessor`` values are ``Name`` or ``Name <email>`` (before any work is done)."""
+    from fairpolicy.formatters._oscal_common import parse_person
+
+    for text in args.assessor:
+        try:
+            parse_person(text)
+        except ValueError as exc:
+            raise UsageError(
+                f"--assessor: {exc}.", hint="write --assessor 'Ada Lovelace <ada@example.org>'."
+            ) from None
+    if args.organization is not None and not args.organization.strip():
+        raise UsageError("--organization is empty.", hint="name the assessors' organization.")
 
 
 def _href(target: str | None, document: str | None) -> str | None:
@@ -498,6 +538,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.results import load_results
     from fairpolicy.runner import is_deterministic
 
+    _check_people(args)
     results = load_results(args.results)
     opts = RenderOptions(
         path=args.output,
@@ -506,6 +547,8 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         deterministic=is_deterministic(args.deterministic),
         results_href=_href(args.results, args.output),
         ap_href=_href(args.plan, args.output),
+        assessors=tuple(args.assessor),
+        organization=args.organization,
     )
     write_atomic(args.output, get(args.format)(results, opts))
     return 0

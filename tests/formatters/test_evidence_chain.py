@@ -1,0 +1,220 @@
+"""The OSCAL evidence an auditor walks (issue: SSP → plan → results, every document hashed):
+uncertainty as data, risks for every control that fails the gate, people and attestation,
+the results JSON as linked evidence, dates."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairpolicy.cli import main
+from tests.formatters.test_oscal import check_documents, prop, props, read, walk
+
+ROOT = Path(__file__).resolve().parents[2]
+CREDIT = ("examples/credit/policy.yaml", "examples/credit/predictions.csv")
+
+
+@pytest.fixture(autouse=True)
+def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stderr(err):
+        code = main(list(argv), stdout=out)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _result(ar: dict[str, Any]) -> dict[str, Any]:
+    res: dict[str, Any] = ar["assessment-results"]["results"][0]
+    return res
+
+
+def test_uncertainty_is_data_in_oscal_junit_and_sarif(tmp_path: Path) -> None:
+    ext = {"json": "json", "oscal": "ar.json", "junit": "xml", "sarif": "sarif"}
+    outs = {f: tmp_path / f"r.{ext[f]}" for f in ext}
+    argv = ["check", *CREDIT, "--bootstrap", "200", "--p-value", "100", "--seed", "11"]
+    for fmt, path in outs.items():
+        argv += ["-o", f"{fmt}={path}"]
+    code, _, _ = run(*argv)
+    assert code in (0, 1)
+    findings = json.loads(outs["json"].read_text())["findings"]
+    with_ci = [f for f in findings if f["ci"] and f["ci"]["low"] is not None]
+    with_p = [f for f in findings if f["p_value"] and f["p_value"]["p_value"] is not None]
+    assert with_ci and with_p
+    assert any(f["status"] != "pass" for f in with_ci)  # so SARIF is checked too
+    ar, _ = check_documents(outs["oscal"], None)
+    obs = {prop(o, "control-id"): o for o in _result(ar)["observations"]}
+    junit = {
+        p.get("name"): p.get("value") for p in ET.parse(outs["junit"]).getroot().iter("property")
+    }
+    sarif = {
+        r["ruleId"]: r["properties"]["uncertainty"]
+        for r in json.loads(outs["sarif"].read_text())["runs"][0]["results"]
+    }
+    for f in with_ci:
+        cid, ci = f["control_id"], f["ci"]
+        o = obs[cid]
+        assert float(prop(o, "ci-low") or "nan") == ci["low"]
+        assert float(prop(o, "ci-high") or "nan") == ci["high"]
+        assert prop(o, "ci-level") == repr(ci["level"]) and prop(o, "ci-method") == ci["method"]
+        assert prop(o, "ci-resamples") == "200" and prop(o, "ci-seed") == str(ci["seed"])
+        assert float(junit[f"control.{cid}.ci-low"]) == ci["low"]
+        assert junit[f"control.{cid}.ci-resamples"] == "200"
+        if cid in sarif:  # SARIF has a result per non-passing control only
+            assert sarif[cid]["ci-low"] == ci["low"] and sarif[cid]["ci-high"] == ci["high"]
+    for f in with_p:
+        cid, pv = f["control_id"], f["p_value"]
+        assert float(prop(obs[cid], "p-value") or "nan") == pv["p_value"]
+        assert prop(obs[cid], "p-permutations") == "100"
+        if cid in sarif:
+            assert sarif[cid]["p-value"] == pv["p_value"]
+        assert junit[f"control.{cid}.p-permutations"] == "100"
+        if pv["groups"]:
+            per_group = dict(v.rsplit("=", 1) for v in props(obs[cid], "group-p-value"))
+            assert {g: float(p) for g, p in per_group.items()} == pv["groups"]
+
+
+def test_every_control_that_fails_the_gate_opens_a_characterised_risk(tmp_path: Path) -> None:
+    """60 rows: every control is inconclusive (min_samples) and fails the gate; each is a
+    risk (there were none), characterised without claiming a violation."""
+    rows = ["applicant_id,approved,predicted,score,sex,age_band,race"]
+    rows += [
+        f"A{i},{i % 2},{(i // 2) % 2},0.{i % 10}5,{'FM'[i % 2]},{['18-29', '30-49'][i % 3 == 0]},"
+        f"{['White', 'Black'][i % 4 == 0]}"
+        for i in range(60)
+    ]
+    data = tmp_path / "small.csv"
+    data.write_text("\n".join(rows) + "\n")
+    ar_path, res_path = tmp_path / "ar.json", tmp_path / "r.json"
+    code, _, _ = run(
+        "check", CREDIT[0], str(data), "-o", f"oscal={ar_path}", "-o", f"json={res_path}"
+    )
+    res = json.loads(res_path.read_text())
+    gating = [f for f in res["findings"] if f["gate_effect"] in ("fail", "error")]
+    assert code == 1 and gating
+    ar, _ = check_documents(ar_path, None)
+    risks = {prop(r, "control-id"): r for r in _result(ar).get("risks", [])}
+    assert {f["control_id"] for f in gating} <= set(risks)
+    for f in gating:
+        r = risks[f["control_id"]]
+        facets = {x["name"]: x["value"] for x in r["characterizations"][0]["facets"]}
+        assert facets["likelihood"] in ("unknown", "possible", "likely")
+        assert facets["impact"] in ("very-high", "high", "moderate", "low", "very-low")
+        assert "outside the policy's threshold" not in r["statement"]
+        assert prop(r, "gate-effect") == "fail"
+
+
+def test_a_violation_has_demonstrated_likelihood_and_exceedance(tmp_path: Path) -> None:
+    ar_path = tmp_path / "ar.json"
+    code, _, _ = run(
+        "check",
+        "examples/dermatology/policy.yaml",
+        "examples/dermatology/predictions.csv",
+        "-o",
+        f"oscal={ar_path}",
+    )
+    assert code == 1
+    ar, _ = check_documents(ar_path, None)
+    risks = _result(ar)["risks"]
+    violated = [r for r in risks if prop(r, "status") in ("fail", "warn")]
+    assert violated
+    for r in violated:
+        facets = {x["name"]: x["value"] for x in r["characterizations"][0]["facets"]}
+        assert facets["likelihood"] == "demonstrated"
+        assert float(facets["exceedance"]) > 0
+
+
+def test_people_attestation_and_log(tmp_path: Path) -> None:
+    ar_path, ap_path = tmp_path / "ar.json", tmp_path / "ap.json"
+    argv = ["check", *CREDIT, "-o", f"oscal={ar_path}", "-o", f"oscal-ap={ap_path}"]
+    argv += ["--assessor", "Ada Lovelace <ada@example.org>", "--assessor", "Alan Turing"]
+    argv += ["--organization", "Analytical Engines Ltd"]
+    assert run(*argv)[0] == 0
+    ar, ap = check_documents(ar_path, ap_path)
+    for doc in (ar["assessment-results"], ap["assessment-plan"]):
+        meta = doc["metadata"]
+        parties = {p["name"]: p for p in meta["parties"]}
+        assert set(parties) == {"Ada Lovelace", "Alan Turing", "Analytical Engines Ltd"}
+        assert parties["Ada Lovelace"]["email-addresses"] == ["ada@example.org"]
+        org = parties["Analytical Engines Ltd"]["uuid"]
+        assert parties["Alan Turing"]["member-of-organizations"] == [org]
+        (assessor,) = [r for r in meta["responsible-parties"] if r["role-id"] == "assessor"]
+        assert set(assessor["party-uuids"]) == {
+            parties["Ada Lovelace"]["uuid"],
+            parties["Alan Turing"]["uuid"],
+        }
+        assert {r["id"] for r in meta["roles"]} >= {"assessor"}
+        assert "remarks" not in meta
+    result = _result(ar)
+    (att,) = result["attestations"]
+    assert att["responsible-parties"][0]["role-id"] == "assessor"
+    assert "evaluated 6 control(s)" in att["parts"][0]["prose"]
+    (entry,) = result["assessment-log"]["entries"]
+    defined = {v for k, v in walk(ar) if k == "uuid"}
+    assert all(x["party-uuid"] in defined for x in entry["logged-by"])
+    assert entry["start"] == result["start"] and entry["end"] == result["end"]
+
+
+def test_no_people_are_invented(tmp_path: Path) -> None:
+    ar_path = tmp_path / "ar.json"
+    assert run("check", *CREDIT, "-o", f"oscal={ar_path}")[0] == 0
+    ar, _ = check_documents(ar_path, None)
+    meta = ar["assessment-results"]["metadata"]
+    assert "parties" not in meta and "records no people" in meta["remarks"]
+    result = _result(ar)
+    assert "records no people" in result["remarks"]
+    assert "responsible-parties" not in result["attestations"][0]
+    assert "logged-by" not in result["assessment-log"]["entries"][0]
+
+
+@pytest.mark.parametrize("bad", ["<ada@example.org>", "Ada <not an email>", "   "])
+def test_a_malformed_assessor_is_a_usage_error(tmp_path: Path, bad: str) -> None:
+    code, _, err = run("check", *CREDIT, "--assessor", bad)
+    assert code == 2 and "--assessor" in err and "Traceback" not in err
+
+
+def test_timestamp_dates_the_run_and_deterministic_without_a_date_warns(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    stamp = "2026-03-01T10:30:00+02:00"
+    assert run("check", *CREDIT, "--timestamp", stamp, "-o", f"json={out}")[0] == 0
+    r = json.loads(out.read_text())
+    assert r["run"]["started"] == r["run"]["finished"] == "2026-03-01T08:30:00+00:00"
+    code, _, err = run("check", *CREDIT, "--timestamp", "2026-03-01")  # no offset
+    assert code == 2 and "--timestamp" in err
+    code, text, _ = run("check", *CREDIT, "--deterministic", "-o", f"json={out}")
+    assert code == 0 and "dated 1970-01-01" in text
+    assert run("check", *CREDIT, "--deterministic", "--timestamp", stamp)[1].count("1970") == 0
+
+
+def test_export_from_another_folder_links_the_results_and_the_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    res, ap = tmp_path / "out" / "r.json", tmp_path / "out" / "ap.json"
+    res.parent.mkdir()
+    assert run("check", *CREDIT, "-o", f"json={res}", "-o", f"oscal-ap={ap}")[0] == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    ar = tmp_path / "reports" / "ar.json"
+    ar.parent.mkdir()
+    assert run("export", "oscal", str(res), "-o", str(ar), "--plan", str(ap))[0] == 0
+    doc, _ = check_documents(ar, ap)  # every rlink resolves and matches its hash
+    evidence = [
+        r
+        for r in doc["assessment-results"]["back-matter"]["resources"]
+        if prop(r, "results-sha256")
+    ]
+    assert evidence[0]["rlinks"][0]["href"] == "../out/r.json"
+    assert prop(evidence[0], "results-sha256") == hashlib.sha256(res.read_bytes()).hexdigest()
+    assert read(ar)["assessment-results"]["import-ap"]["href"] == "../out/ap.json"
