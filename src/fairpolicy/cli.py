@@ -9,6 +9,7 @@ Heavy modules are imported inside the commands so ``--help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -99,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument(
         "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
+    )
+    c.add_argument(
+        "--ssp",
+        metavar="FILE",
+        help="the system security plan (OSCAL SSP) of the assessed system: the assessment "
+        "plan (-o oscal-ap) imports it; --subject names its component for the model",
     )
     c.add_argument(
         "--timestamp",
@@ -360,10 +367,11 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
                         "Choose another output path."
                     )
     _check_people(args)
+    ssp = _given_ssp(args, outputs)
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
-    return _emit(args, results, outputs, deterministic, stdout)
+    return _emit(args, results, outputs, deterministic, stdout, ssp)
 
 
 def _run_check(
@@ -428,6 +436,7 @@ def _emit(
     outputs: list[tuple[str, str | None]],
     deterministic: bool,
     stdout: TextIO,
+    ssp: tuple[str, str] | None = None,
 ) -> int:
     from fairpolicy.formatters import RenderOptions, get
 
@@ -441,17 +450,36 @@ def _emit(
         outputs.insert(0, ("text", None))  # the table always reaches the terminal
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
     json_path = next((p for n, p in outputs if n == "json" and p), None)
+    ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
+    extra: list[tuple[str, str]] = []  # documents the SSP imports, written beside it
+    profile_href = ssp_sha = None
+    if ssp_path is not None:
+        from fairpolicy.ssp import profile_chain
+
+        chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
+        extra, profile_href = chain.documents, chain.profile_href
+    elif ssp is not None:
+        ssp_path, ssp_sha = args.ssp, ssp[0]
     # every output is rendered before any file is written, and every file is written to a
     # temporary file before any is renamed: a failure leaves the previous reports as they
     # were (the table still reaches the terminal)
     shown: list[str] = []
     staged: list[_Staged] = []
     try:
-        for name, path in outputs:
-            ap_href = results_href = None
+        for doc_path, doc_text in extra:
+            staged.append(_Staged(doc_path, doc_text))
+        rendered: dict[str, str] = {}
+        # the SSP first: the plan records its hash
+        order = sorted(outputs, key=lambda o: o[0] != "oscal-ssp")
+        for name, path in order:
+            ap_href = results_href = ssp_href = None
             if name == "oscal":
                 ap_href = _href(ap_path, path)
                 results_href = _href(json_path, path)
+            if name == "oscal-ap" and ssp_path is not None:
+                ssp_href = _href(ssp_path, path)
+                if "oscal-ssp" in rendered:
+                    ssp_sha = hashlib.sha256(rendered["oscal-ssp"].encode()).hexdigest()
             opts = RenderOptions(
                 color=color and path is None,
                 verbose=args.verbose,
@@ -464,8 +492,11 @@ def _emit(
                 results_href=results_href,
                 assessors=tuple(args.assessor),
                 organization=args.organization,
+                ssp_href=ssp_href,
+                ssp_sha256=ssp_sha,
+                profile_href=profile_href if name == "oscal-ssp" else None,
             )
-            text = get(name)(results, opts)
+            text = rendered[name] = get(name)(results, opts)
             if path is None:
                 shown.append(text)
             else:
@@ -487,6 +518,23 @@ def _emit(
             file=sys.stderr,
         )
     return results.exit_code
+
+
+def _given_ssp(
+    args: argparse.Namespace, outputs: list[tuple[str, str | None]]
+) -> tuple[str, str] | None:
+    """``--ssp``: validated before any work; (SHA-256, the model's component UUID)."""
+    if args.ssp is None:
+        return None
+    if any(n == "oscal-ssp" for n, _ in outputs):
+        raise UsageError(
+            "--ssp names the system security plan, and -o oscal-ssp would write another one.",
+            hint="give one of them: your own SSP (--ssp) or a written one (-o oscal-ssp=PATH).",
+        )
+    from fairpolicy.ssp import read_ssp
+
+    # the subject's title as the outputs write it: --subject, else the data file's name
+    return read_ssp(args.ssp, args.subject or os.path.basename(args.data))
 
 
 def _check_people(args: argparse.Namespace) -> None:

@@ -218,3 +218,173 @@ def test_export_from_another_folder_links_the_results_and_the_plan(
     assert evidence[0]["rlinks"][0]["href"] == "../out/r.json"
     assert prop(evidence[0], "results-sha256") == hashlib.sha256(res.read_bytes()).hexdigest()
     assert read(ar)["assessment-results"]["import-ap"]["href"] == "../out/ap.json"
+
+
+# ---------------------------------------------------------------- SSP → profile → catalog
+
+LIST_POLICY = """\
+- control-id: dp-sex
+  title: Demographic parity across sex
+  props:
+    - {name: metric_key, value: demographic_parity_diff}
+    - {name: threshold, value: "0.2"}
+    - {name: operator, value: "<"}
+    - {name: input.target, value: approved}
+    - {name: input.prediction, value: predicted}
+    - {name: input.dimension, value: sex}
+"""
+
+CHAIN_CASES = {
+    "component-definition": (CREDIT[0], []),
+    "profile": (
+        "policies/binary-lending/profile.json",
+        ["--bind", "target=approved", "--bind", "prediction=predicted"],
+    ),
+    "list": (None, []),
+}
+
+
+def _walk_with_trestle(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[set[str], set[str], Any]:
+    """Follow AR → AP → SSP → profile → catalog with compliance-trestle's own loaders and
+    its profile resolver. Each href is resolved as OSCAL says (relative to the document
+    holding it); trestle resolves a profile's relative imports against its working
+    directory, so the resolver runs in the profile's folder."""
+    from urllib.parse import unquote
+
+    from trestle.core.profile_resolver import ProfileResolver
+    from trestle.oscal.assessment_plan import AssessmentPlan
+    from trestle.oscal.assessment_results import AssessmentResults
+    from trestle.oscal.ssp import SystemSecurityPlan
+
+    def follow(doc: Path, href: str) -> Path:
+        assert not href.startswith("#"), f"{doc.name} links a fragment, not a document"
+        return (doc.parent / unquote(href)).resolve()
+
+    ar_path = folder / "ar.json"
+    ar = AssessmentResults.oscal_read(ar_path)
+    assert ar is not None
+    ap_path = follow(ar_path, ar.import_ap.href)
+    ap = AssessmentPlan.oscal_read(ap_path)
+    assert ap is not None
+    ssp_path = follow(ap_path, ap.import_ssp.href)
+    ssp = SystemSecurityPlan.oscal_read(ssp_path)
+    assert ssp is not None
+    profile = follow(ssp_path, ssp.import_profile.href)
+    (folder / ".trestle").mkdir(exist_ok=True)  # the resolver's cache lives in a workspace
+    with monkeypatch.context() as mp:
+        mp.chdir(profile.parent)
+        catalog = ProfileResolver.get_resolved_profile_catalog(folder, str(profile))
+    ids: set[str] = set()
+
+    def collect(controls: Any) -> None:
+        for c in controls or []:
+            ids.add(c.id)
+            collect(c.controls)
+
+    collect(catalog.controls)
+    for g in catalog.groups or []:
+        collect(g.controls)
+    reviewed = {
+        c.control_id
+        for sel in ar.results[0].reviewed_controls.control_selections
+        for c in sel.include_controls or []
+    }
+    return ids, reviewed, ssp
+
+
+@pytest.mark.parametrize("form", list(CHAIN_CASES))
+def test_trestle_walks_results_to_plan_to_ssp_to_profile_to_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    import subprocess
+    import sys
+
+    policy, extra = CHAIN_CASES[form]
+    if policy is None:
+        (tmp_path / "policy.yaml").write_text(LIST_POLICY)
+        policy = str(tmp_path / "policy.yaml")
+    else:
+        policy = str(ROOT / policy)
+    data = str(ROOT / CREDIT[1])
+    monkeypatch.chdir(tmp_path)
+    argv = ["check", policy, data, *extra, "--subject", "credit-model v4"]
+    argv += ["-o", "oscal-ssp=ssp.json", "-o", "oscal-ap=ap.json", "-o", "oscal=ar.json"]
+    argv += ["-o", "json=r.json"]
+    assert run(*argv)[0] in (0, 1)
+    for name, root in (("ssp.json", "system-security-plan"), ("ap.json", "assessment-plan")):
+        from fairpolicy.oscal_schema import validate_document
+
+        assert validate_document(read(tmp_path / name), root) == [], name
+    check_documents(tmp_path / "ar.json", tmp_path / "ap.json")
+    catalog_ids, reviewed, ssp = _walk_with_trestle(tmp_path, monkeypatch)
+    assert reviewed and reviewed <= catalog_ids  # every assessed control is in the catalog
+    implemented = {r.control_id for r in ssp.control_implementation.implemented_requirements}
+    assert implemented == reviewed
+    ap = read(tmp_path / "ap.json")["assessment-plan"]
+    digest = hashlib.sha256((tmp_path / "ssp.json").read_bytes()).hexdigest()
+    ssp_links = [
+        link
+        for r in ap["back-matter"]["resources"]
+        for link in r.get("rlinks", [])
+        if link["href"] == "ssp.json"
+    ]
+    assert ssp_links and ssp_links[0]["hashes"][0]["value"] == digest
+    if form == "profile":
+        assert not (tmp_path / "ssp.profile.json").exists()  # the policy is the profile
+    else:
+        assert (tmp_path / "ssp.profile.json").exists()
+    # trestle's own command line imports and validates every document of the chain (from
+    # the documents' folder, against which trestle resolves the SSP's import-profile; the
+    # pack's profile imports its catalog relative to its own folder, which trestle's
+    # import does not follow from here, so its SSP is checked by the walk above)
+    trestle = [sys.executable, "-m", "trestle"]
+    ws = tmp_path.parent / f"{tmp_path.name}-ws"
+    ws.mkdir()
+    subprocess.run([*trestle, "init"], cwd=ws, check=True, capture_output=True)
+    names = ("ap.json", "ar.json") if form == "profile" else ("ssp.json", "ap.json", "ar.json")
+    for name in names:
+        out = subprocess.run(
+            [*trestle, "import", "-tr", str(ws), "-f", name, "-o", name.split(".")[0]],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+    out = subprocess.run(
+        [*trestle, "validate", "-a", "-tr", str(ws)], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert out.returncode == 0 and "INVALID" not in out.stdout, out.stdout + out.stderr
+
+
+def test_the_teams_own_ssp_is_imported_and_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    data = str(ROOT / CREDIT[1])
+    policy = str(ROOT / CREDIT[0])
+    base = ["check", policy, data, "--subject", "credit-model v4"]
+    assert run(*base, "-o", "oscal-ssp=team-ssp.json")[0] == 0
+    team = tmp_path / "team-ssp.json"
+    argv = [*base, "--ssp", str(team), "-o", "oscal-ap=plans/ap.json", "-o", "oscal=ar.json"]
+    (tmp_path / "plans").mkdir()
+    assert run(*argv)[0] == 0
+    ap = read(tmp_path / "plans" / "ap.json")["assessment-plan"]
+    assert ap["import-ssp"]["href"] == "../team-ssp.json"
+    digest = hashlib.sha256(team.read_bytes()).hexdigest()
+    hashes = [
+        h["value"]
+        for r in ap["back-matter"]["resources"]
+        for link in r.get("rlinks", [])
+        if link["href"] == "../team-ssp.json"
+        for h in link["hashes"]
+    ]
+    assert hashes == [digest]
+    # a subject the SSP does not know, a file that is no SSP, both SSP flags: exit 2
+    code, _, err = run(check := "check", policy, data, "--ssp", str(team))
+    assert code == 2 and "credit-model v4" in err and "--subject" in err, check
+    code, _, err = run("check", policy, data, "--ssp", policy)
+    assert code == 2 and "system security plan" in err
+    code, _, err = run(*base, "--ssp", str(team), "-o", "oscal-ssp=again.json")
+    assert code == 2 and "--ssp" in err
