@@ -186,6 +186,32 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
+    pl = sub.add_parser(
+        "plan",
+        help="write the OSCAL assessment plan of a policy before any data is seen",
+        description="Resolve POLICY (with the bindings and statistics options a check would "
+        "take) and write the OSCAL assessment plan an assessor approves: controls, objectives, "
+        "methods, thresholds and the columns the run will read. `check --plan` then verifies "
+        "that a run is the planned one.",
+    )
+    pl.add_argument("policy", help="policy file")
+    pl.add_argument("-o", "--output", required=True, metavar="PATH", help="plan file to write")
+    shared = {
+        "--bind", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
+        "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
+        "--decision", "--p-value", "--bonferroni",
+    }  # fmt: skip
+    for action in c._actions:  # the same options as check (argparse's parents do this)
+        if shared & set(action.option_strings):
+            pl._add_action(action)
+    pl.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    c.add_argument(
+        "--plan",
+        metavar="AP",
+        help="the approved assessment plan (`fairpolicy plan`): the run must match it (else "
+        "exit 2) and the OSCAL results import it",
+    )
+
     e = sub.add_parser(
         "export",
         help="re-render a results JSON in another format without recomputing",
@@ -368,6 +394,16 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
                     )
     _check_people(args)
     ssp = _given_ssp(args, outputs)
+    if args.plan is not None:
+        from fairpolicy.plan import read_plan
+
+        if any(n == "oscal-ap" for n, _ in outputs):
+            raise UsageError(
+                "--plan names the approved assessment plan, and -o oscal-ap would write "
+                "another one.",
+                hint="leave out -o oscal-ap: the results import the plan given with --plan.",
+            )
+        read_plan(args.plan)  # a readable, valid plan before any work
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
@@ -449,6 +485,11 @@ def _emit(
     if not any(path is None for _, path in outputs):
         outputs.insert(0, ("text", None))  # the table always reaches the terminal
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
+    if getattr(args, "plan", None) is not None:
+        from fairpolicy.plan import verify
+
+        verify(args.plan, results)  # the run is the planned one, or nothing is written
+        ap_path = args.plan
     json_path = next((p for n, p in outputs if n == "json" and p), None)
     ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
     extra: list[tuple[str, str]] = []  # documents the SSP imports, written beside it
@@ -494,6 +535,7 @@ def _emit(
                 organization=args.organization,
                 ssp_href=ssp_href,
                 ssp_sha256=ssp_sha,
+                plan_given=getattr(args, "plan", None) is not None,
                 profile_href=profile_href if name == "oscal-ssp" else None,
             )
             text = rendered[name] = get(name)(results, opts)
@@ -581,6 +623,62 @@ def _append_step_summary(path: str, markdown: str) -> None:
         raise OutputError(f"cannot append the step summary: {exc.strerror}.", file=path) from None
 
 
+def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.plan import plan_results
+    from fairpolicy.runner import is_deterministic
+
+    _check_people(args)
+    check_output_path(args.output)
+    if os.path.abspath(args.output) == os.path.abspath(args.policy):
+        raise UsageError(f"-o {args.output}: this is the policy file; choose another path.")
+    ssp_sha = read_ssp_for(args)
+    deterministic = is_deterministic(args.deterministic)
+    params = {
+        k: v
+        for k, v in {
+            "ci": args.bootstrap,
+            "ci_level": args.ci_level,
+            "ci_method": args.ci_method,
+            "decision": args.decision,
+            "p_value": args.p_value,
+            "bonferroni": args.bonferroni,
+        }.items()
+        if v is not None
+    }
+    results = plan_results(
+        args.policy,
+        bind=_parse_bind(args.bind),
+        num_classes=args.num_classes,
+        params=params,
+        timestamp=args.timestamp,
+        deterministic=deterministic,
+    )
+    opts = RenderOptions(
+        path=args.output,
+        subject=args.subject,
+        deterministic=deterministic,
+        assessors=tuple(args.assessor),
+        organization=args.organization,
+        ssp_href=_href(args.ssp, args.output),
+        ssp_sha256=ssp_sha,
+    )
+    write_atomic(args.output, get("oscal-ap")(results, opts))
+    stdout.write(
+        f"wrote the assessment plan of {len(results.findings)} control(s) to {args.output}\n"
+    )
+    return 0
+
+
+def read_ssp_for(args: argparse.Namespace) -> str | None:
+    """``--ssp`` of ``plan``: validated; its SHA-256 (the model's component is --subject)."""
+    if args.ssp is None:
+        return None
+    from fairpolicy.ssp import read_ssp
+
+    return read_ssp(args.ssp, args.subject)[0]
+
+
 def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
     from fairpolicy.results import load_results
@@ -595,6 +693,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         deterministic=is_deterministic(args.deterministic),
         results_href=_href(args.results, args.output),
         ap_href=_href(args.plan, args.output),
+        plan_given=args.plan is not None,
         assessors=tuple(args.assessor),
         organization=args.organization,
     )
@@ -670,6 +769,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
         command = {
             "check": cmd_check,
             "export": cmd_export,
+            "plan": cmd_plan,
             "validate": cmd_validate,
             "convert": cmd_convert,
             "metrics": cmd_metrics,

@@ -962,6 +962,7 @@ def check(
         "bind": dict(bind or {}),
         "num_classes": num_classes,
         "deterministic": deterministic,
+        "timestamp": fixed,
         **stats_options,
     }
     if engine_name in ("duckdb", "spark"):

@@ -388,3 +388,92 @@ def test_the_teams_own_ssp_is_imported_and_hashed(
     assert code == 2 and "system security plan" in err
     code, _, err = run(*base, "--ssp", str(team), "-o", "oscal-ssp=again.json")
     assert code == 2 and "--ssp" in err
+
+
+# ---------------------------------------------------------------- plan first
+
+
+def test_plan_is_written_without_data_and_the_run_must_match_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy, data = str(ROOT / CREDIT[0]), str(ROOT / CREDIT[1])
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(
+        "plan",
+        policy,
+        "-o",
+        "ap.json",
+        "--subject",
+        "credit v4",
+        "--assessor",
+        "Ada Lovelace <ada@example.org>",
+        "--timestamp",
+        "2026-02-01T09:00:00Z",
+    )
+    assert code == 0 and "6 control(s)" in out
+    ap = read(tmp_path / "ap.json")
+    from fairpolicy.oscal_schema import validate_document
+
+    assert validate_document(ap, "assessment-plan") == []
+    body = ap["assessment-plan"]
+    assert body["metadata"]["last-modified"].startswith("2026-02-01")  # dated before the run
+    acts = body["local-definitions"]["activities"]
+    assert len(acts) == 6 and all(prop(a, "threshold") for a in acts)
+    text = json.dumps(body)
+    assert "approved" in text and "predicted" in text  # the columns it will read
+    assert "rows" not in body["local-definitions"]["components"][0]["description"]
+    # a run of the same policy matches: its results import the plan
+    code, _, _ = run(
+        "check", policy, data, "--plan", "ap.json", "-o", "oscal=ar.json", "--subject", "credit v4"
+    )
+    assert code == 0
+    ar, _ = check_documents(tmp_path / "ar.json", tmp_path / "ap.json")
+    assert "approved before the run" in ar["assessment-results"]["import-ap"]["remarks"]
+    plan_acts = {a["uuid"] for a in acts}
+    ar_acts = {a["uuid"] for a in ar["assessment-results"]["local-definitions"]["activities"]}
+    assert ar_acts == plan_acts  # the same activities, by identity
+
+
+@pytest.mark.parametrize(
+    ("extra", "edit", "named"),
+    [
+        (["--bind", "dimension=race"], None, "input.dimension"),
+        (["--bootstrap", "50"], None, "param.ci"),
+        ([], ('threshold, value: "0.8"', 'threshold, value: "0.7"'), "SHA-256"),
+    ],
+)
+def test_a_run_that_differs_from_its_plan_is_exit_2_naming_the_difference(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+    edit: tuple[str, str] | None,
+    named: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text((ROOT / CREDIT[0]).read_text())
+    assert run("plan", str(policy), "-o", "ap.json")[0] == 0
+    if edit is not None:
+        text = policy.read_text()
+        assert edit[0] in text
+        policy.write_text(text.replace(edit[0], edit[1], 1))
+    (tmp_path / "ar.json").write_text("previous")
+    argv = ["check", str(policy), str(ROOT / CREDIT[1]), "--plan", "ap.json", *extra]
+    code, _, err = run(*argv, "-o", "oscal=ar.json")
+    assert code == 2 and named in err and "ap.json" in err, err
+    assert "fairpolicy plan" in err  # the fix
+    assert (tmp_path / "ar.json").read_text() == "previous"  # nothing written
+
+
+def test_plan_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    policy, data = str(ROOT / CREDIT[0]), str(ROOT / CREDIT[1])
+    assert run("plan", policy, "-o", "ap.json")[0] == 0
+    code, _, err = run("check", policy, data, "--plan", "ap.json", "-o", "oscal-ap=x.json")
+    assert code == 2 and "--plan" in err
+    code, _, err = run("check", policy, data, "--plan", policy)
+    assert code == 2 and "assessment plan" in err
+    code, _, err = run("check", policy, data, "--plan", "missing.json")
+    assert code == 2 and "no such file" in err
+    code, _, err = run("plan", policy, "-o", policy)
+    assert code == 2 and "policy file" in err

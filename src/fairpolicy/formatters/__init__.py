@@ -46,6 +46,8 @@ class RenderOptions:
     deterministic: bool = False
     #: href of the assessment plan written beside the assessment results (``-o oscal-ap``)
     ap_href: str | None = None
+    #: the plan was approved before the run (``check --plan``), not written by it
+    plan_given: bool = False
     #: href of the results JSON written by the same run (``-o json``), for the AR's evidence
     results_href: str | None = None
     #: href of the system security plan the assessment plan imports (``--ssp`` / ``-o

@@ -261,8 +261,8 @@ class Ids:
 
 
 def last_modified(results: Results, opts: RenderOptions) -> str:
-    """The run's end under ``--deterministic``, else now (UTC, seconds)."""
-    if opts.deterministic:
+    """The run's end under ``--deterministic`` or ``--timestamp``, else now (UTC, seconds)."""
+    if opts.deterministic or results.run.options.get("timestamp"):
         return results.run.finished
     return _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
 
@@ -434,8 +434,32 @@ def policy_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
     )
 
 
+def planned(results: Results) -> bool:
+    """Results written by ``fairpolicy plan``: controls resolved, no data read."""
+    return bool(results.run.options.get("planned"))
+
+
+def expected_data(results: Results) -> str:
+    """The columns a planned run will read, with their roles."""
+    roles: dict[str, set[str]] = {}
+    for f in results.findings:
+        for role, col in f.inputs.items():
+            roles.setdefault(col, set()).add(role)
+    return ", ".join(f"`{c}` ({'/'.join(sorted(r))})" for c, r in sorted(roles.items()))
+
+
 def data_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
     d = results.data
+    if planned(results):
+        return {
+            "uuid": ids.data_resource,
+            "title": "Data: the predictions to be assessed",
+            "description": (
+                "No data was read when this plan was written. The run will read these "
+                f"columns (with their roles): {expected_data(results) or 'none'}."
+            ),
+            "props": props_of([("data-columns", ",".join(d.columns) or None)]),
+        }
     name = PurePath(d.path).name if d.path else "in-memory data"
     where = f"`{d.path}`" if d.path else "a data frame passed in memory (no file)"
     description = (
@@ -472,20 +496,24 @@ def subject_title(results: Results, opts: RenderOptions) -> str:
         return line(opts.subject)
     if results.data.path:
         return line(PurePath(results.data.path).name)
+    if planned(results):
+        return "the model under assessment"
     return "in-memory data"
 
 
 def subject_component(results: Results, ids: Ids) -> Doc:
     d = results.data
     where = f"`{d.path}`" if d.path else "a data frame passed in memory"
+    observed = (
+        f"to be observed through its predictions (columns {expected_data(results)})"
+        if planned(results)
+        else f"observed through its predictions in {where} ({d.rows} rows)"
+    )
     return {
         "uuid": ids.subject,
         "type": "software",
         "title": ids.subject_title,
-        "description": (
-            f"The machine-learning model under assessment, observed through its predictions "
-            f"in {where} ({d.rows} rows)."
-        ),
+        "description": f"The machine-learning model under assessment, {observed}.",
         "props": props_of([("data-path", d.path), ("data-sha256", d.sha256)]),
         "status": {
             "state": "other",

@@ -111,7 +111,10 @@ def render(results: Results, opts: RenderOptions) -> str:
     if opts.ap_href:
         import_ap: Doc = {
             "href": plan_href(opts.ap_href),
-            "remarks": "The assessment plan written by the same `fairpolicy check` run.",
+            "remarks": "The assessment plan approved before the run (`fairpolicy plan`); the "
+            "run was verified to match it."
+            if opts.plan_given
+            else "The assessment plan written by the same `fairpolicy check` run.",
         }
     else:
         import_ap = {
