@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fairpolicy.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
 
@@ -20,6 +20,9 @@ SCHEMA_VERSION = "1.0"
 Status = Literal["pass", "fail", "warn", "inconclusive", "error"]
 InconclusivePolicy = Literal["pass", "warn", "fail"]
 FailOn = Literal["error", "warning", "never"]
+#: what a finding does to the release gate: ``fail`` makes the run exit 1, ``error`` exit 2,
+#: ``warn`` is reported without failing it, ``pass`` is nothing to report
+GateEffect = Literal["pass", "warn", "fail", "error"]
 
 
 class _Frozen(BaseModel):
@@ -149,6 +152,14 @@ class Finding(_Frozen):
     threshold_source: str | None = None
     objective_id: str | None = None
     statement_id: str | None = None
+    #: what this finding does to the gate under the run's --inconclusive and --fail-on:
+    #: decided once by :func:`gate_effect` when the results are built (never by a formatter)
+    gate_effect: GateEffect = "pass"
+
+    @property
+    def has_interval(self) -> bool:
+        """Whether a confidence interval with both ends was computed."""
+        return self.ci is not None and self.ci.low is not None and self.ci.high is not None
 
 
 class Summary(_Frozen):
@@ -177,6 +188,26 @@ class Results(_Frozen):
     def exit_code(self) -> int:
         """0 every gating control passed; 1 a gating control failed; 2 could not evaluate."""
         return {"pass": EXIT_PASS, "fail": EXIT_FAIL, "error": EXIT_ERROR}[self.summary.gate]
+
+    @model_validator(mode="after")
+    def _decide_gate(self) -> Results:
+        """Every finding's gate effect and the summary come from :func:`gate_effect` and
+        :func:`summarize`, however the results were built (a run, or a JSON file read back
+        by ``export``): a stored effect or summary can never disagree with the table."""
+        run = self.run
+        findings = [
+            f
+            if f.gate_effect == (e := gate_effect(f, run.inconclusive, run.fail_on))
+            else f.model_copy(update={"gate_effect": e})
+            for f in self.findings
+        ]
+        object.__setattr__(self, "findings", findings)
+        object.__setattr__(self, "summary", summarize(findings, run.inconclusive, run.fail_on))
+        return self
+
+    def effect(self, f: Finding) -> GateEffect:
+        """``f``'s effect on the gate under this run's options (the one table)."""
+        return gate_effect(f, self.run.inconclusive, self.run.fail_on)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -210,20 +241,40 @@ def load_results(path: str) -> Results:
         ) from None
 
 
-def _fails_gate(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -> bool:
-    """A failed control fails the gate (a ``warn`` one too under ``--fail-on warning``);
-    so does an inconclusive one under ``--inconclusive fail`` — except under
-    ``decision: ci_lower``, which fails only on a proven violation. ``--fail-on never``
-    fails nothing."""
-    if fail_on == "never":
-        return False
-    if f.status == "fail" or (f.status == "warn" and fail_on == "warning"):
-        return True
-    if f.status != "inconclusive":
-        return False
-    if f.decision == "ci_lower" and f.value is not None:
-        return False
-    return inconclusive == "fail"
+def gate_effect(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -> GateEffect:
+    """The one table that decides what a finding does to the release gate.
+
+    1. ``error`` → ``error`` (exit 2, whatever the options); ``pass`` → ``pass``.
+    2. What the finding amounts to: a violation (status ``fail``, or ``warn`` for a warn/
+       monitor control) is ``fail``. An ``inconclusive`` one is what ``--inconclusive``
+       says (``fail`` by default) — with one exception: under ``decision: ci_lower`` an
+       interval that *was computed* and straddles the threshold proves no violation, so it
+       is ``warn``. No interval (not computed, or undefined) never earns that exception.
+    3. Enforcement caps it: a ``warn`` or ``monitor`` control never gives more than ``warn``.
+    4. ``--fail-on warning`` turns ``warn`` into ``fail`` (block and warn-mode controls; a
+       monitor control never gates); ``--fail-on never`` turns ``fail`` into ``warn``.
+    """
+    if f.status == "error":
+        return "error"
+    if f.status == "pass":
+        return "pass"
+    effect: GateEffect
+    if f.status == "inconclusive":
+        if f.decision == "ci_lower" and f.value is not None and f.has_interval:
+            effect = "warn"
+        else:
+            effect = inconclusive
+    else:
+        effect = "fail"
+    if effect == "pass":
+        return "pass"
+    if f.enforcement_mode != "block":
+        effect = "warn"
+    if fail_on == "warning" and effect == "warn" and f.enforcement_mode != "monitor":
+        effect = "fail"
+    if fail_on == "never" and effect == "fail":
+        effect = "warn"
+    return effect
 
 
 def summarize(
@@ -231,21 +282,18 @@ def summarize(
 ) -> Summary:
     """Counts per status and the gate verdict.
 
-    The gate is ``error`` if any control could not be evaluated, ``fail`` if a
-    gating control failed (or is inconclusive while ``inconclusive`` is
-    ``fail``), else ``pass``.
+    The gate is ``error`` if any control could not be evaluated, ``fail`` if any
+    finding's :func:`gate_effect` is ``fail``, else ``pass``.
     """
     counts = {s: 0 for s in ("pass", "fail", "warn", "inconclusive", "error")}
+    effects = set()
     for f in findings:
         counts[f.status] += 1
+        effects.add(gate_effect(f, inconclusive, fail_on))
     gate: Literal["pass", "fail", "error"] = "pass"
-    if counts["error"]:
+    if "error" in effects:
         gate = "error"
-    elif any(
-        _fails_gate(f, inconclusive, fail_on)
-        and (f.gating or (fail_on == "warning" and f.enforcement_mode == "warn"))
-        for f in findings
-    ):
+    elif "fail" in effects:
         gate = "fail"
     return Summary(
         total=len(findings),

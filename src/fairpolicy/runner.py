@@ -714,6 +714,8 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     if error and interval and interval[0] is not None and interval[1] is not None:
         interval = (interval[0] - error, interval[1] + error)
     status, why = status_for(c, mv.value, decision, interval)
+    if ci is not None and ci.reason and decision != "point" and status == "inconclusive":
+        why = f"decision {decision} needs a confidence interval; none was computed: {ci.reason}"
     straddles = (
         error
         and status == "pass"

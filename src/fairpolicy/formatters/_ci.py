@@ -14,8 +14,6 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from fairpolicy.results import _fails_gate
-
 if TYPE_CHECKING:
     from fairpolicy.results import Finding, Results
 
@@ -52,20 +50,9 @@ STATUS_WORD = {
 
 
 def fails_gate(results: Results, f: Finding) -> bool:
-    """Whether this finding, on its own, makes the run exit non-zero.
-
-    The same rule as :func:`fairpolicy.results.summarize`: an ``error`` always does (exit
-    2); a ``fail`` does unless ``--fail-on never``; a ``warn`` only under ``--fail-on
-    warning`` on a warn-mode control; an ``inconclusive`` one under ``--inconclusive
-    fail`` (except a ``ci_lower`` decision with a value); a non-gating (monitor) control
-    never does.
-    """
-    if f.status == "error":
-        return True
-    run = results.run
-    return _fails_gate(f, run.inconclusive, run.fail_on) and (
-        f.gating or (run.fail_on == "warning" and f.enforcement_mode == "warn")
-    )
+    """Whether this finding, on its own, makes the run exit non-zero: its
+    :func:`fairpolicy.results.gate_effect` under the run's options."""
+    return results.effect(f) in ("fail", "error")
 
 
 def why_not_gating(results: Results, f: Finding) -> str:
@@ -77,7 +64,7 @@ def why_not_gating(results: Results, f: Finding) -> str:
     if f.enforcement_mode != "block":
         return f"enforcement_mode {f.enforcement_mode}"
     if f.status == "inconclusive":
-        if f.decision == "ci_lower" and f.value is not None:
+        if f.decision == "ci_lower" and f.has_interval:
             return "decision ci_lower fails only on a proven violation"
         return f"--inconclusive {results.run.inconclusive}"
     return "not gating"

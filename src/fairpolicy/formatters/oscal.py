@@ -231,7 +231,11 @@ class _Renderer:
             pairs.append(("measured-value", num(f.value)))
         else:
             pairs.append(("value-undefined-reason", f.reason or "the metric is undefined"))
-        pairs += [("status", f.status), ("gating", "true" if f.gating else "false")]
+        pairs += [
+            ("status", f.status),
+            ("gating", "true" if f.gating else "false"),
+            ("gate-effect", self.results.effect(f)),
+        ]
         pairs.append(("worst-group", f.worst_group))
         props = [*props_of([("control-id", f.control_id)]), *planned_props(f), *props_of(pairs)]
         for g in f.groups:
@@ -304,6 +308,7 @@ class _Renderer:
                     ("status", f.status),
                     ("enforcement_mode", f.enforcement_mode),
                     ("gating", "true" if f.gating else "false"),
+                    ("gate-effect", self.results.effect(f)),
                     ("severity", f.severity),
                     ("lifecycle_phase", f.lifecycle_phase),
                     ("risk_id", f.risk_id),
