@@ -253,7 +253,30 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     except FairpolicyError as exc:
         if any(o.partition("=")[0].strip() == "github" for o in args.output):
             _github_error(args, exc, stdout)
+        _note_earlier_reports(args.output, (args.policy, args.data))
         raise
+
+
+def _note_earlier_reports(items: Sequence[str], inputs: Sequence[str]) -> None:
+    """A run that stops before it has a verdict writes nothing and leaves earlier reports
+    as they were (they may be the last good evidence); say that they are not this run's."""
+    from fairpolicy.errors import printable
+    from fairpolicy.outputs import STDOUT
+
+    earlier = []
+    for item in items:
+        path = item.partition("=")[2]
+        if not path or path == STDOUT or not os.path.isfile(path):
+            continue
+        if any(os.path.exists(i) and os.path.samefile(path, i) for i in inputs):
+            continue  # refused because it is an input: not a report
+        earlier.append(printable(path))
+    if earlier:
+        print(
+            f"note: this run wrote no report; {', '.join(earlier)} "
+            f"{'is' if len(earlier) == 1 else 'are'} from an earlier run, not this one.",
+            file=sys.stderr,
+        )
 
 
 def _check(args: argparse.Namespace, stdout: TextIO) -> int:
