@@ -215,7 +215,7 @@ def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
     """(format, path) pairs; path None is standard output (``-o FORMAT`` or
     ``-o FORMAT=-``). At most one format may ask for standard output."""
     from fairpolicy.formatters import get
-    from fairpolicy.outputs import STDOUT
+    from fairpolicy.outputs import is_stdout
 
     outputs: list[tuple[str, str | None]] = []
     for item in items or ["text"]:
@@ -226,7 +226,7 @@ def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
                 f"-o {item}: the path is empty.",
                 hint=f"write -o {name.strip()}=PATH, or - for stdout.",
             )
-        outputs.append((name.strip(), None if path in ("", STDOUT) else path))
+        outputs.append((name.strip(), None if path == "" or is_stdout(path) else path))
     to_stdout = [n for n, p in outputs if p is None]
     if len(to_stdout) > 1:
         raise UsageError(

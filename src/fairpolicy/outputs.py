@@ -39,6 +39,7 @@ need a run that is slow at a known moment):
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import signal
 import stat
@@ -154,9 +155,40 @@ def target(path: str) -> Target:
         same = os.path.samestat(os.stat(real), st)
     except OSError:
         same = False
-    if not same:  # e.g. /proc/self/fd/N of a deleted file: write through the link itself
+    if not same or _through_a_descriptor(path):
+        # /dev/stdout redirected to a file (``> out.json``), /proc/self/fd/N: the open file
+        # is the target, so write through the link; a rename would miss it
         return Target(path, path, "direct", identity, exists=True)
     return Target(path, real, "staged", identity, exists=True)
+
+
+_DESCRIPTOR_LINK = re.compile(r"^/(proc/(self|thread-self|\d+)(/task/\d+)?/fd|dev/fd)/")
+
+
+def _through_a_descriptor(path: str) -> bool:
+    """``path`` or a symlink it leads through is a file-descriptor link (``/dev/stdout`` →
+    ``/proc/self/fd/1``)."""
+    p = os.path.abspath(path)
+    for _ in range(40):
+        if _DESCRIPTOR_LINK.match(p):
+            return True
+        if not os.path.islink(p):
+            return False
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    return False
+
+
+def is_stdout(path: str) -> bool:
+    """``path`` is the file this process's standard output already writes to
+    (``/dev/stdout``, ``/proc/self/fd/1``, or the file stdout is redirected to): writing it
+    through a second descriptor would overwrite what stdout writes, so it is treated as
+    ``-``."""
+    if path == STDOUT:
+        return True
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1))
+    except (OSError, ValueError):
+        return False
 
 
 def check_output_path(path: str) -> None:
