@@ -230,7 +230,7 @@ def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
     to_stdout = [n for n, p in outputs if p is None]
     if len(to_stdout) > 1:
         raise UsageError(
-            f"{' and '.join(f'-o {n}' for n in to_stdout)} all ask for standard output; "
+            f"{' and '.join(f'-o {n}' for n in to_stdout)} ask for standard output; "
             "only one format can go there.",
             hint="give the others a file: -o FORMAT=PATH.",
         )
