@@ -16,7 +16,8 @@ The rules (``docs/outputs.md`` has the reasons):
 - **All or nothing, one run at a time.** :func:`write_all` stages every file before it
   renames any. The renames run with SIGINT/SIGTERM/SIGHUP held back and under an advisory
   lock (``flock``) on each output's folder, so two concurrent runs writing the same
-  outputs leave a set that comes from one run.
+  outputs leave a set that comes from one run. Devices and FIFOs are written after the
+  renames, outside the lock (a FIFO waits for its reader; a signal still stops it).
 - **No stale verdicts.** When a file cannot be written (disk full, no permission, a file
   size limit), every output path of the run that holds a regular file is unlinked
   (unlinking needs no space) and the error says which were removed: a pipeline that
@@ -399,11 +400,17 @@ def write_all(items: Sequence[tuple[str | Target, str]]) -> None:
             if o.target.kind == "staged":
                 o.stage()
         _pause("FAIRPOLICY_TEST_PAUSE_STAGED")
+        staged = [o for o in outputs if o.target.kind == "staged"]
         with _signals_held(), ExitStack() as stack:
-            _lock_folders(stack, outputs)
-            for i, o in enumerate(outputs):
+            _lock_folders(stack, staged)
+            for i, o in enumerate(staged):
                 if i:
                     _pause("FAIRPOLICY_TEST_PAUSE_RENAMES")
+                o.commit()
+        # devices and FIFOs last, outside the lock and with signals live: opening a FIFO
+        # waits for its reader, and Ctrl-C must still stop that wait
+        for o in outputs:
+            if o.target.kind == "direct":
                 o.commit()
     except OutputError as exc:
         for o in outputs:
