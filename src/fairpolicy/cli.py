@@ -171,7 +171,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("format", choices=("oscal",), help="the format to write")
     e.add_argument("results", help="results JSON written by `check -o json=PATH`")
-    e.add_argument("-o", "--output", required=True, metavar="PATH", help="file to write")
+    e.add_argument(
+        "-o", "--output", required=True, metavar="PATH", help="file to write (- for stdout)"
+    )
     e.add_argument("--subject", metavar="TITLE", help="the assessed system's title")
     e.add_argument("--embed-evidence", action="store_true", help="embed the results JSON")
     e.add_argument("--deterministic", action="store_true", help="content-derived UUIDs")
@@ -437,20 +439,25 @@ def _emit(
 
 def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
-    from fairpolicy.outputs import refuse_clashes, target, write_all
+    from fairpolicy.outputs import is_stdout, refuse_clashes, target, write_all
     from fairpolicy.results import load_results
     from fairpolicy.runner import is_deterministic
 
-    out = target(args.output)
-    refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
+    out = None if is_stdout(args.output) else target(args.output)  # -: standard output
+    if out is not None:
+        refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
     results = load_results(args.results)
     opts = RenderOptions(
-        path=args.output,
+        path=None if out is None else args.output,
         subject=args.subject,
         embed_evidence=args.embed_evidence,
         deterministic=is_deterministic(args.deterministic),
     )
-    write_all([(out, get(args.format)(results, opts))])
+    text = get(args.format)(results, opts)
+    if out is None:
+        stdout.write(text)
+    else:
+        write_all([(out, text)])
     return 0
 
 

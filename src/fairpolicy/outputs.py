@@ -77,7 +77,6 @@ class Target:
     real: str
     kind: Kind
     identity: tuple[object, ...]
-    exists: bool
 
 
 def _not_a_directory(path: str, parent: str) -> OutputError:
@@ -126,7 +125,7 @@ def target(path: str) -> Target:
     if st is None:
         real = os.path.realpath(path)  # a dangling symlink: its target is created
         _creatable(path, os.path.dirname(real))
-        return Target(path, real, "staged", ("path", real), exists=False)
+        return Target(path, real, "staged", ("path", real))
     mode = st.st_mode
     if stat.S_ISDIR(mode):
         raise OutputError(
@@ -136,7 +135,7 @@ def target(path: str) -> Target:
         )
     identity = ("inode", st.st_dev, st.st_ino)
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
-        return Target(path, path, "direct", identity, exists=True)
+        return Target(path, path, "direct", identity)
     if not stat.S_ISREG(mode):
         kind = (
             "a socket"
@@ -159,8 +158,8 @@ def target(path: str) -> Target:
     if not same or _through_a_descriptor(path):
         # /dev/stdout redirected to a file (``> out.json``), /proc/self/fd/N: the open file
         # is the target, so write through the link; a rename would miss it
-        return Target(path, path, "direct", identity, exists=True)
-    return Target(path, real, "staged", identity, exists=True)
+        return Target(path, path, "direct", identity)
+    return Target(path, real, "staged", identity)
 
 
 _DESCRIPTOR_LINK = re.compile(r"^/(proc/(self|thread-self|\d+)(/task/\d+)?/fd|dev/fd)/")
