@@ -9,7 +9,8 @@ when marked, as subprocesses; the rest need a real process, a signal or root and
   (``os.mknod``, root only), ``test_fifo_is_written_directly``,
   ``test_symlink_stays_a_symlink``, ``test_block_device_is_refused`` (root only),
   ``test_dev_stdout_is_not_replaced`` (subprocess);
-- ``-`` means standard output: ``outputs-two-formats-on-stdout`` (here);
+- ``-`` means standard output: ``outputs-two-formats-on-stdout``, ``outputs-empty-path``
+  (an unset ``$OUT`` in ``-o json=$OUT`` no longer means stdout) (here);
   ``test_dash_sends_one_format_to_stdout``, ``test_text_to_a_file_is_not_also_on_stdout``;
 - one path, one writer: ``outputs-same-path-twice``, ``outputs-same-file-through-a-symlink``
   (here); ``test_hard_link_to_another_output_is_refused``,
@@ -126,5 +127,10 @@ CASES = [
         args=("-o", "github"),
         file="no-such-data.csv",
         subprocess=True,
+    ),
+    Case(
+        "outputs-empty-path",
+        ("-o sarif=: the path is empty", "or - for stdout"),
+        args=("-o", "sarif="),
     ),
 ]
