@@ -262,11 +262,15 @@ def test_uncreatable_folder_is_named(inputs: tuple[Path, Path], tmp_path: Path) 
     blocker.write_text("a file")
     code, _, err = run(["check", str(pol), str(data), "-o", f"json={blocker}/a/b/r.json"])
     assert code == 2 and f"'{blocker}' is not a directory" in err
-    if os.geteuid() != 0:  # root ignores folder permissions
-        locked = tmp_path / "locked"
-        locked.mkdir(mode=0o500)
-        code, _, err = run(["check", str(pol), str(data), "-o", f"json={locked}/sub/r.json"])
-        assert code == 2 and "no permission to create the folder" in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
+def test_folder_without_permission_is_named(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+    pol, data = inputs
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    code, _, err = run(["check", str(pol), str(data), "-o", f"json={locked}/sub/r.json"])
+    assert code == 2 and f"no permission to create the folder '{locked}/sub'" in err
 
 
 # ---------------------------------------------------------------- signals
@@ -389,6 +393,45 @@ def test_failed_write_removes_earlier_reports(inputs: tuple[Path, Path], tmp_pat
     assert "Removed the earlier" in proc.stderr and "report.json" in proc.stderr
     assert sorted(p.name for p in out.iterdir()) == [], "a stale report or a temp file is left"
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="root ignores folder permissions; test_failed_write_removes_earlier_reports "
+    "makes the write fail with a file-size limit instead",
+)
+def test_permission_denied_removes_earlier_reports(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    pol, data = inputs
+    writable, locked = tmp_path / "ok", tmp_path / "locked"
+    writable.mkdir()
+    locked.mkdir()
+    (writable / "report.json").write_text('{"summary": {"gate": "pass"}}')
+    (locked / "r.html").write_text("earlier")
+    locked.chmod(0o500)
+    try:
+        proc = subprocess.run(
+            fairpolicy(
+                "check",
+                str(pol),
+                str(data),
+                "-o",
+                f"json={writable}/report.json",
+                "-o",
+                f"html={locked}/r.html",
+            ),
+            capture_output=True,
+            text=True,
+            env=env(),
+            timeout=120,
+            check=False,
+        )
+    finally:
+        locked.chmod(0o700)
+    assert proc.returncode == 2, proc.stderr
+    assert "Removed the earlier" in proc.stderr and "Could not remove" in proc.stderr
+    assert not (writable / "report.json").exists()
 
 
 def test_step_summary_is_not_left_half_written(inputs: tuple[Path, Path], tmp_path: Path) -> None:
