@@ -13,6 +13,7 @@ import datetime as _dt
 import hashlib
 import math
 import os
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -849,6 +850,7 @@ def check(
     if fail_on not in ("error", "warning", "never"):
         raise UsageError(f"fail_on must be error, warning or never, not {fail_on!r}.")
     started = _now(deterministic)
+    clock = time.perf_counter()
     stats_options = {
         k: v
         for k, v in {
@@ -952,6 +954,7 @@ def check(
         run=RunInfo(
             started=started,
             finished=_now(deterministic),
+            seconds=0.0 if is_deterministic(deterministic) else time.perf_counter() - clock,
             inconclusive=inconclusive,
             fail_on=fail_on,
             seed=run_seed,
