@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, TextIO
 
 from fairpolicy import __version__
-from fairpolicy.errors import EXIT_ERROR, FairpolicyError, UsageError, exit_code_for
+from fairpolicy.errors import EXIT_ERROR, FairpolicyError, Terminated, UsageError, exit_code_for
+from fairpolicy.outputs import signals_raise
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results
@@ -219,7 +221,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("format", choices=("oscal",), help="the format to write")
     e.add_argument("results", help="results JSON written by `check -o json=PATH`")
-    e.add_argument("-o", "--output", required=True, metavar="PATH", help="file to write")
+    e.add_argument(
+        "-o", "--output", required=True, metavar="PATH", help="file to write (- for stdout)"
+    )
     e.add_argument("--subject", metavar="TITLE", help="the assessed system's title")
     e.add_argument("--embed-evidence", action="store_true", help="embed the results JSON")
     e.add_argument("--deterministic", action="store_true", help="content-derived UUIDs")
@@ -274,13 +278,28 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
+    """(format, path) pairs; path None is standard output (``-o FORMAT`` or
+    ``-o FORMAT=-``). At most one format may ask for standard output."""
     from fairpolicy.formatters import get
+    from fairpolicy.outputs import is_stdout
 
     outputs: list[tuple[str, str | None]] = []
     for item in items or ["text"]:
-        name, _, path = item.partition("=")
+        name, sep, path = item.partition("=")
         get(name.strip())  # validates the name now, before any work
-        outputs.append((name.strip(), path or None))
+        if sep and not path:
+            raise UsageError(
+                f"-o {item}: the path is empty.",
+                hint=f"write -o {name.strip()}=PATH, or - for stdout.",
+            )
+        outputs.append((name.strip(), None if path == "" or is_stdout(path) else path))
+    to_stdout = [n for n, p in outputs if p is None]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"{' and '.join(f'-o {n}' for n in to_stdout)} ask for standard output; "
+            "only one format can go there.",
+            hint="give the others a file: -o FORMAT=PATH.",
+        )
     return outputs
 
 
@@ -294,104 +313,46 @@ def _parse_bind(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def check_output_path(path: str) -> None:
-    """Fail before any work when ``path`` cannot be an output file: its directory is
-    missing or is a file, or the path is a directory."""
-    from fairpolicy.errors import OutputError
-
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise OutputError(
-            "this is a directory; name the file to write.",
-            file=path,
-            hint=f"e.g. {os.path.join(path, 'report')}.",
-        )
-    parent = directory
-    while parent and not os.path.exists(parent):
-        parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
-    if parent and not os.path.isdir(parent):
-        raise OutputError(
-            f"'{parent}' is not a directory, so nothing can be written under it.",
-            file=path,
-            hint="choose a path in a directory.",
-        )
-    if not os.path.isdir(directory):
-        raise OutputError(
-            f"the directory '{directory}' does not exist.",
-            file=path,
-            hint="create it first or choose another path.",
-        )
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path`` and rename it into place."""
-    _Staged(path, text).commit()
-
-
-class _Staged:
-    """``text`` written to a temporary file beside ``path``; :meth:`commit` renames it into
-    place. Staging every output before renaming any means a run whose last output fails
-    leaves every previous output as it was."""
-
-    def __init__(self, path: str, text: str) -> None:
-        import tempfile
-
-        from fairpolicy.errors import OutputError
-
-        check_output_path(path)
-        self.path = path
-        self.tmp: str | None = None
-        try:
-            fd, self.tmp = tempfile.mkstemp(
-                dir=os.path.dirname(os.path.abspath(path)), prefix=".fairpolicy-", suffix=".tmp"
-            )
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(self.tmp, 0o666 & ~umask)  # as an ordinary open() would, not mkstemp's
-        except OSError as exc:
-            self.discard()
-            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=path) from None
-
-    def commit(self) -> None:
-        from fairpolicy.errors import OutputError
-
-        assert self.tmp is not None
-        try:
-            os.replace(self.tmp, self.path)
-        except OSError as exc:
-            self.discard()
-            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=self.path) from None
-        self.tmp = None
-
-    def discard(self) -> None:
-        if self.tmp is not None:
-            with suppress(OSError):
-                os.unlink(self.tmp)
-            self.tmp = None
-
-
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
+    try:
+        return _check(args, stdout)
+    except FairpolicyError as exc:
+        if any(o.partition("=")[0].strip() == "github" for o in args.output):
+            _github_error(args, exc, stdout)
+        _note_earlier_reports(args.output, (args.policy, args.data))
+        raise
+
+
+def _note_earlier_reports(items: Sequence[str], inputs: Sequence[str]) -> None:
+    """A run that stops before it has a verdict writes nothing and leaves earlier reports
+    as they were (they may be the last good evidence); say that they are not this run's."""
+    from fairpolicy.errors import printable
+    from fairpolicy.outputs import STDOUT
+
+    earlier = []
+    for item in items:
+        path = item.partition("=")[2]
+        if not path or path == STDOUT or not os.path.isfile(path):
+            continue
+        if any(os.path.exists(i) and os.path.samefile(path, i) for i in inputs):
+            continue  # refused because it is an input: not a report
+        earlier.append(printable(path))
+    if earlier:
+        print(
+            f"note: this run wrote no report; {', '.join(earlier)} "
+            f"{'is' if len(earlier) == 1 else 'are'} from an earlier run, not this one.",
+            file=sys.stderr,
+        )
+
+
+def _check(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.outputs import refuse_clashes, target
     from fairpolicy.runner import is_deterministic
 
     outputs = _parse_outputs(args.output)
-    for _, path in outputs:
-        if path is not None:
-            check_output_path(path)  # before the data is read, not after
-            for role, given in (("policy", args.policy), ("data", args.data)):
-                if os.path.abspath(path) == os.path.abspath(given) or _same_file(path, given):
-                    raise UsageError(
-                        f"-o {path}: this is the {role} file; the report would overwrite it. "
-                        "Choose another output path."
-                    )
+    # every path is checked before the data is read, not after
+    targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
+    refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
     _check_people(args)
     ssp = _given_ssp(args, outputs)
     if args.plan is not None:
@@ -408,6 +369,26 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
     return _emit(args, results, outputs, deterministic, stdout, ssp)
+
+
+def _github_error(args: argparse.Namespace, exc: FairpolicyError, stdout: TextIO) -> None:
+    """``-o github`` on a run that stops with exit 2: an ``::error`` annotation with the
+    reason (on stdout when the github output goes there, else on stderr — the runner reads
+    both) and the reason appended to the step summary."""
+    from fairpolicy.formatters.github import command
+    from fairpolicy.outputs import append_step_summary, error_summary
+
+    reason = exc.render()
+    github_to_stdout = any(
+        o.partition("=")[0].strip() == "github" and o.partition("=")[2] in ("", "-")
+        for o in args.output
+    )
+    line = command("error", reason, title="fairpolicy: could not evaluate (exit 2)") + "\n"
+    (stdout if github_to_stdout else sys.stderr).write(line)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with suppress(FairpolicyError):
+            append_step_summary(summary_file, error_summary(reason))
 
 
 def _run_check(
@@ -475,15 +456,18 @@ def _emit(
     ssp: tuple[str, str] | None = None,
 ) -> int:
     from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.outputs import append_step_summary, write_all
 
-    color = (
-        not args.no_color
-        and "NO_COLOR" not in os.environ
-        and hasattr(stdout, "isatty")
-        and stdout.isatty()
-    )
-    if not any(path is None for _, path in outputs):
-        outputs.insert(0, ("text", None))  # the table always reaches the terminal
+    def tty(stream: TextIO) -> bool:
+        return hasattr(stream, "isatty") and stream.isatty()
+
+    names = {n for n, _ in outputs}
+    table: TextIO | None = None  # where the text table goes besides the outputs
+    if "text" not in names:
+        # the table reaches the terminal: on stdout unless another format took it, then on
+        # stderr, so stdout stays clean for jq
+        table = sys.stderr if any(p is None for _, p in outputs) else stdout
+    color = not args.no_color and "NO_COLOR" not in os.environ
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
     if getattr(args, "plan", None) is not None:
         from fairpolicy.plan import verify
@@ -492,67 +476,65 @@ def _emit(
         ap_path = args.plan
     json_path = next((p for n, p in outputs if n == "json" and p), None)
     ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
-    extra: list[tuple[str, str]] = []  # documents the SSP imports, written beside it
     profile_href = ssp_sha = None
-    if ssp_path is not None:
+    # every output is rendered before any file is written, and every file is staged before
+    # any is renamed (outputs.write_all)
+    to_stdout: list[tuple[str, str]] = []
+    files: list[tuple[str, str]] = []
+    if ssp_path is not None:  # with the profile (and catalog) it imports, written beside it
         from fairpolicy.ssp import profile_chain
 
         chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
-        extra, profile_href = chain.documents, chain.profile_href
+        files += chain.documents
+        profile_href = chain.profile_href
     elif ssp is not None:
         ssp_path, ssp_sha = args.ssp, ssp[0]
-    # every output is rendered before any file is written, and every file is written to a
-    # temporary file before any is renamed: a failure leaves the previous reports as they
-    # were (the table still reaches the terminal)
-    shown: list[str] = []
-    staged: list[_Staged] = []
+    rendered: dict[str, str] = {}
+    every = [*outputs, *([("text", None)] if table is not None else [])]
+    for name, path in sorted(every, key=lambda o: o[0] != "oscal-ssp"):  # the plan hashes it
+        ap_href = results_href = ssp_href = None
+        if name == "oscal":
+            ap_href = _href(ap_path, path)
+            results_href = _href(json_path, path)
+        if name == "oscal-ap" and ssp_path is not None:
+            ssp_href = _href(ssp_path, path)
+            if "oscal-ssp" in rendered:
+                ssp_sha = hashlib.sha256(rendered["oscal-ssp"].encode()).hexdigest()
+        stream = (table or stdout) if (name == "text" and path is None) else stdout
+        opts = RenderOptions(
+            color=color and path is None and tty(stream),
+            verbose=args.verbose,
+            quiet=args.quiet,
+            path=path,
+            subject=args.subject,
+            embed_evidence=args.embed_evidence,
+            deterministic=deterministic,
+            ap_href=ap_href,
+            results_href=results_href,
+            assessors=tuple(args.assessor),
+            organization=args.organization,
+            ssp_href=ssp_href,
+            ssp_sha256=ssp_sha,
+            plan_given=getattr(args, "plan", None) is not None,
+            profile_href=profile_href if name == "oscal-ssp" else None,
+        )
+        text = rendered[name] = get(name)(results, opts)
+        if path is None:
+            to_stdout.append((name, text))
+        else:
+            files.append((path, text))
     try:
-        for doc_path, doc_text in extra:
-            staged.append(_Staged(doc_path, doc_text))
-        rendered: dict[str, str] = {}
-        # the SSP first: the plan records its hash
-        order = sorted(outputs, key=lambda o: o[0] != "oscal-ssp")
-        for name, path in order:
-            ap_href = results_href = ssp_href = None
-            if name == "oscal":
-                ap_href = _href(ap_path, path)
-                results_href = _href(json_path, path)
-            if name == "oscal-ap" and ssp_path is not None:
-                ssp_href = _href(ssp_path, path)
-                if "oscal-ssp" in rendered:
-                    ssp_sha = hashlib.sha256(rendered["oscal-ssp"].encode()).hexdigest()
-            opts = RenderOptions(
-                color=color and path is None,
-                verbose=args.verbose,
-                quiet=args.quiet,
-                path=path,
-                subject=args.subject,
-                embed_evidence=args.embed_evidence,
-                deterministic=deterministic,
-                ap_href=ap_href,
-                results_href=results_href,
-                assessors=tuple(args.assessor),
-                organization=args.organization,
-                ssp_href=ssp_href,
-                ssp_sha256=ssp_sha,
-                plan_given=getattr(args, "plan", None) is not None,
-                profile_href=profile_href if name == "oscal-ssp" else None,
-            )
-            text = rendered[name] = get(name)(results, opts)
-            if path is None:
-                shown.append(text)
-            else:
-                staged.append(_Staged(path, text))
-        for output in staged:
-            output.commit()
-    finally:
-        for output in staged:
-            output.discard()  # those not renamed into place
-        for text in shown:
-            stdout.write(text)
+        write_all(files)
+    except BaseException:
+        for name, text in to_stdout:  # the table still reaches the terminal, no verdict
+            if name == "text":  # in a machine format goes to stdout
+                (table or stdout).write(text)
+        raise
+    for name, text in to_stdout:
+        (table if (name == "text" and table is not None) else stdout).write(text)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file and any(n == "github" for n, _ in outputs):
-        _append_step_summary(summary_file, get("markdown")(results, RenderOptions()))
+    if summary_file and "github" in names:
+        append_step_summary(summary_file, get("markdown")(results, RenderOptions()))
     failed = [f.control_id for f in results.findings if f.status == "error"]
     if failed:  # the reasons are in the report; stderr gets the one line CI logs grep for
         print(
@@ -625,13 +607,13 @@ def _append_step_summary(path: str, markdown: str) -> None:
 
 def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.outputs import refuse_clashes, target, write_all
     from fairpolicy.plan import plan_results
     from fairpolicy.runner import is_deterministic
 
     _check_people(args)
-    check_output_path(args.output)
-    if os.path.abspath(args.output) == os.path.abspath(args.policy):
-        raise UsageError(f"-o {args.output}: this is the policy file; choose another path.")
+    out = target(args.output)
+    refuse_clashes([(f"-o {args.output}", out)], [("policy", args.policy)], noun="plan")
     ssp_sha = read_ssp_for(args)
     deterministic = is_deterministic(args.deterministic)
     params = {
@@ -663,7 +645,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         ssp_href=_href(args.ssp, args.output),
         ssp_sha256=ssp_sha,
     )
-    write_atomic(args.output, get("oscal-ap")(results, opts))
+    write_all([(out, get("oscal-ap")(results, opts))])
     stdout.write(
         f"wrote the assessment plan of {len(results.findings)} control(s) to {args.output}\n"
     )
@@ -681,13 +663,17 @@ def read_ssp_for(args: argparse.Namespace) -> str | None:
 
 def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.outputs import is_stdout, refuse_clashes, target, write_all
     from fairpolicy.results import load_results
     from fairpolicy.runner import is_deterministic
 
     _check_people(args)
+    out = None if is_stdout(args.output) else target(args.output)  # -: standard output
+    if out is not None:
+        refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
     results = load_results(args.results)
     opts = RenderOptions(
-        path=args.output,
+        path=None if out is None else args.output,
         subject=args.subject,
         embed_evidence=args.embed_evidence,
         deterministic=is_deterministic(args.deterministic),
@@ -697,7 +683,11 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         assessors=tuple(args.assessor),
         organization=args.organization,
     )
-    write_atomic(args.output, get(args.format)(results, opts))
+    text = get(args.format)(results, opts)
+    if out is None:
+        stdout.write(text)
+    else:
+        write_all([(out, text)])
     return 0
 
 
@@ -709,21 +699,19 @@ def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.outputs import refuse_clashes, target, write_all
     from fairpolicy.policy.convert import convert_file
 
-    staged: list[_Staged] = []  # the catalog and the profile are renamed together
-    try:
-        convert_file(
-            args.policy,
-            args.output,
-            args.profile,
-            write=lambda path, text: staged.append(_Staged(path, text)),
-        )
-        for output in staged:
-            output.commit()
-    finally:
-        for output in staged:
-            output.discard()
+    staged: list[tuple[str, str]] = []  # the catalog and the profile are written together
+    convert_file(
+        args.policy, args.output, args.profile, write=lambda path, text: staged.append((path, text))
+    )
+    targets = [(f"-o {args.output}", target(args.output))]
+    if args.profile:
+        targets.append((f"--profile {args.profile}", target(args.profile)))
+    # also through hard links and symlinks
+    refuse_clashes(targets, [("policy", args.policy)], noun="output")
+    write_all(staged)
     stdout.write(f"wrote {args.output}" + (f" and {args.profile}" if args.profile else "") + "\n")
     return 0
 
@@ -774,7 +762,8 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             "convert": cmd_convert,
             "metrics": cmd_metrics,
         }[args.command]
-        return command(args, out)
+        with signals_raise():
+            return command(args, out)
     except FairpolicyError as exc:
         if debug:
             import traceback
@@ -782,7 +771,12 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             traceback.print_exc()
         print(f"error: {exc.render()}", file=sys.stderr)
         return exit_code_for(exc)
-    except KeyboardInterrupt as exc:
+    except (KeyboardInterrupt, Terminated) as exc:
+        name = "SIGINT" if isinstance(exc, KeyboardInterrupt) else signal.Signals(exc.signum).name
+        print(
+            f"error: interrupted ({name}); staged output files were removed.",
+            file=sys.stderr,
+        )
         return exit_code_for(exc)
     except Exception as exc:  # a bug: still exit 2, never a silent pass
         if debug:

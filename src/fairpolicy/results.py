@@ -52,6 +52,10 @@ class DataInfo(_Frozen):
 class RunInfo(_Frozen):
     started: str
     finished: str
+    #: the run's measured duration in seconds (monotonic clock); 0 when the timestamps are
+    #: pinned (``--deterministic``, ``SOURCE_DATE_EPOCH``); None in results written before
+    #: it was recorded
+    seconds: float | None = None
     engine: str = "embedded"
     inconclusive: InconclusivePolicy = "fail"
     #: which statuses fail the gate: failures (``error``, default), also warnings

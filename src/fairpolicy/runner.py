@@ -13,6 +13,7 @@ import datetime as _dt
 import hashlib
 import math
 import os
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -877,6 +878,7 @@ def check(
         if deterministic and fixed is None and not os.environ.get("SOURCE_DATE_EPOCH")
         else []
     )
+    clock = time.perf_counter()
     stats_options = {
         k: v
         for k, v in {
@@ -981,6 +983,7 @@ def check(
         run=RunInfo(
             started=started,
             finished=fixed or _now(deterministic),
+            seconds=0.0 if is_deterministic(deterministic) else time.perf_counter() - clock,
             inconclusive=inconclusive,
             fail_on=fail_on,
             seed=run_seed,

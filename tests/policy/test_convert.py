@@ -327,8 +327,8 @@ def test_invalid_source_is_a_policy_error(
         ("out.json", "prof.txt", "cannot tell the format of 'prof.txt'"),
         ("out.json", "out.json", "the catalog and the profile would be the same file"),
         ("policy.yaml", None, "would overwrite the policy"),
-        ("nowhere/out.json", None, "does not exist"),
-        ("out.json", "nowhere/profile.json", "does not exist"),
+        ("policy.yaml/out.json", None, "is not a directory"),  # missing folders are created
+        ("out.json", "policy.yaml/profile.json", "is not a directory"),
     ],
 )
 def test_bad_outputs(output: str, profile: str | None, expected: str, tmp_path: Path) -> None:

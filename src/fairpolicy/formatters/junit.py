@@ -38,9 +38,11 @@ the policy (``-q``: only for the cases that did not pass). The run's warnings ar
 suite's ``<system-err>``.
 
 Times. Every control is computed from the same one pass over the rows, so there is no
-per-control time: each case has ``time="0.000"`` and the suite carries the run's wall
-time (0 under ``--deterministic``/``SOURCE_DATE_EPOCH``). ``timestamp`` is the run's start
-in UTC without a zone, as Ant writes it.
+per-control time: each case has ``time="0.000"`` and the suite carries the run's measured
+duration (``run.seconds``, a monotonic clock, to the millisecond; 0 under
+``--deterministic``/``SOURCE_DATE_EPOCH``; the difference of the whole-second timestamps
+only for results JSON written before ``run.seconds`` existed). ``timestamp`` is the run's
+start in UTC without a zone, as Ant writes it.
 
 Escaping. The document is built with :mod:`xml.etree.ElementTree`, which escapes markup
 in text and attributes (newlines in attributes become ``&#10;``); characters XML 1.0
@@ -195,7 +197,8 @@ def render(results: Results, opts: RenderOptions) -> str:
     errors = sum(1 for o in outcomes if o is not None and o[0] == "error")
     skipped = sum(1 for o in outcomes if o is not None and o[0] == "skipped")
     total = str(len(results.findings))
-    time = _secs(_ci.seconds(results))
+    measured = results.run.seconds  # None: results written before it was recorded
+    time = _secs(_ci.seconds(results) if measured is None else measured)
 
     root = ET.Element(
         "testsuites",
