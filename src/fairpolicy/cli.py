@@ -9,6 +9,7 @@ Heavy modules are imported inside the commands so ``--help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import signal
 import sys
@@ -91,6 +92,29 @@ def _parser() -> argparse.ArgumentParser:
         help="reproducible output: fixed timestamps, content-derived UUIDs "
         "(also on when SOURCE_DATE_EPOCH is set)",
     )
+    c.add_argument(
+        "--assessor",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person who performed the assessment (repeatable): a party with the assessor "
+        "role in the OSCAL documents",
+    )
+    c.add_argument(
+        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
+    )
+    c.add_argument(
+        "--ssp",
+        metavar="FILE",
+        help="the system security plan (OSCAL SSP) of the assessed system: the assessment "
+        "plan (-o oscal-ap) imports it; --subject names its component for the model",
+    )
+    c.add_argument(
+        "--timestamp",
+        metavar="ISO8601",
+        help="date the run (start and end) with this date-time instead of the clock, e.g. "
+        "2026-01-31T12:00:00Z (beside SOURCE_DATE_EPOCH; --timestamp wins)",
+    )
     en = c.add_argument_group("engine (where the counting happens)")
     en.add_argument(
         "--engine",
@@ -164,6 +188,32 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
+    pl = sub.add_parser(
+        "plan",
+        help="write the OSCAL assessment plan of a policy before any data is seen",
+        description="Resolve POLICY (with the bindings and statistics options a check would "
+        "take) and write the OSCAL assessment plan an assessor approves: controls, objectives, "
+        "methods, thresholds and the columns the run will read. `check --plan` then verifies "
+        "that a run is the planned one.",
+    )
+    pl.add_argument("policy", help="policy file")
+    pl.add_argument("-o", "--output", required=True, metavar="PATH", help="plan file to write")
+    shared = {
+        "--bind", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
+        "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
+        "--decision", "--p-value", "--bonferroni",
+    }  # fmt: skip
+    for action in c._actions:  # the same options as check (argparse's parents do this)
+        if shared & set(action.option_strings):
+            pl._add_action(action)
+    pl.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    c.add_argument(
+        "--plan",
+        metavar="AP",
+        help="the approved assessment plan (`fairpolicy plan`): the run must match it (else "
+        "exit 2) and the OSCAL results import it",
+    )
+
     e = sub.add_parser(
         "export",
         help="re-render a results JSON in another format without recomputing",
@@ -177,6 +227,20 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--subject", metavar="TITLE", help="the assessed system's title")
     e.add_argument("--embed-evidence", action="store_true", help="embed the results JSON")
     e.add_argument("--deterministic", action="store_true", help="content-derived UUIDs")
+    e.add_argument(
+        "--plan", metavar="AP", help="the assessment plan the results import (import-ap)"
+    )
+    e.add_argument(
+        "--assessor",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person who performed the assessment (repeatable): a party with the assessor "
+        "role in the OSCAL documents",
+    )
+    e.add_argument(
+        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
+    )
     e.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     v = sub.add_parser(
@@ -289,10 +353,22 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     # every path is checked before the data is read, not after
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
     refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
+    _check_people(args)
+    ssp = _given_ssp(args, outputs)
+    if args.plan is not None:
+        from fairpolicy.plan import read_plan
+
+        if any(n == "oscal-ap" for n, _ in outputs):
+            raise UsageError(
+                "--plan names the approved assessment plan, and -o oscal-ap would write "
+                "another one.",
+                hint="leave out -o oscal-ap: the results import the plan given with --plan.",
+            )
+        read_plan(args.plan)  # a readable, valid plan before any work
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
-    return _emit(args, results, outputs, deterministic, stdout)
+    return _emit(args, results, outputs, deterministic, stdout, ssp)
 
 
 def _github_error(args: argparse.Namespace, exc: FairpolicyError, stdout: TextIO) -> None:
@@ -340,6 +416,7 @@ def _run_check(
         memory_budget=args.memory_budget,
         score_decimals=args.score_decimals,
         max_rows=args.max_rows,
+        timestamp=args.timestamp,
     )
 
 
@@ -376,6 +453,7 @@ def _emit(
     outputs: list[tuple[str, str | None]],
     deterministic: bool,
     stdout: TextIO,
+    ssp: tuple[str, str] | None = None,
 ) -> int:
     from fairpolicy.formatters import RenderOptions, get
     from fairpolicy.outputs import append_step_summary, write_all
@@ -391,15 +469,37 @@ def _emit(
         table = sys.stderr if any(p is None for _, p in outputs) else stdout
     color = not args.no_color and "NO_COLOR" not in os.environ
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
+    if getattr(args, "plan", None) is not None:
+        from fairpolicy.plan import verify
+
+        verify(args.plan, results)  # the run is the planned one, or nothing is written
+        ap_path = args.plan
+    json_path = next((p for n, p in outputs if n == "json" and p), None)
+    ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
+    profile_href = ssp_sha = None
     # every output is rendered before any file is written, and every file is staged before
     # any is renamed (outputs.write_all)
     to_stdout: list[tuple[str, str]] = []
     files: list[tuple[str, str]] = []
-    for name, path in [*outputs, *([("text", None)] if table is not None else [])]:
-        ap_href = None
-        if name == "oscal" and ap_path is not None:
-            base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
-            ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
+    if ssp_path is not None:  # with the profile (and catalog) it imports, written beside it
+        from fairpolicy.ssp import profile_chain
+
+        chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
+        files += chain.documents
+        profile_href = chain.profile_href
+    elif ssp is not None:
+        ssp_path, ssp_sha = args.ssp, ssp[0]
+    rendered: dict[str, str] = {}
+    every = [*outputs, *([("text", None)] if table is not None else [])]
+    for name, path in sorted(every, key=lambda o: o[0] != "oscal-ssp"):  # the plan hashes it
+        ap_href = results_href = ssp_href = None
+        if name == "oscal":
+            ap_href = _href(ap_path, path)
+            results_href = _href(json_path, path)
+        if name == "oscal-ap" and ssp_path is not None:
+            ssp_href = _href(ssp_path, path)
+            if "oscal-ssp" in rendered:
+                ssp_sha = hashlib.sha256(rendered["oscal-ssp"].encode()).hexdigest()
         stream = (table or stdout) if (name == "text" and path is None) else stdout
         opts = RenderOptions(
             color=color and path is None and tty(stream),
@@ -410,8 +510,15 @@ def _emit(
             embed_evidence=args.embed_evidence,
             deterministic=deterministic,
             ap_href=ap_href,
+            results_href=results_href,
+            assessors=tuple(args.assessor),
+            organization=args.organization,
+            ssp_href=ssp_href,
+            ssp_sha256=ssp_sha,
+            plan_given=getattr(args, "plan", None) is not None,
+            profile_href=profile_href if name == "oscal-ssp" else None,
         )
-        text = get(name)(results, opts)
+        text = rendered[name] = get(name)(results, opts)
         if path is None:
             to_stdout.append((name, text))
         else:
@@ -437,12 +544,130 @@ def _emit(
     return results.exit_code
 
 
+def _given_ssp(
+    args: argparse.Namespace, outputs: list[tuple[str, str | None]]
+) -> tuple[str, str] | None:
+    """``--ssp``: validated before any work; (SHA-256, the model's component UUID)."""
+    if args.ssp is None:
+        return None
+    if any(n == "oscal-ssp" for n, _ in outputs):
+        raise UsageError(
+            "--ssp names the system security plan, and -o oscal-ssp would write another one.",
+            hint="give one of them: your own SSP (--ssp) or a written one (-o oscal-ssp=PATH).",
+        )
+    from fairpolicy.ssp import read_ssp
+
+    # the subject's title as the outputs write it: --subject, else the data file's name
+    return read_ssp(args.ssp, args.subject or os.path.basename(args.data))
+
+
+def _check_people(args: argparse.Namespace) -> None:
+    """``--assessor`` values are ``Name`` or ``Name <email>`` (before any work is done)."""
+    from fairpolicy.formatters._oscal_common import parse_person
+
+    for text in args.assessor:
+        try:
+            parse_person(text)
+        except ValueError as exc:
+            raise UsageError(
+                f"--assessor: {exc}.", hint="write --assessor 'Ada Lovelace <ada@example.org>'."
+            ) from None
+    if args.organization is not None and not args.organization.strip():
+        raise UsageError("--organization is empty.", hint="name the assessors' organization.")
+
+
+def _href(target: str | None, document: str | None) -> str | None:
+    """``target``'s path relative to the folder of ``document`` (stdout: the working
+    directory), as a relative reference from that document; None without a target."""
+    if target is None:
+        return None
+    base = os.path.dirname(os.path.abspath(document)) if document else os.getcwd()
+    return os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/")
+
+
+#: GitHub rejects step summaries over 1 MiB
+STEP_SUMMARY_LIMIT = 1 << 20
+
+
+def _append_step_summary(path: str, markdown: str) -> None:
+    """Append the Markdown report to ``$GITHUB_STEP_SUMMARY``, cut to stay under 1 MiB."""
+    from fairpolicy.errors import OutputError
+
+    data = markdown.encode("utf-8")
+    if len(data) >= STEP_SUMMARY_LIMIT:
+        note = b"\n\n_(report truncated to fit GitHub's 1 MiB step-summary limit)_\n"
+        data = data[: STEP_SUMMARY_LIMIT - len(note) - 1].decode("utf-8", "ignore").encode()
+        data += note
+    try:
+        with open(path, "ab") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise OutputError(f"cannot append the step summary: {exc.strerror}.", file=path) from None
+
+
+def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.outputs import refuse_clashes, target, write_all
+    from fairpolicy.plan import plan_results
+    from fairpolicy.runner import is_deterministic
+
+    _check_people(args)
+    out = target(args.output)
+    refuse_clashes([(f"-o {args.output}", out)], [("policy", args.policy)], noun="plan")
+    ssp_sha = read_ssp_for(args)
+    deterministic = is_deterministic(args.deterministic)
+    params = {
+        k: v
+        for k, v in {
+            "ci": args.bootstrap,
+            "ci_level": args.ci_level,
+            "ci_method": args.ci_method,
+            "decision": args.decision,
+            "p_value": args.p_value,
+            "bonferroni": args.bonferroni,
+        }.items()
+        if v is not None
+    }
+    results = plan_results(
+        args.policy,
+        bind=_parse_bind(args.bind),
+        num_classes=args.num_classes,
+        params=params,
+        timestamp=args.timestamp,
+        deterministic=deterministic,
+    )
+    opts = RenderOptions(
+        path=args.output,
+        subject=args.subject,
+        deterministic=deterministic,
+        assessors=tuple(args.assessor),
+        organization=args.organization,
+        ssp_href=_href(args.ssp, args.output),
+        ssp_sha256=ssp_sha,
+    )
+    write_all([(out, get("oscal-ap")(results, opts))])
+    stdout.write(
+        f"wrote the assessment plan of {len(results.findings)} control(s) to {args.output}\n"
+    )
+    return 0
+
+
+def read_ssp_for(args: argparse.Namespace) -> str | None:
+    """``--ssp`` of ``plan``: validated; its SHA-256 (the model's component is --subject)."""
+    if args.ssp is None:
+        return None
+    from fairpolicy.ssp import read_ssp
+
+    return read_ssp(args.ssp, args.subject)[0]
+
+
 def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
     from fairpolicy.outputs import is_stdout, refuse_clashes, target, write_all
     from fairpolicy.results import load_results
     from fairpolicy.runner import is_deterministic
 
+    _check_people(args)
     out = None if is_stdout(args.output) else target(args.output)  # -: standard output
     if out is not None:
         refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
@@ -452,6 +677,11 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         subject=args.subject,
         embed_evidence=args.embed_evidence,
         deterministic=is_deterministic(args.deterministic),
+        results_href=_href(args.results, args.output),
+        ap_href=_href(args.plan, args.output),
+        plan_given=args.plan is not None,
+        assessors=tuple(args.assessor),
+        organization=args.organization,
     )
     text = get(args.format)(results, opts)
     if out is None:
@@ -527,6 +757,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
         command = {
             "check": cmd_check,
             "export": cmd_export,
+            "plan": cmd_plan,
             "validate": cmd_validate,
             "convert": cmd_convert,
             "metrics": cmd_metrics,

@@ -64,6 +64,9 @@ class RunInfo(_Frozen):
     #: seed of every bootstrap and permutation draw of the run
     seed: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    #: the folder the check ran in, which relative paths above are relative to (left out
+    #: under ``--deterministic``, whose outputs must not depend on the machine's folders)
+    cwd: str | None = None
 
 
 class GroupResult(_Frozen):

@@ -95,6 +95,23 @@ def _now(deterministic: bool = False) -> str:
     return t.isoformat(timespec="seconds")
 
 
+def fixed_timestamp(text: str | None) -> str | None:
+    """``--timestamp``: an ISO 8601 date-time with a UTC offset (``2026-01-31T12:00:00Z``),
+    as the run's start and end, in UTC, to the second. Raises UsageError."""
+    if text is None:
+        return None
+    try:
+        t = _dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        t = None
+    if t is None or t.tzinfo is None:
+        raise UsageError(
+            f"--timestamp '{text}' is not an ISO 8601 date-time with a UTC offset; write e.g. "
+            "2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00."
+        )
+    return t.astimezone(_dt.UTC).isoformat(timespec="seconds")
+
+
 def is_deterministic(flag: bool = False) -> bool:
     """``--deterministic`` or ``SOURCE_DATE_EPOCH`` set: reproducible timestamps and UUIDs."""
     return flag or bool(os.environ.get("SOURCE_DATE_EPOCH"))
@@ -821,6 +838,7 @@ def check(
     memory_budget: int | str | None = None,
     score_decimals: int | None = None,
     max_rows: int | None = None,
+    timestamp: str | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -849,7 +867,17 @@ def check(
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
     if fail_on not in ("error", "warning", "never"):
         raise UsageError(f"fail_on must be error, warning or never, not {fail_on!r}.")
-    started = _now(deterministic)
+    fixed = fixed_timestamp(timestamp)
+    started = fixed or _now(deterministic)
+    epoch_note = (
+        [
+            "--deterministic without SOURCE_DATE_EPOCH or --timestamp: the run is dated "
+            "1970-01-01T00:00:00+00:00; pass --timestamp ISO8601 (or set SOURCE_DATE_EPOCH) "
+            "to date it"
+        ]
+        if deterministic and fixed is None and not os.environ.get("SOURCE_DATE_EPOCH")
+        else []
+    )
     clock = time.perf_counter()
     stats_options = {
         k: v
@@ -936,6 +964,7 @@ def check(
         "bind": dict(bind or {}),
         "num_classes": num_classes,
         "deterministic": deterministic,
+        "timestamp": fixed,
         **stats_options,
     }
     if engine_name in ("duckdb", "spark"):
@@ -953,17 +982,18 @@ def check(
         ),
         run=RunInfo(
             started=started,
-            finished=_now(deterministic),
+            finished=fixed or _now(deterministic),
             seconds=0.0 if is_deterministic(deterministic) else time.perf_counter() - clock,
             inconclusive=inconclusive,
             fail_on=fail_on,
             seed=run_seed,
             engine=engine_name,
             options={k: v for k, v in run_options.items() if v or k == "score_decimals"},
+            cwd=None if deterministic else os.getcwd(),
         ),
         summary=summarize(findings, inconclusive, fail_on),
         findings=findings,
-        warnings=[*pol.warnings, *notes, *table.warnings, *ev.warnings],
+        warnings=[*epoch_note, *pol.warnings, *notes, *table.warnings, *ev.warnings],
     )
 
 

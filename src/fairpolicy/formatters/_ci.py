@@ -77,6 +77,51 @@ def gate_note(results: Results, f: Finding) -> str:
     return f"does not fail the gate: {why}" if why and f.status != "warn" else ""
 
 
+def uncertainty(f: Finding) -> list[tuple[str, object]]:
+    """The finding's uncertainty as data, named the same in every machine-read format
+    (OSCAL observation props, JUnit properties, SARIF result properties): the decision
+    rule; the interval's bounds, level, method, resamples, defined replicates, seed and why
+    it is missing; the permutation p-value, its permutations, seed and Bonferroni family.
+    Unknown values are left out, never written as NaN."""
+    pairs: list[tuple[str, object]] = [("decision", f.decision)]
+    ci = f.ci
+    if ci is not None:
+        pairs += [
+            ("ci-low", ci.low),
+            ("ci-high", ci.high),
+            ("ci-level", ci.level),
+            ("ci-method", ci.method),
+            ("ci-resamples", ci.resamples),
+            ("ci-valid-resamples", ci.valid),
+            ("ci-seed", ci.seed),
+            ("ci-missing-reason", ci.reason),
+            ("ci-note", ci.note),
+        ]
+    pv = f.p_value
+    if pv is not None:
+        pairs += [
+            ("p-value", pv.p_value),
+            ("p-permutations", pv.permutations),
+            ("p-seed", pv.seed),
+            ("p-bonferroni", pv.bonferroni),
+            ("p-family-size", pv.family_size),
+            ("p-missing-reason", pv.reason),
+        ]
+    return [(k, v) for k, v in pairs if v is not None]
+
+
+def group_uncertainty(f: Finding) -> list[tuple[str, str, object]]:
+    """Per compared group: ``(name, group, value)`` for the group's own interval bounds and
+    its (group vs the rest) p-value."""
+    out: list[tuple[str, str, object]] = []
+    for g in f.groups:
+        if g.ci_low is not None and g.ci_high is not None:
+            out += [("group-ci-low", g.group, g.ci_low), ("group-ci-high", g.group, g.ci_high)]
+    if f.p_value is not None and f.p_value.groups:
+        out += [("group-p-value", g, p) for g, p in f.p_value.groups.items()]
+    return out
+
+
 def class_label(f: Finding) -> str:
     """`` (class K, the one with the largest gap)`` when the per-group values are those of
     one class, else ``""``."""

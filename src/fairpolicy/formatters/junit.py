@@ -172,7 +172,20 @@ def _properties(results: Results) -> list[tuple[str, str]]:
         ("gate", r.summary.gate),
         ("exit_code", r.exit_code),
     ]
+    # each control's uncertainty as data (JUnit test cases carry no properties of their own)
+    for f in r.findings:
+        props += [(f"control.{f.control_id}.{k}", _value(v)) for k, v in _ci.uncertainty(f)]
+        props += [
+            (f"control.{f.control_id}.{k}.{g}", _value(v)) for k, g, v in _ci.group_uncertainty(f)
+        ]
     return [(k, str(v)) for k, v in props if v is not None]
+
+
+def _value(v: object) -> str:
+    """A property value: the shortest text that reads back to the same number."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, float) else str(v)
 
 
 def render(results: Results, opts: RenderOptions) -> str:
@@ -212,7 +225,7 @@ def render(results: Results, opts: RenderOptions) -> str:
         suite.set("file", _x(_ci.shown_path(results.policy.path)))
     props = ET.SubElement(suite, "properties")
     for name, value in _properties(results):
-        ET.SubElement(props, "property", name=name, value=_x(value))
+        ET.SubElement(props, "property", name=_x(name), value=_x(value))
 
     for f, outcome in zip(results.findings, outcomes, strict=True):
         case = ET.SubElement(

@@ -210,6 +210,10 @@ def _result(results: Results, f: Finding, index: int) -> Doc:
         props["excluded_groups"] = [e.model_dump(mode="json") for e in f.excluded_groups]
     if f.p_value is not None:
         props["p_value"] = f.p_value.p_value
+    props["uncertainty"] = dict(_ci.uncertainty(f))
+    per_group = _ci.group_uncertainty(f)
+    if per_group:
+        props["group_uncertainty"] = [{"name": k, "group": g, "value": v} for k, g, v in per_group]
     return {
         "ruleId": f.control_id,
         "ruleIndex": index,
