@@ -9,7 +9,6 @@ the file before one :class:`~fairpolicy.errors.PolicyError` is raised.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -20,6 +19,7 @@ from pydantic import ValidationError
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
 from fairpolicy.policy import oscal
+from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
 from fairpolicy.policy.schema import (
     NS,
@@ -332,6 +332,17 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
                 f"add a prop {roles} naming the column",
             )
     params, settings = _params(spec, others, err)
+    if spec is not None and operator is not None and threshold is not None:
+        vacuous = _vacuous(spec, operator, threshold)
+        if vacuous:
+            lo, hi = spec.value_range
+            err(
+                f"the threshold '{operator.value} {threshold.render()}' can {vacuous}: metric "
+                f"'{spec.key}' takes values in [{lo:g}, {hi:g}]",
+                "threshold",
+                f"write a threshold inside [{lo:g}, {hi:g}] (`fairpolicy metrics show "
+                f"{spec.key}` describes the metric)",
+            )
 
     mode_text = _text(fields.get("enforcement_mode"))
     severity = _text(fields.get("severity"))
@@ -420,12 +431,9 @@ def _threshold(
             return None
         for part in text.split(","):
             try:
-                number = float(part)
-            except ValueError:
-                err(f"{key} '{part.strip()}' is not a number", key, "write a number such as 0.1")
-                return None
-            if not math.isfinite(number):
-                err(f"{key} '{part.strip()}' is not a finite number", key)
+                number = parse_float(part.strip())
+            except ValueError as exc:
+                err(f"{key} {exc}", key, NUMBER_HINT)
                 return None
             numbers.append(number)
     written = ",".join(f"{x:g}" for x in numbers)
@@ -447,6 +455,28 @@ def _threshold(
             err(f"operator '{operator.value}' needs one number, got '{written}'", key)
         return None
     return Threshold(value=numbers[0])
+
+
+def _vacuous(spec: MetricSpec, op: Operator, t: Threshold) -> str | None:
+    """``never pass`` or ``never fail`` when no value in the metric's declared range
+    ``[lo, hi]`` can make ``value op t`` false (or true); None otherwise."""
+    lo, hi = spec.value_range
+    if op is Operator.BETWEEN:
+        assert t.low is not None and t.high is not None
+        if t.high < lo or t.low > hi:
+            return "never pass"
+        return "never fail" if t.low <= lo and t.high >= hi else None
+    assert t.value is not None
+    v = t.value
+    always, never = {
+        Operator.LT: (hi < v, v <= lo),
+        Operator.LE: (hi <= v, v < lo),
+        Operator.GT: (lo > v, v >= hi),
+        Operator.GE: (lo >= v, v > hi),
+        Operator.EQ: (lo == hi == v, v < lo or v > hi),
+        Operator.NE: (v < lo or v > hi, lo == hi == v),
+    }[op]
+    return "never fail" if always else "never pass" if never else None
 
 
 def _params(
@@ -493,19 +523,17 @@ def _coerce(ps: ParamSpec, value: Any) -> Any:
         out = text.lower() in ("true", "yes", "1")
     elif ps.kind is int:
         try:
-            out = int(text)
-        except ValueError:
-            raise ValueError(f"'{text}' is not a whole number") from None
+            out = parse_int(text)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (write ASCII digits, e.g. 30)") from None
         low = 2 if ps.name == "num_classes" else 1
         if out < low:
             raise ValueError(f"{out} is below {low}")
     elif ps.kind is float:
         try:
-            out = float(text)
-        except ValueError:
-            raise ValueError(f"'{text}' is not a number") from None
-        if not math.isfinite(out):
-            raise ValueError(f"'{text}' is not a finite number")
+            out = parse_float(text)
+        except ValueError as exc:
+            raise ValueError(f"{exc} ({NUMBER_HINT})") from None
     if ps.choices is not None and out not in ps.choices:
         allowed = [str(c) for c in ps.choices]
         raise ValueError(

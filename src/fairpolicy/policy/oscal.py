@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,12 +192,29 @@ def _check_aliases(root: yaml.Node) -> None:
 
 
 def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    if not _PLAIN_INT.fullmatch(node.value):  # 0_10, 0x1A, 1:30, 012: keep the text
+        return node.value
     try:
         return yaml.SafeLoader.construct_yaml_int(loader, node)
     except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
         raise yaml.constructor.ConstructorError(
             None, None, f"found a number with {len(node.value)} digits", node.start_mark
         ) from None
+
+
+def _construct_float(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    if not _PLAIN_FLOAT.fullmatch(node.value) and not _NONFINITE.fullmatch(node.value):
+        # 1_0.5, 1:30.0: keep the text (.inf and .nan stay floats; no one misreads them)
+        return node.value
+    return yaml.SafeLoader.construct_yaml_float(loader, node)
+
+
+#: YAML 1.1 reads 0_10, 0x1A, 010 (octal) and 1:30 (base 60) as numbers; a policy means
+#: none of these, so they stay the text written and the strict number grammar
+#: (:mod:`fairpolicy.policy.numbers`) refuses them where a number is due.
+_PLAIN_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)", re.ASCII)
+_NONFINITE = re.compile(r"[+-]?\.(?:nan|inf)", re.ASCII | re.IGNORECASE)
+_PLAIN_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
@@ -222,6 +240,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 def line_of(obj: Any) -> int | None:
