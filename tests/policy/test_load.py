@@ -573,7 +573,8 @@ def test_profile_errors(tmp_path: Path) -> None:
 
 
 def test_profile_import_cycle(tmp_path: Path) -> None:
-    write(tmp_path, json.dumps({"profile": {"imports": [{"href": "p.json"}]}}), "p.json")
+    imp = {"href": "p.json", "include-all": {}}
+    write(tmp_path, json.dumps({"profile": {"imports": [imp]}}), "p.json")
     assert "import cycle" in one_problem(tmp_path / "p.json")
 
 
