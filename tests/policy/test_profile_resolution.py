@@ -521,3 +521,55 @@ def test_resolution_does_not_modify_the_imported_catalog(cat: Path) -> None:
 def _ours_catalog(path: Path) -> dict[str, Any]:
     ctx = Ctx()
     return {k: v.params[f"{k}_prm_threshold"].values for k, v in load_source(path, ctx).items()}
+
+
+def _cd(source: str, cid: str, **ir_extra: Any) -> dict[str, Any]:
+    ir = {"uuid": str(uuid.uuid4()), "control-id": cid, "description": "d", **ir_extra}
+    comp = {"uuid": str(uuid.uuid4()), "type": "software", "title": "m", "description": "d"}
+    impl = {"uuid": str(uuid.uuid4()), "source": source, "description": "d"}
+    comp["control-implementations"] = [{**impl, "implemented-requirements": [ir]}]
+    body = {"uuid": str(uuid.uuid4()), "metadata": META, "components": [comp]}
+    return {"component-definition": body}
+
+
+def test_a_component_definition_prop_stricter_than_the_param_it_loses_to(cat: Path) -> None:
+    """Issue 12, class 7: the cd's threshold prop 0.05 loses to the catalog param 0.2."""
+    path = write(
+        cat.parent, "cd.json", _cd("catalog.json", "c-10", props=[prop("threshold", "0.05")])
+    )
+    text = problems(path)
+    assert "the threshold prop '< 0.05' (" in text and "cd.json, components[0]" in text
+    assert "is stricter than param 'c-10_prm_threshold'" in text and ": '< 0.2' (" in text
+    assert "catalog.json, catalog.controls[1].params[0]" in text
+
+
+def _prop_threshold_catalog(tmp: Path) -> None:
+    c = ctl("c-1")
+    del c["params"]
+    c["props"].append(prop("threshold", "0.2"))
+    write(tmp, "catalog.json", catalog(c))
+
+
+def test_a_component_definition_prop_loosening_a_catalog_prop_warns(tmp_path: Path) -> None:
+    _prop_threshold_catalog(tmp_path)
+    path = write(tmp_path, "cd.json", _cd("catalog.json", "c-1", props=[prop("threshold", "0.3")]))
+    policy = load_policy(path)
+    assert policy.controls[0].threshold.value == 0.3
+    (warning,) = [w for w in policy.warnings if "looser" in w]
+    assert "'< 0.3'" in warning and "'< 0.2'" in warning and "catalog.json" in warning
+
+
+def test_a_component_definition_prop_loosening_a_profile_alter_is_an_error(tmp_path: Path) -> None:
+    _prop_threshold_catalog(tmp_path)
+    alter = {
+        "control-id": "c-1",
+        "removes": [{"by-name": "threshold"}],
+        "adds": [{"props": [prop("threshold", "0.1")]}],
+    }
+    write(tmp_path, "p.json", profile([everything()], modify={"alters": [alter]}))
+    path = write(tmp_path, "cd.json", _cd("p.json", "c-1", props=[prop("threshold", "0.15")]))
+    text = problems(path)
+    assert "may not loosen its profile's threshold" in text
+    assert "p.json, modify.alters[0].adds[0]" in text
+    path = write(tmp_path, "cd.json", _cd("p.json", "c-1", props=[prop("threshold", "0.05")]))
+    assert load_policy(path).controls[0].threshold.value == 0.05

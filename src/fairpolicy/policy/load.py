@@ -413,7 +413,35 @@ def _threshold(
     found = _threshold_of(raw, fields, operator, err)
     if found is not None and raw.threshold is not None and operator is not None:
         _precedence(raw, fields, operator, found, err, ctx)
+    elif found is not None and raw.replaced_threshold is not None and operator is not None:
+        _replaced_prop(raw, operator, found, err, ctx)
     return found
+
+
+def _replaced_prop(raw: RawControl, op: Operator, winner: Threshold, err: Err, ctx: Ctx) -> None:
+    """A component-definition's ``threshold`` prop replaced the catalog/profile control's
+    ``threshold`` prop: loosening a profile's is an error, a catalog's a reported warning
+    (as for params, :func:`_precedence`)."""
+    assert raw.replaced_threshold is not None
+    value, old_at, kind = raw.replaced_threshold
+    old = _parse_threshold(value if isinstance(value, list) else [value], op)
+    if old is None or not _loosens(op, winner, old):
+        return
+    here = raw.prop_where.get("threshold", raw.file or "policy")
+    text = (
+        f"threshold '{op.value} {winner.render()}' ({here}, component-definition) is looser "
+        f"than '{op.value} {old.render()}' ({old_at}, {kind})"
+    )
+    if kind == "profile":
+        err(
+            f"{text}; a component-definition may not loosen its profile's threshold",
+            "threshold",
+            "remove the threshold prop, or write one at least as strict as the profile's",
+        )
+    else:
+        ctx.warnings.append(
+            f"control '{_text(raw.control_id)}': {text}; the component-definition's value applies"
+        )
 
 
 def _threshold_of(

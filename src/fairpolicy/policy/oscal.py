@@ -111,6 +111,9 @@ class RawControl:
     threshold_param: ParamValue | None = None
     #: prop name → where that prop was written (for messages naming both places)
     prop_where: dict[str, str] = field(default_factory=dict)
+    #: the catalog/profile control's ``threshold`` prop that a component-definition's
+    #: ``threshold`` prop replaced: (value, where, ``profile`` or ``catalog``)
+    replaced_threshold: tuple[Any, str, str] | None = None
 
 
 @dataclass
@@ -1144,7 +1147,11 @@ def _add(
             ctx.add(f"{label}: params can only be added to the control", file, cid, "params")
             continue
         if list_key == "props" and parent is cc.node:
-            for name, _ in read_props(new, file, cid, ctx):
+            before = len(ctx.problems)
+            added = read_props(new, file, cid, ctx)
+            if len(ctx.problems) > before:
+                return  # a malformed prop: said once, naming the profile
+            for name, _ in added:
                 if name in own_props:
                     ctx.add(
                         f"{label} adds prop '{name}', which control '{cid}' already has "
@@ -1331,6 +1338,12 @@ def component_definition(
                 base_raw = catalog_control(cc, ctx)
                 here = at(file, path_ir, None) + (f" (line {raw.line})" if raw.line else "")
                 _check_overrides(base_raw, raw, here, ctx)
+                theirs = dict(base_raw.props)
+                replaced = None
+                if "threshold" in theirs and any(n == "threshold" for n, _ in raw.props):
+                    old_at = base_raw.prop_where.get("threshold", base_raw.file or "")
+                    kind = "profile" if "modify.alters" in old_at else "catalog"
+                    replaced = (theirs["threshold"], old_at, kind)
                 out.append(
                     RawControl(
                         raw.control_id,
@@ -1345,6 +1358,7 @@ def component_definition(
                         base_raw.statement_id,
                         base_raw.threshold_param,
                         {**base_raw.prop_where, **{n: here for n, _ in raw.props}},
+                        replaced,
                     )
                 )
     return out
