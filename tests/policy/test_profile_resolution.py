@@ -573,3 +573,41 @@ def test_a_component_definition_prop_loosening_a_profile_alter_is_an_error(tmp_p
     assert "p.json, modify.alters[0].adds[0]" in text
     path = write(tmp_path, "cd.json", _cd("p.json", "c-1", props=[prop("threshold", "0.05")]))
     assert load_policy(path).controls[0].threshold.value == 0.05
+
+
+FORMATS = ("text", "json", "junit", "sarif", "github", "markdown", "html", "oscal")
+
+
+def test_a_loosening_warning_is_in_every_report(
+    cat: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: a profile loosening the catalog's threshold passes, and every output
+    format carries the warning that says so (and names both files)."""
+    import io
+
+    from fairpolicy.cli import main
+
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    path = write(cat.parent, "p.json", profile([everything()], modify=_set("c-10", "0.3")))
+    data = tmp_path / "data.csv"
+    data.write_text(DATA)
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = ["check", str(path), str(data)]
+    for fmt in FORMATS:
+        argv += ["-o", f"{fmt}={out / fmt}"]
+    assert main(argv, io.StringIO()) == 0
+    for fmt in FORMATS:
+        text = (out / fmt).read_text()
+        assert "is looser than" in text, fmt
+        assert "p.json" in text and "catalog.json" in text, fmt
+
+
+def test_a_param_id_shared_by_two_imported_catalogs_names_both(cat: Path) -> None:
+    other = catalog(ctl("d-1"))
+    other["catalog"]["controls"][0]["params"][0]["id"] = "c-10_prm_threshold"
+    write(cat.parent, "other.json", other)
+    text = problems(write(cat.parent, "p.json", profile([everything(), everything("other.json")])))
+    assert "param id 'c-10_prm_threshold' is defined twice among the imported controls" in text
+    assert "catalog.json, catalog.controls[1].params[0]" in text
+    assert "other.json, catalog.controls[0].params[0]" in text

@@ -730,8 +730,20 @@ def _profile(
                 continue
             controls[cid] = _copy(cc)
             origin[cid] = where
-    for cc in controls.values():  # children that were not selected are not children here
+    param_at: dict[str, str] = {}
+    for cid, cc in controls.items():  # children that were not selected are not children here
         cc.children = tuple(c for c in cc.children if c in controls)
+        for pid, pv in cc.params.items():  # two imported catalogs may share a param id
+            if pid in param_at and param_at[pid] != pv.where:
+                ctx.add(
+                    f"param id '{pid}' is defined twice among the imported controls: "
+                    f"{param_at[pid]} and {pv.where}; set-parameters could not tell them apart",
+                    file,
+                    cid,
+                    "imports",
+                    hint="rename one of the params in its catalog",
+                )
+            param_at.setdefault(pid, pv.where)
     modify = mapping(body, "modify")
     _unknown_keys(modify, MODIFY_KEYS, "modify", file, ctx)
     set_parameters(
