@@ -125,6 +125,14 @@ def test_an_import_without_selection_is_an_error(cat: Path) -> None:
     assert "selects no controls (no include-all or include-controls)" in text
 
 
+def _set_one(cid: str, value: str) -> dict[str, Any]:
+    return {"param-id": f"{cid}_prm_threshold", "values": [value]}
+
+
+def _set(cid: str, value: str) -> dict[str, Any]:
+    return {"set-parameters": [_set_one(cid, value)]}
+
+
 # ---------------------------------------------------------------- ambiguities
 
 
@@ -169,7 +177,11 @@ def test_a_param_set_twice_names_both_entries(cat: Path) -> None:
     [
         ("merge", {"custom": {"groups": []}}, "merge has 'custom', which fairpolicy does not"),
         ("merge", {"combine": {"method": "merge"}}, "merge.combine.method 'merge' is not"),
-        ("modify", {"set-parameters": [{"param-id": "c-10_prm_threshold", "select": {}}]}, ""),
+        (
+            "modify",
+            {"set-parameters": [{**_set_one("c-10", "0.1"), "select": {"choice": ["0.1"]}}]},
+            "modify.set-parameters[0] has 'select', which fairpolicy does not resolve",
+        ),
     ],
 )
 def test_unsupported_constructs_are_refused_by_name(
@@ -188,14 +200,6 @@ def test_lenient_profile_unknown_keys_are_refused(cat: Path) -> None:
 
 
 # ---------------------------------------------------------------- alters
-
-
-def _set_one(cid: str, value: str) -> dict[str, Any]:
-    return {"param-id": f"{cid}_prm_threshold", "values": [value]}
-
-
-def _set(cid: str, value: str) -> dict[str, Any]:
-    return {"set-parameters": [_set_one(cid, value)]}
 
 
 def test_alters_switch_enforcement_to_block(tmp_path: Path) -> None:
@@ -611,3 +615,48 @@ def test_a_param_id_shared_by_two_imported_catalogs_names_both(cat: Path) -> Non
     assert "param id 'c-10_prm_threshold' is defined twice among the imported controls" in text
     assert "catalog.json, catalog.controls[1].params[0]" in text
     assert "other.json, catalog.controls[0].params[0]" in text
+
+
+IDS = ["c-1", "c-1.1", "c-1.2", "c-1.2.1", "c-10"]
+selection = st.fixed_dictionaries(
+    {"with-ids": st.lists(st.sampled_from(IDS), min_size=1, max_size=3, unique=True)},
+    optional={"with-child-controls": st.sampled_from(["yes", "no"])},
+)
+
+
+@given(
+    include=st.one_of(st.none(), st.lists(selection, min_size=1, max_size=2)),
+    exclude=st.one_of(st.none(), st.lists(selection, min_size=1, max_size=2)),
+    value=st.sampled_from(["0.05", "0.1"]),
+    add_at=st.sampled_from(["starting", "ending"]),
+)
+@settings(max_examples=30, deadline=None, suppress_health_check=[FIXTURE])
+def test_random_profiles_resolve_as_trestle_resolves_them(
+    cat: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    include: list[Any] | None,
+    exclude: list[Any] | None,
+    value: str,
+    add_at: str,
+) -> None:
+    imp: dict[str, Any] = {"href": "catalog.json"}
+    imp |= {"include-all": {}} if include is None else {"include-controls": include}
+    if exclude is not None:
+        imp["exclude-controls"] = exclude
+    path = write(cat.parent, "p.json", profile([imp]))
+    ctx = Ctx()
+    selected = list(load_source(path, ctx))
+    assert not ctx.problems
+    if selected:
+        first, last = selected[0], selected[-1]
+        modify = {
+            "set-parameters": [_set_one(first, value)],
+            "alters": [
+                {
+                    "control-id": last,
+                    "adds": [{"position": add_at, "props": [prop("risk_id", "R")]}],
+                }
+            ],
+        }
+        write(cat.parent, "p.json", profile([imp], modify=modify))
+    assert _ours(path) == _trestle(cat.parent, "p.json", monkeypatch)
