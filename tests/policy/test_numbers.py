@@ -113,3 +113,33 @@ def _splits(rng: tuple[float, float], op: str, t: float) -> bool:
     }[op]
     outcomes = {cmp(v) for v in inside}
     return outcomes == {True, False}
+
+
+def _numeric_params() -> list[tuple[str, str, type]]:
+    """(metric key, param name, kind) for every int/float parameter any metric declares,
+    common ones under demographic_parity_diff."""
+    from fairpolicy.metrics.registry import COMMON_PARAMS
+
+    out = [("demographic_parity_diff", p.name, p.kind) for p in COMMON_PARAMS]
+    out += [(k, p.name, p.kind) for k, s in REGISTRY.items() for p in s.params]
+    return [(k, n, t) for k, n, t in out if t in (int, float)]
+
+
+LOOSE = ["1_0", "\u0661\u0660", "\uff11\uff10", "0x10", "1,0", "10 000", "\u00b9\u2070"]
+
+
+@pytest.mark.parametrize(("key", "name", "kind"), _numeric_params())
+@given(loose=st.sampled_from(LOOSE))
+@settings(max_examples=len(LOOSE), deadline=None)
+def test_every_numeric_param_refuses_loose_numbers(
+    key: str, name: str, kind: type, loose: str
+) -> None:
+    """The whole class: every int/float parameter of every metric (and the common ones)
+    refuses what Python's int()/float() would read loosely, naming the prop."""
+    spec = REGISTRY[key]
+    props = _props(metric_key=key, **{name: loose})
+    props |= {f"input.{r}": r for r in spec.inputs}
+    with pytest.raises(PolicyError) as info:
+        load_policy([{"control-id": "c1", "props": props}])
+    text = str(info.value)
+    assert f"key '{name}'" in text and f"'{loose}'" in text, text
