@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from fairpolicy import __version__
 from fairpolicy.errors import EXIT_ERROR, FairpolicyError, Terminated, UsageError, exit_code_for
 from fairpolicy.outputs import signals_raise
+from fairpolicy.policy.numbers import cli_float, cli_int
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results
@@ -73,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ROLE=COLUMN",
         help="bind a role (target, prediction, dimension, score) to a column for every control",
     )
-    c.add_argument("--num-classes", type=int, metavar="K", help="declare the number of classes")
+    c.add_argument("--num-classes", type=cli_int, metavar="K", help="declare the number of classes")
     c.add_argument(
         "--inconclusive",
         choices=("pass", "warn", "fail"),
@@ -135,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     en.add_argument(
         "--score-decimals",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="duckdb/spark: round scores in [0, 1] to N decimals before aggregating "
         "(default 4; recorded in the results; error bounds in docs/engines.md)",
@@ -143,11 +144,11 @@ def _parser() -> argparse.ArgumentParser:
     st = c.add_argument_group("statistics (override the controls' own props)")
     st.add_argument(
         "--bootstrap",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="stratified per-group bootstrap with N resamples: a confidence interval per control",
     )
-    st.add_argument("--ci-level", type=float, metavar="L", help="interval level (default 0.95)")
+    st.add_argument("--ci-level", type=cli_float, metavar="L", help="interval level (default 0.95)")
     st.add_argument(
         "--ci-method", choices=("percentile", "bca"), help="interval method (default percentile)"
     )
@@ -158,7 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         "satisfies the threshold; ci_lower: fail only if the whole interval violates it",
     )
     st.add_argument(
-        "--p-value", type=int, metavar="N", help="permutation test of the group labels, N draws"
+        "--p-value", type=cli_int, metavar="N", help="permutation test of the group labels, N draws"
     )
     st.add_argument(
         "--bonferroni",
@@ -167,7 +168,7 @@ def _parser() -> argparse.ArgumentParser:
         help="Bonferroni-adjust per-group p-values",
     )
     st.add_argument(
-        "--seed", type=int, help="seed of every resampling draw (default fixed; recorded)"
+        "--seed", type=cli_int, help="seed of every resampling draw (default fixed; recorded)"
     )
     c.add_argument(
         "--fail-on",
@@ -179,7 +180,7 @@ def _parser() -> argparse.ArgumentParser:
     lim = c.add_argument_group("resource limits")
     lim.add_argument(
         "--max-rows",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="refuse data with more than N rows (exit 2), checked before the rows are read",
     )
