@@ -369,6 +369,12 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
+    if ssp is not None:  # the team's SSP shaped the evidence: its hash is recorded too
+        from fairpolicy.results import DocumentRef
+
+        ref = DocumentRef(path=args.ssp, sha256=ssp[0], kind="system-security-plan")
+        policy = results.policy.model_copy(update={"documents": [*results.policy.documents, ref]})
+        results = results.model_copy(update={"policy": policy})
     return _emit(args, results, outputs, deterministic, stdout, ssp)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import PolicyError, Problem
-from fairpolicy.results import DataInfo, PolicyInfo, Results, RunInfo, Summary, Tool
+from fairpolicy.results import DataInfo, Results, RunInfo, Summary, Tool
 
 #: the planned props compared between a plan and a run (``control-source`` is where the
 #: control was written, which may be spelled from another folder: not part of the method)
@@ -42,7 +42,14 @@ def plan_results(
     as a plan. Raises PolicyError/UsageError as a check would."""
     from fairpolicy import __version__
     from fairpolicy.metrics.registry import REGISTRY
-    from fairpolicy.runner import _finding, _load, _now, apply_overrides, fixed_timestamp
+    from fairpolicy.runner import (
+        _finding,
+        _load,
+        _now,
+        apply_overrides,
+        fixed_timestamp,
+        policy_info,
+    )
 
     pol = apply_overrides(_load(policy), bind, num_classes, params)
     when = fixed_timestamp(timestamp) or _now(deterministic)
@@ -60,9 +67,7 @@ def plan_results(
     columns = sorted({col for c in pol.controls for col in c.inputs.values()})
     return Results(
         tool=Tool(version=__version__),
-        policy=PolicyInfo(
-            path=pol.path, sha256=pol.sha256, title=pol.title, version=pol.version, form=pol.form
-        ),
+        policy=policy_info(pol),
         data=DataInfo(path=None, sha256=None, rows=0, columns=columns),
         run=RunInfo(
             started=when,
@@ -155,6 +160,33 @@ def compare(plan: Mapping[str, Any], results: Results, path: str) -> list[Proble
     sha = None
     for r in plan.get("back-matter", {}).get("resources", []):
         sha = sha or _props(r).get("policy-sha256")
+    planned_docs: dict[str, str] = {
+        str(_props(r).get("document-sha256")): str(r.get("title", ""))
+        for r in plan.get("back-matter", {}).get("resources", [])
+        if _props(r).get("document-sha256")
+        and _props(r).get("document-kind") != "system-security-plan"
+    }
+    ran_docs = {
+        d.sha256: d.path for d in results.policy.documents if d.kind != "system-security-plan"
+    }
+    for digest, where in sorted(ran_docs.items()):
+        if digest not in planned_docs:
+            problems.append(
+                Problem(
+                    f"'{where}' (SHA-256 {digest}) shaped this run's controls but is not the "
+                    "document the plan recorded: an imported profile or catalog changed since "
+                    "the plan was written.",
+                    file=path,
+                )
+            )
+    for digest, doc_title in sorted(planned_docs.items()):
+        if digest not in ran_docs:
+            problems.append(
+                Problem(
+                    f"the plan recorded {doc_title} (SHA-256 {digest}), which this run did not read.",
+                    file=path,
+                )
+            )
     if sha != results.policy.sha256:
         problems.append(
             Problem(

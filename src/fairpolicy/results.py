@@ -34,12 +34,25 @@ class Tool(_Frozen):
     version: str
 
 
+class DocumentRef(_Frozen):
+    """A file that shaped the verdict besides the policy file and the data."""
+
+    path: str
+    sha256: str
+    #: its OSCAL model: ``catalog``, ``profile``, ``component-definition``,
+    #: ``system-security-plan``
+    kind: str
+
+
 class PolicyInfo(_Frozen):
     path: str | None
     sha256: str | None
     title: str | None = None
     version: str | None = None
     form: str | None = None
+    #: every other document read while resolving the policy (imported profiles and
+    #: catalogs), and the system security plan given with ``--ssp``
+    documents: list[DocumentRef] = Field(default_factory=list)
 
 
 class DataInfo(_Frozen):

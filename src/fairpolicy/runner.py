@@ -51,6 +51,7 @@ from fairpolicy.policy.schema import ROLES, Control, Operator, Policy
 from fairpolicy.results import (
     ConfidenceInterval,
     DataInfo,
+    DocumentRef,
     ExcludedGroup,
     FailOn,
     Finding,
@@ -110,6 +111,19 @@ def fixed_timestamp(text: str | None) -> str | None:
             "2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00."
         )
     return t.astimezone(_dt.UTC).isoformat(timespec="seconds")
+
+
+def policy_info(pol: Policy) -> PolicyInfo:
+    """The policy as the results record it: the file, its hash, and every other document
+    read while resolving it, with theirs."""
+    return PolicyInfo(
+        path=pol.path,
+        sha256=pol.sha256,
+        title=pol.title,
+        version=pol.version,
+        form=pol.form,
+        documents=[DocumentRef(path=p, sha256=h, kind=k) for p, h, k in pol.documents],
+    )
 
 
 def is_deterministic(flag: bool = False) -> bool:
@@ -971,9 +985,7 @@ def check(
         run_options["score_decimals"] = decimals
     return Results(
         tool=Tool(version=__version__),
-        policy=PolicyInfo(
-            path=pol.path, sha256=pol.sha256, title=pol.title, version=pol.version, form=pol.form
-        ),
+        policy=policy_info(pol),
         data=DataInfo(
             path=table.path,
             sha256=table.sha256,

@@ -369,7 +369,13 @@ def test_the_teams_own_ssp_is_imported_and_hashed(
     team = tmp_path / "team-ssp.json"
     argv = [*base, "--ssp", str(team), "-o", "oscal-ap=plans/ap.json", "-o", "oscal=ar.json"]
     (tmp_path / "plans").mkdir()
-    assert run(*argv)[0] == 0
+    assert run(*argv, "-o", "json=r.json")[0] == 0
+    docs = json.loads((tmp_path / "r.json").read_text())["policy"]["documents"]
+    assert {
+        "path": str(team),
+        "kind": "system-security-plan",
+        "sha256": hashlib.sha256(team.read_bytes()).hexdigest(),
+    } in docs
     ap = read(tmp_path / "plans" / "ap.json")["assessment-plan"]
     assert ap["import-ssp"]["href"] == "../team-ssp.json"
     digest = hashlib.sha256(team.read_bytes()).hexdigest()
@@ -477,3 +483,48 @@ def test_plan_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 2 and "no such file" in err
     code, _, err = run("plan", policy, "-o", policy)
     assert code == 2 and "policy file" in err
+
+
+# ---------------------------------------------------------------- every document hashed
+
+
+def test_the_catalog_behind_a_profile_is_hashed_and_a_change_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    pack = tmp_path / "pack"
+    shutil.copytree(ROOT / "policies" / "binary-lending", pack)
+    monkeypatch.chdir(tmp_path)
+    bind = ["--bind", "target=approved", "--bind", "prediction=predicted"]
+    data = str(ROOT / CREDIT[1])
+
+    def recorded(tag: str) -> tuple[dict[str, str], dict[str, Any]]:
+        out = tmp_path / tag
+        out.mkdir()
+        argv = ["check", "pack/profile.json", data, *bind]
+        argv += ["-o", f"json={out}/r.json", "-o", f"oscal={out}/ar.json"]
+        assert run(*argv)[0] in (0, 1)
+        docs = json.loads((out / "r.json").read_text())["policy"]["documents"]
+        ar, _ = check_documents(out / "ar.json", None)  # rlinks resolve, hashes match
+        return {d["kind"]: d["sha256"] for d in docs}, ar
+
+    before, ar = recorded("before")
+    catalog = pack / "catalog.json"
+    assert before == {"catalog": hashlib.sha256(catalog.read_bytes()).hexdigest()}
+    backed = [
+        r
+        for r in ar["assessment-results"]["back-matter"]["resources"]
+        if prop(r, "document-kind") == "catalog"
+    ]
+    assert backed and prop(backed[0], "document-sha256") == before["catalog"]
+    assert run("plan", "pack/profile.json", *bind, "-o", "ap.json")[0] == 0
+    # loosen a threshold in the catalog only: the profile's own hash stays the same
+    text = catalog.read_text()
+    assert '"0.8"' in text
+    catalog.write_text(text.replace('"0.8"', '"0.5"', 1))
+    after, _ = recorded("after")
+    assert after["catalog"] != before["catalog"]
+    # and the approved plan no longer matches the run
+    code, _, err = run("check", "pack/profile.json", data, *bind, "--plan", "ap.json")
+    assert code == 2 and "catalog" in err and "changed since the plan" in err

@@ -434,6 +434,27 @@ def policy_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
     )
 
 
+def document_resources(results: Results, opts: RenderOptions) -> list[Doc]:
+    """One back-matter resource per other document that shaped the verdict (imported
+    profiles and catalogs, the SSP given with ``--ssp``): an rlink with its SHA-256."""
+    out = []
+    for d in results.policy.documents:
+        out.append(
+            file_resource(
+                _v5("resource", "document", d.kind, d.path, d.sha256),
+                f"{d.kind.replace('-', ' ').capitalize()}: {PurePath(d.path).name}",
+                f"A {d.kind} read while resolving the policy (`{d.path}`, SHA-256 {d.sha256}); "
+                "a change to it changes this hash.",
+                d.path,
+                d.sha256,
+                opts,
+                props_of([("document-kind", d.kind), ("document-sha256", d.sha256)]),
+                results.run.cwd,
+            )
+        )
+    return out
+
+
 def planned(results: Results) -> bool:
     """Results written by ``fairpolicy plan``: controls resolved, no data read."""
     return bool(results.run.options.get("planned"))

@@ -63,6 +63,7 @@ from fairpolicy.formatters._oscal_common import (
     assessor_uuids,
     check_ids,
     data_resource,
+    document_resources,
     dump,
     line,
     metadata,
@@ -136,6 +137,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                 policy_resource(results, ids, opts),
                 data_resource(results, ids, opts),
                 _evidence_resource(results, ids, evidence, opts),
+                *document_resources(results, opts),
             ]
         },
     }

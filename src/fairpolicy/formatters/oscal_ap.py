@@ -30,6 +30,7 @@ from fairpolicy.formatters._oscal_common import (
     assessment_assets,
     check_ids,
     data_resource,
+    document_resources,
     dump,
     expected_data,
     file_resource,
@@ -115,6 +116,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                 system,
                 policy_resource(results, ids, opts),
                 data_resource(results, ids, opts),
+                *document_resources(results, opts),
             ]
         },
     }

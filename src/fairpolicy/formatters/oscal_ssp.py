@@ -29,6 +29,7 @@ from fairpolicy.formatters._oscal_common import (
     _v5,
     check_ids,
     data_resource,
+    document_resources,
     dump,
     line,
     metadata,
@@ -145,7 +146,11 @@ def render(results: Results, opts: RenderOptions) -> str:
             "implemented-requirements": requirements,
         },
         "back-matter": {
-            "resources": [policy_resource(results, ids, opts), data_resource(results, ids, opts)]
+            "resources": [
+                policy_resource(results, ids, opts),
+                *document_resources(results, opts),
+                data_resource(results, ids, opts),
+            ]
         },
     }
     model = SystemSecurityPlan.model_validate(prune(doc))

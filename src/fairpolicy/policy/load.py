@@ -122,6 +122,7 @@ def load_policy(
             form=form,
             controls=tuple(controls),
             warnings=tuple(ctx.warnings),
+            documents=tuple(ctx.documents),
         )
     except ValidationError as exc:  # not expected: _build checks what the models check
         raise PolicyError(str(exc), file=file) from None

@@ -74,6 +74,9 @@ class Ctx:
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     colon_files: set[str | None] = field(default_factory=set)
+    #: every document read while resolving the policy besides the policy file itself:
+    #: (path, SHA-256 of its bytes, OSCAL model), in the order read
+    documents: list[tuple[str, str, str]] = field(default_factory=list)
 
     def add(
         self,
@@ -607,7 +610,7 @@ def load_source(
         ctx.add("imports itself (an import cycle)", file, key="imports")
         return {}
     try:
-        data, _ = read_document(path)
+        data, sha = read_document(path)
     except PolicyError as exc:
         ctx.problems.extend(exc.problems)
         return {}
@@ -617,6 +620,8 @@ def load_source(
     if root is None:
         ctx.add("an imported document must be an OSCAL catalog or profile", file)
         return {}
+    if (file, sha, root) not in ctx.documents:
+        ctx.documents.append((file, sha, root))
     return catalog_or_profile(root, data[root], file, path.parent, ctx, seen | {path.resolve()})
 
 
