@@ -183,7 +183,8 @@ def compare(plan: Mapping[str, Any], results: Results, path: str) -> list[Proble
         if digest not in ran_docs:
             problems.append(
                 Problem(
-                    f"the plan recorded {doc_title} (SHA-256 {digest}), which this run did not read.",
+                    f"the plan recorded {doc_title} (SHA-256 {digest}), which this run did "
+                    "not read.",
                     file=path,
                 )
             )

@@ -180,6 +180,8 @@ def render(results: Results, opts: RenderOptions) -> str:
             if note:
                 text += f" ({escape(note)})"
             out.append(f"- {ICON[f.status]} **{escape(f.control_id)}**{where}: {text}")
+            if f.description:  # the requirement, its parameters inserted (catalog statement)
+                out.append(f"  Requirement: _{escape(' '.join(f.description.split()))}_")
 
     excluded = [f for f in results.findings if f.excluded_groups]
     if excluded and not opts.verbose:

@@ -1266,9 +1266,51 @@ def threshold_param(cc: CatalogControl, ctx: Ctx) -> tuple[str, ParamValue] | No
     return f"param '{pid}'" + (f" (set in {value.file})" if value.file else ""), value
 
 
+_INSERT = re.compile(r"\{\{\s*insert:\s*param,\s*([^\s}]+)\s*\}\}")
+
+
+def statement_text(node: Mapping[str, Any], params: Params) -> str | None:
+    """The control's ``statement`` part as a reader reads it: its prose and its items'
+    prose, one per line, with every ``{{ insert: param, ID }}`` replaced by the param's
+    values as the policy chain left them (``[ID: not set]`` when it has none)."""
+    parts = node.get("parts")
+    statement = next(
+        (
+            p
+            for p in (parts if isinstance(parts, list) else ())
+            if isinstance(p, Mapping) and p.get("name") == "statement"
+        ),
+        None,
+    )
+    if statement is None:
+        return None
+    lines: list[str] = []
+
+    def collect(part: Mapping[str, Any]) -> None:
+        prose = part.get("prose")
+        if isinstance(prose, str) and prose.strip():
+            lines.append(prose.strip())
+        sub = part.get("parts")
+        for child in sub if isinstance(sub, list) else ():
+            if isinstance(child, Mapping):
+                collect(child)
+
+    collect(statement)
+
+    def value(m: re.Match[str]) -> str:
+        pv = params.get(m.group(1))
+        if pv is None or not pv.values:
+            return f"[{m.group(1)}: not set]"
+        return ", ".join(str(v) for v in pv.values)
+
+    return _INSERT.sub(value, "\n".join(lines)) if lines else None
+
+
 def catalog_control(cc: CatalogControl, ctx: Ctx) -> RawControl:
     raw = cc.raw
     found = threshold_param(cc, ctx)
+    if raw.description is None:  # the statement, with its parameters inserted
+        raw = dataclasses.replace(raw, description=statement_text(cc.node, cc.params))
     return dataclasses.replace(
         raw,
         threshold=None if found is None else (found[0], list(found[1].values or [])),
