@@ -28,6 +28,7 @@ from fairpolicy.data.bind import (
     missing_column_problem,
     numeric_column,
     require_complete,
+    same_column_problems,
     score_column_names,
     validate_scores,
 )
@@ -155,6 +156,7 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
         num_classes=p.get("num_classes"),
         missing=control.missing,
         binary="multiclass" not in spec.tasks,
+        classes=None if p.get("classes") is None else str(p["classes"]),
     )
 
 
@@ -363,6 +365,8 @@ class _Evaluator:
 
     def _scores(self, plan: _Plan, st: GroupStats) -> GroupStats:
         lab = self.label(plan)
+        if lab.score_problem is not None:
+            raise BindingError(lab.score_problem)
         if not lab.score_columns:
             raise BindingError(
                 Problem(
@@ -561,6 +565,8 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
                 for col in cols
                 if col not in table.available
             ]
+        reads = (*spec.inputs, *spec.one_of, *(("score",) if spec.needs_scores else ()))
+        problems += same_column_problems(c, reads, table.path or "<DataFrame>")
         if problems:
             plan.error = BindingError(problems)
         else:
