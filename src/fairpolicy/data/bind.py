@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -1086,6 +1086,10 @@ def require_complete(
     ]
 
 
+#: score metrics that never read which class a score column is about (a ranking score,
+#: as LL144's scoring rate): an unpaired text-label binding does not stop them
+CLASS_FREE_SCORES = frozenset({"scoring_impact_ratio"})
+
 #: metrics of the predictions alone (selection rates): their value does not depend on the
 #: true labels, so binding target and prediction to one column is meaningful (an audit of
 #: selections, as NYC LL144's impact ratios). A test checks this set against the registry.
@@ -1094,6 +1098,7 @@ PREDICTION_ONLY = frozenset(
         "demographic_parity_diff",
         "demographic_parity_ratio",
         "disparity_ratio",
+        "mean_prediction_parity",
         "multiclass_demographic_parity",
         "multiclass_statistical_parity",
         "weighted_demographic_parity_multiclass",
@@ -1148,3 +1153,27 @@ def same_column_problems(
                 )
             )
     return out
+
+
+def emptied_groups(
+    table: Table,
+    columns: tuple[str, ...],
+    keep: NDArray[np.bool_],
+    cache: Mapping[str, tuple[NDArray[Any], list[str]]] | None = None,
+) -> list[tuple[str, int]]:
+    """(group, data rows) of the groups of ``columns`` that have rows in ``table`` but
+    none among the ``keep`` rows (``missing: drop`` removed them all)."""
+    from fairpolicy.stats import group_index
+
+    dims = {}
+    for col in columns:
+        if cache is not None and col in cache:
+            dims[col] = cache[col]
+        else:
+            dims[col] = encode_dimension(table.columns[col])
+    names, rows, _, _ = group_index(dims, columns, None)
+    w = np.ones(len(rows), dtype=np.int64) if table.weights is None else table.weights
+    ok = rows >= 0
+    total = np.bincount(rows[ok], weights=w[ok], minlength=len(names))
+    kept = np.bincount(rows[ok & keep], weights=w[ok & keep], minlength=len(names))
+    return [(names[i], int(total[i])) for i in np.flatnonzero((total > 0) & (kept == 0))]
