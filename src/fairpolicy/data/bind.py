@@ -407,14 +407,9 @@ def encode_labels(
             )
     elif len(classes) == 2 and integer:
         positive = classes.index(1) if 1 in classes else None
-    if (
-        score_problem is None
-        and len(score_cols) == 1
-        and positive is None
-        and not integer
-        and len(classes) == 2
-    ):
-        score_problem = _no_positive_problem(ctx, key, score_cols[0], classes)
+    # two text classes: the score metrics read P(positive), so the positive class is named
+    if score_problem is None and score_cols and positive is None and len(classes) == 2:
+        score_problem = None if integer else _no_positive_problem(ctx, key, score_cols, classes)
 
     t_codes = label_codes(t_arr, classes, integer)
     p_codes = t_codes if key.prediction == key.target else label_codes(p_arr, classes, integer)
@@ -776,16 +771,24 @@ def _unpaired_problem(
     )
 
 
-def _no_positive_problem(ctx: _Ctx, key: LabelKey, column: str, classes: list[Any]) -> Problem:
+def _no_positive_problem(
+    ctx: _Ctx, key: LabelKey, columns: tuple[str, ...], classes: list[Any]
+) -> Problem:
+    what = (
+        f"score column '{columns[0]}' holds P(positive class)"
+        if len(columns) == 1
+        else "on two classes the score metrics read P(positive class)"
+    )
+    pair = f"input.score: {classes[-1]}={columns[0]} or " if len(columns) == 1 else ""
     return Problem(
-        f"score column '{column}' holds P(positive class), but the labels of '{key.target}' "
-        f"are text {[str(c) for c in classes]} and no positive class is named.",
+        f"{what}, but the labels of '{key.target}' are text {[str(c) for c in classes]} and "
+        "no positive class is named (fairpolicy does not pick one by sorting the labels).",
         file=ctx.file,
         control=ctx.control,
         key="input.score",
-        column=column,
-        hint=f"name the class the column scores: input.score: {classes[-1]}={column} "
-        f"(or the prop positive_label: {classes[-1]}).",
+        column=columns[0],
+        hint=f"name the positive class: {pair}the prop positive_label: {classes[-1]} "
+        "(whichever class the scores are about).",
     )
 
 
