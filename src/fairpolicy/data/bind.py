@@ -1012,7 +1012,10 @@ def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) ->
             )
         mats.append(v)
     if len(mats) > 1:
-        flags = table.sum_flags.get(tuple(columns))
+        # the engine flagged the columns in the order written; a pairing may reorder them
+        flags = next(
+            (f for cols, f in table.sum_flags.items() if sorted(cols) == sorted(columns)), None
+        )
         if flags is not None:
             off = flags
         else:
