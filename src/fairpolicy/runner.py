@@ -590,7 +590,7 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
             )
         for role, value in c.inputs.items():
             cols = c.dimension_columns if role == "dimension" else (value,)
-            if role == "score":
+            if role == "score" and spec.kind == "classification":
                 if not score_column_names(table.available, value):
                     problems.append(missing_column_problem(table, c, role, value))
                 continue

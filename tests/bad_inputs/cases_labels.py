@@ -261,6 +261,21 @@ CASES = [
         column="y_true",
         report=True,
     ),
+    Case(
+        "labels-ranking-score-is-one-column",
+        ("role 'score' is bound to column 'p'", "Columns present"),
+        policy=policy(
+            drop=("input.target", "input.prediction"),
+            metric_key="exposure_ratio",
+            operator="'>'",
+            input__score="p",
+        ),
+        data=int_scores(),
+        control="c1",
+        column="p",
+        report=True,
+        note="",
+    ),
     # ------------------------------------------------------------ missing: drop, globs
     Case(
         "labels-drop-empties-a-group",

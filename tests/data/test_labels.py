@@ -137,6 +137,20 @@ def test_single_score_column_named_by_its_class(key: str, tmp_path: Path) -> Non
     assert res.findings[0].status == "error" and "P(abnormal)" in (res.findings[0].message or "")
 
 
+@pytest.mark.parametrize("spec", ["1=p_1, 0=p_0, 2=p_2", "p_2,p_0,p_1|classes=2,0,1"])
+def test_integer_labels_may_declare_the_pairing(spec: str, tmp_path: Path) -> None:
+    """Integer labels: the declared pairing wins over position, whatever the listing order."""
+    score, _, classes = spec.partition("|classes=")
+    extra = {"classes": classes} if classes else {}
+    base = write_policy(tmp_path, score_control("multi_class_auc_gap", "p"), name="a.yaml")
+    declared = write_policy(
+        tmp_path, score_control("multi_class_auc_gap", score, **extra), name="b.yaml"
+    )
+    df = frame(3)
+    want, got = values(base, df)[0], values(declared, df)[0]
+    assert want[0] is not None and got[0] is not None and abs(want[0] - got[0]) <= 1e-12
+
+
 def test_the_issue_example_no_longer_passes(tmp_path: Path) -> None:
     """Issue 12, class 3: text labels + p_0..p_4 in the model's order. The sorted-label
     pairing reported a small gap (a wrong PASS); now the control stops until the pairing
