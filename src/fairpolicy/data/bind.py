@@ -396,15 +396,15 @@ def encode_labels(
                 )
             )
         classes, positive = _positive(ctx, key, positive_label, classes, label)
-    elif positive_label is not None:  # K-aware metrics on two classes read the positive class
-        want = _require_label(ctx, key, positive_label, classes, label)
-        if len(classes) == 2:
-            positive = classes.index(want)
-        else:
-            warnings.append(
-                f"control '{control.control_id}': positive_label '{positive_label}' is not "
-                f"used: metric '{control.metric_key}' compares all K={len(classes)} classes"
-            )
+    elif positive_label is not None and len(classes) == 2:  # K-aware metrics read it on K = 2
+        positive = classes.index(_require_label(ctx, key, positive_label, classes, label))
+    elif positive_label is not None:
+        named = label.value(positive_label)
+        what = "is one of the labels" if named in classes else "is not even one of the labels"
+        warnings.append(
+            f"control '{control.control_id}': positive_label '{positive_label}' is not used "
+            f"(it {what}): metric '{control.metric_key}' compares all K={len(classes)} classes"
+        )
     elif len(classes) == 2 and integer:
         positive = classes.index(1) if 1 in classes else None
     # two text classes: the score metrics read P(positive), so the positive class is named
