@@ -431,3 +431,51 @@ def test_cli_bind_accepts_a_pairing(tmp_path: Path, capsys: pytest.CaptureFixtur
     code = main(["check", str(pol), data, "--bind", spec])
     assert code in (0, 1), capsys.readouterr()
     assert main(["check", str(pol), data, "--bind", spec, "--engine", "duckdb"]) == code
+
+
+@pytest.mark.parametrize(
+    "fmt", ["text", "json", "junit", "sarif", "github", "markdown", "html", "oscal"]
+)
+def test_a_group_emptied_by_missing_drop_is_in_every_report(fmt: str, tmp_path: Path) -> None:
+    """Not silently absent: the emptied group and the drop are named in every format."""
+    from fairpolicy.formatters import RenderOptions, get
+
+    rows = ["y_true,y_pred,sex"]
+    rows += [f"{i % 2},{int(i < 20)},F" for i in range(60)]
+    rows += [f"{i % 2},{int(i < 40)},M" for i in range(60)]
+    rows += [f",{i % 2},Xgroup" for i in range(40)]
+    path = tmp_path / "d.csv"
+    path.write_text("\n".join(rows) + "\n")
+    res = check(str(write_policy(tmp_path, control("c1", missing="drop"))), str(path))
+    out = get(fmt)(res, RenderOptions(deterministic=True))
+    assert "Xgroup" in out
+    assert "missing: drop" in out
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "dataframe"])
+@pytest.mark.parametrize(("bad", "words"), [(np.inf, "inf"), (-np.inf, "-inf"), (1e20, "1e+20")])
+def test_unlabelable_floats_on_every_input_type(
+    fmt: str, bad: float, words: str, tmp_path: Path
+) -> None:
+    """A float label no integer stands for is exit 2 naming the column, value and row —
+    never int64's −9223372036854775808."""
+    y = [float(i % 2) for i in range(80)]
+    y[6] = bad
+    df = pd.DataFrame(
+        {"y_true": y, "y_pred": [i // 2 % 2 for i in range(80)], "sex": ["F", "M"] * 40}
+    )
+    res = check(str(write_policy(tmp_path, control("c1"))), write(df, tmp_path, fmt))
+    f = res.findings[0]
+    assert f.status == "error" and res.exit_code == 2
+    message = f.message or ""
+    assert f"holds the value {words} (data row 7)" in message and "column 'y_true'" in message
+
+
+def test_metrics_show_states_the_pairing_rule_for_every_score_metric() -> None:
+    from fairpolicy.metrics.docs import SCORE_COLUMNS_RULE, show_metric
+
+    for key, spec in REGISTRY.items():
+        text = show_metric(key)
+        assert (SCORE_COLUMNS_RULE in text) == spec.needs_scores, key
+        if spec.needs_scores:
+            assert "input.score: nevus=p_0, melanoma=p_1" in text and "seed" not in text.lower()
