@@ -1,13 +1,23 @@
 """Bind a control's roles to columns: label encodings, class sets, group codes.
 
-Class handling follows seed 000. Labels may be integers (classes are the
-integers, or ``0..K-1`` once K is known) or strings (classes sorted as
-text). K comes from, in order: the ``num_classes`` parameter or
-``--num-classes``; the bound score columns (``y_score_0..y_score_{K-1}``);
-the union of the label and prediction values. A prediction column holding
-probabilities, text where the target holds numbers, NaN labels, or a string
-label set without ``positive_label`` for a binary metric stop with an error
-naming the fix — never a silent number.
+Class handling follows fmm-fairness-eval (fmm_fairness v0.2). Labels may be integers
+(classes are the integers, or ``0..K-1`` once K is known) or strings (classes sorted as
+text). K comes from, in order: a declared class list (``input.score`` ``label=column``
+pairs or the ``classes`` prop); the ``num_classes`` parameter or ``--num-classes``; the
+bound score columns (``y_score_0..y_score_{K-1}``); the union of the label and
+prediction values.
+
+Score columns are paired with classes explicitly: integer labels pair the k-th column
+with class k; text labels need a declared pairing (``input.score: nevus=p_0, …`` or
+``classes: nevus,…`` in column order), else the metrics that read scores stop with the
+line to write (:attr:`Labels.score_problem`) — sorted label order is never assumed. The
+pairing only permutes the score columns: classes stay in sorted order everywhere.
+
+A prediction column holding probabilities, text where the target holds numbers, NaN
+labels, a float label no integer stands for (``inf``, beyond 2**53), a
+``positive_label`` that names no label exactly, a score column listed twice, or a string
+label set without ``positive_label`` for a binary metric stop with an error naming the
+fix — never a silent number.
 """
 
 from __future__ import annotations
