@@ -733,10 +733,20 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         if plan.error is not None:
             raise plan.error
         stats = ev.group_stats(plan, plans)
-        mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
-        gone = ev.emptied(plan)
-        if gone:
-            mv = dataclasses.replace(mv, excluded=(*mv.excluded, *gone))
+        gone = ev.emptied(plan)  # groups `missing: drop` emptied: excluded, never absent
+        if gone and len(stats.groups) < 2:
+            mv = MetricValue(
+                None,
+                excluded=tuple(gone),
+                reason=f"{len(stats.groups)} group(s) left in '{','.join(stats.dimension)}' "
+                f"after missing: drop removed every row of {', '.join(e.group for e in gone)}; "
+                "at least 2 are needed to compare",
+            )
+            keep = np.ones(len(stats.groups), dtype=bool)
+        else:
+            mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+            if gone:
+                mv = dataclasses.replace(mv, excluded=(*mv.excluded, *gone))
         ci, group_ci = ev.interval(plan, stats, keep, mv)
         pv = ev.permutation(plan, stats, keep, mv)
     except FairpolicyError as exc:

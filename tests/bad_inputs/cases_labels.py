@@ -233,6 +233,19 @@ CASES = [
         column="y_pred",
         report=True,
     ),
+    Case(
+        "labels-padded-twin-labels",
+        ("labels 'yes' and 'yes ' of 'y_true'/'y_pred' differ only by surrounding whitespace",),
+        policy=policy(metric_key="multiclass_demographic_parity"),
+        data="y_true,y_pred,sex\n"
+        + "".join(
+            f"{'yes' if i % 2 else 'no'},{'yes ' if i % 5 == 0 else 'no'},{'FM'[i % 2]}\n"
+            for i in range(120)
+        ),
+        control="c1",
+        column="y_true",
+        report=True,
+    ),
     # ------------------------------------------------------------ columns bound twice
     Case(
         "labels-prediction-bound-to-target",
@@ -286,6 +299,18 @@ CASES = [
         report=True,
         note="the user may mean it (labels of that group not in yet): the group is listed as "
         "excluded with the reason and a warning, in every report",
+    ),
+    Case(
+        "labels-drop-leaves-one-group",
+        ("1 group(s) left in 'sex' after missing: drop removed every row of X", "excluded X"),
+        policy=policy(missing="drop"),
+        data="y_true,y_pred,sex\n"
+        + rows(groups=("F",))
+        + "".join(f",{i % 2},X\n" for i in range(60)),
+        code=1,
+        report=True,
+        note="like every comparison left with fewer than two groups: inconclusive (fails the "
+        "gate by default), the emptied group listed as excluded",
     ),
     Case(
         "labels-parquet-glob-types-disagree",

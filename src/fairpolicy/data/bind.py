@@ -295,6 +295,8 @@ def encode_labels(
         t_arr, p_arr = t_arr.cast(pa.string()), p_arr.cast(pa.string())
 
     observed = distinct_values([t_arr] if key.prediction == key.target else [t_arr, p_arr])
+    if not integer:
+        _refuse_padded_twins(ctx, key, observed)
     label = LabelType(integer, boolean)
 
     # --- score columns and the declared class order (input.score pairs, `classes` prop)
@@ -437,6 +439,21 @@ def encode_labels(
         weights=weights,
         score_problem=score_problem,
     )
+
+
+def _refuse_padded_twins(ctx: _Ctx, key: LabelKey, observed: list[Any]) -> None:
+    """Text labels that differ only by surrounding whitespace (``yes`` and ``yes ``) would
+    be two classes: an export artefact, refused with both spellings named."""
+    seen: dict[str, str] = {}
+    for v in observed:
+        first = seen.setdefault(v.strip(), v)
+        if first != v:
+            raise ctx.error(
+                f"labels {first!r} and {v!r} of '{key.target}'/'{key.prediction}' differ only "
+                "by surrounding whitespace, so they would count as two classes.",
+                column=key.target,
+                hint="trim the labels in the export (one spelling per class).",
+            )
 
 
 #: the largest whole number a float label may hold: beyond it doubles skip integers
