@@ -22,13 +22,16 @@ import numpy as np
 
 from fairpolicy import __version__
 from fairpolicy.data.bind import (
+    CLASS_FREE_SCORES,
     LabelKey,
     Labels,
+    emptied_groups,
     encode_dimension,
     encode_labels,
     missing_column_problem,
     numeric_column,
     require_complete,
+    same_column_problems,
     score_column_names,
     validate_scores,
 )
@@ -187,6 +190,7 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
         num_classes=p.get("num_classes"),
         missing=control.missing,
         binary="multiclass" not in spec.tasks,
+        classes=None if p.get("classes") is None else str(p["classes"]),
     )
 
 
@@ -239,6 +243,36 @@ class _Evaluator:
         #: (binding key, dimension, with scores, secondary column) → statistics
         self.stats: dict[tuple[Hashable, tuple[str, ...], bool, str | None], GroupStats] = {}
         self.warnings: list[str] = []
+        #: (binding key, dimension) → (table, rows kept under ``missing: drop``)
+        self.drops: dict[tuple[Hashable, tuple[str, ...]], tuple[Table, np.ndarray | None]] = {}
+
+    def emptied(self, plan: _Plan) -> list[Excluded]:
+        """Groups that have rows in the data but lost all of them to ``missing: drop``:
+        excluded with the reason (and a warning), never silently absent."""
+        c = plan.control
+        dim = c.dimension_columns
+        if plan.spec.kind == "classification":
+            table, keep = self.table, self.label(plan).keep
+        else:
+            table, keep = self.drops.get((plan.key, dim), (self.table, None))
+        if keep is None or not dim:
+            return []
+        found = emptied_groups(table, dim, keep, self.dims if table is self.table else None)
+        if not found:
+            return []
+        listed = ", ".join(f"{g} ({n} rows)" for g, n in found)
+        self.warnings.append(
+            f"control '{c.control_id}': missing: drop removed every row of group(s) {listed} "
+            f"of '{','.join(dim)}'; they are left out of the comparison (excluded groups)"
+        )
+        return [
+            Excluded(
+                g,
+                n,
+                f"all {n} rows dropped: a missing target or prediction value (missing: drop)",
+            )
+            for g, n in found
+        ]
 
     def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
         if col not in self.dims:
@@ -395,6 +429,8 @@ class _Evaluator:
 
     def _scores(self, plan: _Plan, st: GroupStats) -> GroupStats:
         lab = self.label(plan)
+        if lab.score_problem is not None and plan.spec.key not in CLASS_FREE_SCORES:
+            raise BindingError(lab.score_problem)
         if not lab.score_columns:
             raise BindingError(
                 Problem(
@@ -442,6 +478,7 @@ class _Evaluator:
                 numeric[role], masks[col] = numeric_column(table, c, col, role)
         keep, warnings = require_complete(table, c, masks, c.missing)
         self.warnings += warnings
+        self.drops[(plan.key, c.dimension_columns)] = (table, keep)
         weights = table.weights
         if weights is not None and keep is not None:
             weights = weights[keep]
@@ -524,6 +561,7 @@ class _Evaluator:
         self.pushed += sub.read or []
         keep, warnings = require_complete(sub, c, agg.missing, c.missing)
         self.warnings += warnings
+        self.drops[(plan.key, c.dimension_columns)] = (sub, keep)
         assert sub.weights is not None
         weights = sub.weights if keep is None else sub.weights[keep]
         sums = agg.sums if keep is None else agg.sums[keep]
@@ -584,7 +622,7 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
             )
         for role, value in c.inputs.items():
             cols = c.dimension_columns if role == "dimension" else (value,)
-            if role == "score":
+            if role == "score" and spec.kind == "classification":
                 if not score_column_names(table.available, value):
                     problems.append(missing_column_problem(table, c, role, value))
                 continue
@@ -593,6 +631,8 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
                 for col in cols
                 if col not in table.available
             ]
+        reads = (*spec.inputs, *spec.one_of, *(("score",) if spec.needs_scores else ()))
+        problems += same_column_problems(c, reads, table.path or "<DataFrame>")
         if problems:
             plan.error = BindingError(problems)
         else:
@@ -725,7 +765,20 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         if plan.error is not None:
             raise plan.error
         stats = ev.group_stats(plan, plans)
-        mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+        gone = ev.emptied(plan)  # groups `missing: drop` emptied: excluded, never absent
+        if gone and len(stats.groups) < 2:
+            mv = MetricValue(
+                None,
+                excluded=tuple(gone),
+                reason=f"{len(stats.groups)} group(s) left in '{','.join(stats.dimension)}' "
+                f"after missing: drop removed every row of {', '.join(e.group for e in gone)}; "
+                "at least 2 are needed to compare",
+            )
+            keep = np.ones(len(stats.groups), dtype=bool)
+        else:
+            mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+            if gone:
+                mv = dataclasses.replace(mv, excluded=(*mv.excluded, *gone))
         ci, group_ci = ev.interval(plan, stats, keep, mv)
         pv = ev.permutation(plan, stats, keep, mv)
     except FairpolicyError as exc:

@@ -24,6 +24,7 @@ from fairpolicy.data.engines._common import (
     FLOAT_RE,
     NUMBER_RE,
     WEIGHT,
+    ParquetSchemas,
     RegressionAggregate,
     Request,
     build_table,
@@ -78,6 +79,7 @@ class DuckDBSource:
         files = expand_paths(data)
         self.files = files
         self.parquet = is_parquet(files[0])
+        self._schemas = ParquetSchemas(files if self.parquet else [], self.path)
         if any(is_parquet(f) != self.parquet for f in files):
             raise DataError(
                 "the pattern matches both CSV and Parquet files.",
@@ -193,6 +195,8 @@ class DuckDBSource:
         from fairpolicy.data.read import refuse_duplicates
 
         refuse_duplicates(getattr(self, "duplicates", set()), columns, self.path)
+        if self.parquet:
+            self._schemas.check(columns)
 
     def _is_float(self, column: str) -> bool:
         return self.types.get(column, "").upper() in _FLOAT_TYPES
