@@ -43,6 +43,7 @@ from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.exact import with_exact
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
 from fairpolicy.metrics.grid import grid_error
 from fairpolicy.metrics.registry import lookup
@@ -684,6 +685,7 @@ def _measure(
         mv.details,
         mv.reason,
         mv.worst_group,
+        mv.exact,
     ), keep
 
 
@@ -713,7 +715,11 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     interval = (ci.low, ci.high) if ci else None
     if error and interval and interval[0] is not None and interval[1] is not None:
         interval = (interval[0] - error, interval[1] + error)
-    status, why = status_for(c, mv.value, decision, interval)
+    # a count-based value carries its exact rational: the decision is exact at the threshold
+    value = with_exact(mv.value, mv.exact)
+    if mv.exact is not None and mv.value is not None:
+        details["exact_value"] = str(mv.exact)
+    status, why = status_for(c, value, decision, interval)
     straddles = (
         error
         and status == "pass"
@@ -742,7 +748,7 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         spec,
         value=mv.value,
         status=status,
-        message=describe(c, mv.value, status, reason, ci),
+        message=describe(c, value, status, reason, ci),
         reason=reason,
         ci=ci,
         decision=decision,

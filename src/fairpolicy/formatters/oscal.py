@@ -53,6 +53,7 @@ import base64
 import hashlib
 from typing import TYPE_CHECKING
 
+from fairpolicy.formatters._ci import value_text
 from fairpolicy.formatters._oscal_common import (
     Doc,
     Ids,
@@ -320,7 +321,7 @@ class _Renderer:
     def risk(self, f: Finding, uid: str, obs_uuid: str) -> Doc:
         dimension = f.inputs.get("dimension")
         across = f" across {dimension}" if dimension else ""
-        value = "undefined" if f.value is None else short(f.value)
+        value = "undefined" if f.value is None else value_text(f, 6, "g")
         statement = (
             f"The model's {f.metric_key}{across} is {value}, outside the policy's threshold "
             f"({f.operator} {threshold_text(f)})."

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -57,6 +58,9 @@ class MetricValue:
     reason: str | None = None
     #: group with the least favourable per-group value, when there is one
     worst_group: str | None = None
+    #: the exact rational behind ``value`` when the metric is a ratio of integer counts
+    #: (``value`` is then ``float(exact)``); the decision compares it exactly
+    exact: Fraction | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,22 @@ def too_few_groups(stats: GroupStats, defined_count: int) -> str:
     )
 
 
+#: a rate's integer numerators and denominators per group, for the exact value
+Exact = tuple[NDArray[Any], NDArray[Any]]
+
+
+def exact_rates(exact: Exact | None, idx: NDArray[np.intp]) -> list[Fraction] | None:
+    """The exact rates num/den of the groups ``idx``, or None when the counts are not
+    integers (then there is no exact value to offer)."""
+    if exact is None:
+        return None
+    num, den = (np.asarray(a) for a in exact)
+    num, den = np.broadcast_arrays(num, den)
+    if not (np.issubdtype(num.dtype, np.integer) and np.issubdtype(den.dtype, np.integer)):
+        return None
+    return [Fraction(int(num[i]), int(den[i])) for i in idx.tolist()]
+
+
 def _compare(
     stats: GroupStats,
     values: FloatArray,
@@ -182,6 +202,7 @@ def _compare(
     reduce: Literal["gap", "ratio"],
     worst: Literal["min", "max"],
     details: dict[str, Any] | None,
+    exact: Exact | None = None,
 ) -> MetricValue:
     groups = _group_values(stats, values, defined)
     excluded = _excluded(stats, defined, undefined_reason)
@@ -195,12 +216,20 @@ def _compare(
     d = dict(details or {})
     d.update({"max_group": stats.groups[hi], "min_group": stats.groups[lo]})
     worst_group = stats.groups[lo if worst == "min" else hi]
+    rates = exact_rates(exact, ok)
     if reduce == "gap":
+        if rates is not None:
+            e = max(rates) - min(rates)
+            return MetricValue(float(e), groups, excluded, d, worst_group=worst_group, exact=e)
         return MetricValue(float(v.max() - v.min()), groups, excluded, d, worst_group=worst_group)
     if v.max() == 0:
+        d["all_zero"] = True  # a component that an odds ratio may leave out (binary.py)
         return MetricValue(
             None, groups, excluded, d, reason="every group's rate is 0, so min/max is 0/0"
         )
+    if rates is not None:
+        e = min(rates) / max(rates)
+        return MetricValue(float(e), groups, excluded, d, worst_group=worst_group, exact=e)
     return MetricValue(float(v.min() / v.max()), groups, excluded, d, worst_group=worst_group)
 
 
@@ -212,13 +241,16 @@ def gap(
     *,
     worst: Literal["min", "max"] = "min",
     details: dict[str, Any] | None = None,
+    exact: Exact | None = None,
 ) -> MetricValue:
     """max − min of a per-group value over the groups where it is defined.
 
     ``worst`` says which end is the unfavourable one (``min`` for rates one
     wants high such as TPR, ``max`` for error rates), to name the worst group.
+    ``exact``: the values' integer numerators and denominators, when they are ratios
+    of counts; the result then carries its exact rational (``MetricValue.exact``).
     """
-    return _compare(stats, values, defined, undefined_reason, "gap", worst, details)
+    return _compare(stats, values, defined, undefined_reason, "gap", worst, details, exact)
 
 
 def ratio(
@@ -228,13 +260,14 @@ def ratio(
     undefined_reason: str,
     *,
     details: dict[str, Any] | None = None,
+    exact: Exact | None = None,
 ) -> MetricValue:
     """min / max of a per-group value over the groups where it is defined.
 
     If every defined value is 0 the ratio is 0/0: undefined, reported as such.
-    The worst group is the one with the smallest value.
+    The worst group is the one with the smallest value. ``exact`` as for :func:`gap`.
     """
-    return _compare(stats, values, defined, undefined_reason, "ratio", "min", details)
+    return _compare(stats, values, defined, undefined_reason, "ratio", "min", details, exact)
 
 
 def class_gaps(values: FloatArray, defined: BoolArray) -> tuple[FloatArray, BoolArray]:
