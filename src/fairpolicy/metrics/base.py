@@ -9,7 +9,7 @@ is ``None`` with a reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
@@ -178,20 +178,43 @@ def too_few_groups(stats: GroupStats, defined_count: int) -> str:
     )
 
 
-#: a rate's integer numerators and denominators per group, for the exact value
-Exact = tuple[NDArray[Any], NDArray[Any]]
+#: the exact per-group values: their integer (numerators, denominators), or the
+#: rationals themselves (None where undefined)
+Exact = tuple[NDArray[Any], NDArray[Any]] | Sequence[Fraction | None]
+
+
+def is_integral(*arrays: NDArray[Any]) -> bool:
+    """Whether every array holds integers (counts), so exact rationals can be formed."""
+    return all(np.issubdtype(np.asarray(a).dtype, np.integer) for a in arrays)
 
 
 def exact_rates(exact: Exact | None, idx: NDArray[np.intp]) -> list[Fraction] | None:
-    """The exact rates num/den of the groups ``idx``, or None when the counts are not
-    integers (then there is no exact value to offer)."""
+    """The exact values of the groups ``idx``, or None when there are none to offer
+    (counts that are not integers)."""
     if exact is None:
         return None
-    num, den = (np.asarray(a) for a in exact)
-    num, den = np.broadcast_arrays(num, den)
-    if not (np.issubdtype(num.dtype, np.integer) and np.issubdtype(den.dtype, np.integer)):
+    if isinstance(exact, tuple) and len(exact) == 2 and isinstance(exact[0], np.ndarray):
+        num, den = np.broadcast_arrays(np.asarray(exact[0]), np.asarray(exact[1]))
+        if not is_integral(num, den):
+            return None
+        return [Fraction(int(num[i]), int(den[i])) for i in idx.tolist()]
+    out = [exact[i] for i in idx.tolist()]
+    return None if any(x is None for x in out) else [x for x in out if x is not None]
+
+
+def exact_matrix(
+    num: NDArray[Any], den: NDArray[Any], defined: BoolArray
+) -> list[list[Fraction | None]] | None:
+    """Per-cell exact rates num/den of a (G, K) matrix (None where undefined), or None
+    when the counts are not integers."""
+    num, den = np.broadcast_arrays(np.asarray(num), np.asarray(den))
+    if not is_integral(num, den):
         return None
-    return [Fraction(int(num[i]), int(den[i])) for i in idx.tolist()]
+    n, d = num.tolist(), den.tolist()
+    return [
+        [Fraction(n[i][j], d[i][j]) if defined[i, j] else None for j in range(num.shape[1])]
+        for i in range(num.shape[0])
+    ]
 
 
 def _compare(

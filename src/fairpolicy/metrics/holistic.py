@@ -336,7 +336,8 @@ def intersectional_disparity(stats: GroupStats, params: Mapping[str, Any]) -> Me
     One dimension column is allowed: the slices are then its groups.
     """
     c = stats.counts
-    acc, ok = safe_rate(np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2)))
+    hits, rows = np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2))
+    acc, ok = safe_rate(hits, rows)
     n = stats.n
     slice_details: dict[str, dict[str, Any]] = {}
     for i, (g, key) in enumerate(zip(stats.groups, _slice_keys(stats), strict=True)):
@@ -346,10 +347,12 @@ def intersectional_disparity(stats: GroupStats, params: Mapping[str, Any]) -> Me
             "values": None if key is None else dict(zip(stats.dimension, key, strict=True)),
         }
     details: dict[str, Any] = {"dimension": list(stats.dimension), "slice_details": slice_details}
-    mv = gap(stats, acc, ok, _NO_ROWS, worst="min", details=details)
+    mv = gap(stats, acc, ok, _NO_ROWS, worst="min", details=details, exact=(hits, rows))
     if mv.value is None:
         return mv
     out = dict(mv.details)
     out["worst_slice"] = out.pop("min_group")
     out["best_slice"] = out.pop("max_group")
-    return MetricValue(mv.value, mv.groups, mv.excluded, out, worst_group=mv.worst_group)
+    return MetricValue(
+        mv.value, mv.groups, mv.excluded, out, worst_group=mv.worst_group, exact=mv.exact
+    )
