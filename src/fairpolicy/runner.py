@@ -42,7 +42,7 @@ from fairpolicy.data.limits import check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
-from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem, UsageError
 from fairpolicy.exact import with_exact
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
 from fairpolicy.metrics.grid import grid_error
@@ -677,7 +677,15 @@ def _measure(
             f"{control.min_samples} rows in '{','.join(stats.dimension)}'; at least 2 are "
             "needed to compare",
         ), keep
-    mv = spec.fn(eligible, spec.resolve_params(control.params))
+    try:
+        mv = spec.fn(eligible, spec.resolve_params(control.params))
+    except MetricError as exc:  # name the file and the control the metric could not know
+        raise MetricError(
+            [
+                dataclasses.replace(p, file=p.file or file, control=p.control or control.control_id)
+                for p in exc.problems
+            ]
+        ) from exc
     return MetricValue(
         mv.value,
         mv.groups,
@@ -746,7 +754,7 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     return _finding(
         c,
         spec,
-        value=mv.value,
+        value=float(value) if value is not None else None,  # float(exact) when exact
         status=status,
         message=describe(c, value, status, reason, ci),
         reason=reason,

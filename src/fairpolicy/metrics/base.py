@@ -58,8 +58,10 @@ class MetricValue:
     reason: str | None = None
     #: group with the least favourable per-group value, when there is one
     worst_group: str | None = None
-    #: the exact rational behind ``value`` when the metric is a ratio of integer counts
-    #: (``value`` is then ``float(exact)``); the decision compares it exactly
+    #: the exact rational behind ``value`` when the metric is a ratio of integer counts;
+    #: ``value`` stays the float computation (the bootstrap and permutation replicates
+    #: compute the same floats), the decision compares ``exact`` and the reported value
+    #: is ``float(exact)``
     exact: Fraction | None = None
 
 
@@ -241,19 +243,19 @@ def _compare(
     worst_group = stats.groups[lo if worst == "min" else hi]
     rates = exact_rates(exact, ok)
     if reduce == "gap":
-        if rates is not None:
-            e = max(rates) - min(rates)
-            return MetricValue(float(e), groups, excluded, d, worst_group=worst_group, exact=e)
-        return MetricValue(float(v.max() - v.min()), groups, excluded, d, worst_group=worst_group)
+        e = max(rates) - min(rates) if rates is not None else None
+        return MetricValue(
+            float(v.max() - v.min()), groups, excluded, d, worst_group=worst_group, exact=e
+        )
     if v.max() == 0:
         d["all_zero"] = True  # a component that an odds ratio may leave out (binary.py)
         return MetricValue(
             None, groups, excluded, d, reason="every group's rate is 0, so min/max is 0/0"
         )
-    if rates is not None:
-        e = min(rates) / max(rates)
-        return MetricValue(float(e), groups, excluded, d, worst_group=worst_group, exact=e)
-    return MetricValue(float(v.min() / v.max()), groups, excluded, d, worst_group=worst_group)
+    e = min(rates) / max(rates) if rates is not None else None
+    return MetricValue(
+        float(v.min() / v.max()), groups, excluded, d, worst_group=worst_group, exact=e
+    )
 
 
 def gap(

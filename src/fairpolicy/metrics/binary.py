@@ -289,15 +289,6 @@ def _combine(
     )
 
 
-def _exact_value(
-    exact: Fraction | None, value: float | None
-) -> tuple[float | None, Fraction | None]:
-    """(float, exact) of a combined value: the float of the exact one when there is one."""
-    if exact is None:
-        return value, None
-    return float(exact), exact
-
-
 def equalized_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     """Equalized odds difference: the larger of the TPR gap and the FPR gap.
 
@@ -310,7 +301,7 @@ def equalized_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
     a, b = _both(stats)
     value = max(a.value, b.value) if a.value is not None and b.value is not None else None
     exact = max(a.exact, b.exact) if a.exact is not None and b.exact is not None else None
-    return _combine(stats, a, b, *_exact_value(exact, value))
+    return _combine(stats, a, b, value, exact)
 
 
 def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -325,7 +316,7 @@ def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricVal
     a, b = _both(stats)
     value = (a.value + b.value) / 2 if a.value is not None and b.value is not None else None
     exact = (a.exact + b.exact) / 2 if a.exact is not None and b.exact is not None else None
-    return _combine(stats, a, b, *_exact_value(exact, value))
+    return _combine(stats, a, b, value, exact)
 
 
 def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -354,7 +345,6 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
         value = min(m.value for m in parts if m.value is not None)
         exacts = [m.exact for m in parts]
         exact = min(e for e in exacts if e is not None) if None not in exacts else None
-        value = float(exact) if exact is not None else value
     ignore = {"tpr": a_zero and not b_zero, "fpr": b_zero and not a_zero}
     merged = _combine(
         stats,

@@ -166,8 +166,6 @@ def per_class_summary(
     exact_value = (
         _exact_summary(matrix, idx, aggregate, exact_weights) if matrix is not None else None
     )
-    if exact_value is not None:
-        value = float(exact_value)
     # per-group values shown: each group's rate on the class driving the gap
     col, col_ok = values[:, worst_class], defined[:, worst_class]
     shown = gap(stats, col, col_ok, undefined_reason)
@@ -308,7 +306,7 @@ def micro_equalized_odds_multiclass(stats: GroupStats, params: Mapping[str, Any]
     details = dict(mv.details, accuracy_gap=mv.value, error_rate_gap=mv.value)
     exact = 2 * mv.exact if mv.exact is not None else None
     return MetricValue(
-        float(exact) if exact is not None else 2 * mv.value,
+        2 * mv.value,
         mv.groups,
         mv.excluded,
         details,

@@ -420,7 +420,7 @@ def disparity_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
         GroupValue(g, int(n[i]), float(ratios[i]) if defined[i] else None)
         for i, g in enumerate(stats.groups)
     )
-    value = float(exact) if exact is not None else float(ratios[worst])
+    value = float(ratios[worst])
     return MetricValue(
         value, groups, excluded, details, worst_group=stats.groups[worst], exact=exact
     )
