@@ -679,10 +679,17 @@ def _measure(
         ), keep
     try:
         mv = spec.fn(eligible, spec.resolve_params(control.params))
-    except MetricError as exc:  # name the file and the control the metric could not know
+    except MetricError as exc:  # name what the metric could not know: file, control, columns
+        bound = [control.inputs[r] for r in ("target", "prediction") if r in control.inputs]
+        column = ", ".join(bound) if spec.kind == "regression" and bound else None
         raise MetricError(
             [
-                dataclasses.replace(p, file=p.file or file, control=p.control or control.control_id)
+                dataclasses.replace(
+                    p,
+                    file=p.file or file,
+                    control=p.control or control.control_id,
+                    column=p.column or column,
+                )
                 for p in exc.problems
             ]
         ) from exc
