@@ -208,7 +208,9 @@ def equal_opportunity_diff(stats: GroupStats, params: Mapping[str, Any]) -> Metr
     TPR_g = TP_g / (TP_g + FN_g)              (undefined if group g has no positives)
     value = max_g TPR_g − min_g TPR_g
 
-    Equals fairlearn ``equal_opportunity_difference``.
+    Equals fairlearn ``equal_opportunity_difference`` when every group has an actual
+    positive. Deliberate difference: a group without one is excluded and listed here;
+    fairlearn counts its TPR as 0, so with such a group fairlearn's value differs.
     """
     return rate_gap(stats, "tpr")
 
@@ -294,9 +296,11 @@ def equalized_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
 
     value = max(max_g TPR_g − min_g TPR_g,  max_g FPR_g − min_g FPR_g)
 
-    Equals fairlearn ``equalized_odds_difference`` (agg="worst_case"). Undefined
-    (inconclusive) if either gap has fewer than two comparable groups: the worst
-    case of an unknown gap is unknown.
+    Equals fairlearn ``equalized_odds_difference`` (agg="worst_case") when every
+    group has actual positives and actual negatives. Deliberate difference: a group
+    without them is excluded from that rate and listed; fairlearn counts its TPR or
+    FPR as 0. Undefined (inconclusive) if either gap has fewer than two comparable
+    groups: the worst case of an unknown gap is unknown.
     """
     a, b = _both(stats)
     value = max(a.value, b.value) if a.value is not None and b.value is not None else None
@@ -311,7 +315,9 @@ def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricVal
 
     Equals fairlearn ``equalized_odds_difference(agg="mean")`` and, for two
     groups, aif360 ``average_abs_odds_difference`` (the sign-free version of
-    aif360's ``average_odds_difference``).
+    aif360's ``average_odds_difference``), when every group has actual positives and
+    negatives. Deliberate difference: a group without them is excluded from that rate
+    and listed; fairlearn counts its TPR or FPR as 0.
     """
     a, b = _both(stats)
     value = (a.value + b.value) / 2 if a.value is not None and b.value is not None else None
@@ -327,8 +333,10 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
     Equals fairlearn ``equalized_odds_ratio`` (agg="worst_case"). When every
     compared group's rate of one kind is 0 (e.g. no group has a false positive),
     that ratio is 0/0: the groups are equal on it, so the value is the other ratio
-    (fairlearn returns 0/0 → NaN there); undefined only when both are 0/0, or when
-    either rate has fewer than two comparable groups. Note:
+    (fairlearn agrees); undefined only when both are 0/0, or when either rate has
+    fewer than two comparable groups. Deliberate difference: a group without actual
+    positives (negatives) is excluded from the TPR (FPR) ratio and listed; fairlearn
+    counts that rate as 0, which makes its ratio 0. Note:
     Venturalitica's key of the same name returns the *sum of the TPR and FPR
     gaps* (a difference, ideal 0); a policy written for it with ``operator: lt``
     must move to ``equalized_odds_diff``/``average_odds_diff`` instead.

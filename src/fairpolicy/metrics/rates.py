@@ -210,7 +210,10 @@ def generalized_entropy_index(stats: GroupStats, params: Mapping[str, Any]) -> M
     An individual-fairness index over every compared row (unknown-group and
     excluded rows are not counted), computed exactly from the counts. Equals
     aif360 ``generalized_entropy_index`` / ``generalized_entropy_error`` and
-    holisticai ``generalized_entropy_index``. Undefined (None, with the reason)
+    holisticai ``generalized_entropy_index`` for α ≠ 0. Deliberate difference at
+    α = 0: fairpolicy returns the textbook mean log deviation above; aif360 and
+    holisticai compute −1/n · Σ_i ln(b_i/μ) / μ (an extra division by μ), which is
+    that value divided by μ. Undefined (None, with the reason)
     when μ = 0 (every row a false negative) or when α ≤ 0 and some row has
     b = 0: aif360 returns ∞ there, fairpolicy never reports an infinite value.
     Per-group values are each group's own GE(α); ``details`` carry the

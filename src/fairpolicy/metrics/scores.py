@@ -417,7 +417,12 @@ def calibration_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     """Calibration gap: ECE per group, max − min (fmm_fairness ``calibration_gap``).
 
     Bins: ``n_bins`` (default 10) equal-width bins on [0, 1], each [lo, hi) and
-    the last one closed [lo, 1], so a score of exactly 1.0 is counted.
+    the last one closed [lo, 1], so a score of exactly 1.0 is counted. The edges
+    are the exact decimals k/n_bins (a score within 1e-12 bin widths below an edge
+    counts as on it). Deliberate difference from fmm_fairness: its edges are
+    ``np.linspace`` floats (0.30000000000000004), so a score of exactly 0.3, 0.6 or
+    0.7 (decile scores such as COMPAS's) falls in the bin below there and in the
+    bin it names here; other scores bin identically.
     ECE(g) = Σ_b (n_b / n_g) · |pos_b / n_b − mean score in b|
              (pos_b: rows of the positive class in bin b; empty bins add nothing)
     value = max_g ECE(g) − min_g ECE(g)
@@ -551,7 +556,11 @@ def calibration_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricVa
     a group with a single class is excluded ("single-class" in the seed), and
     groups under min_samples (seed 002: n < 30, the runner's default) are
     excluded. The bin convention is the same as fmm's (both left-closed, last
-    bin closed), so the per-group ECE values coincide. A score outside [0, 1]
+    bin closed), so the per-group ECE values coincide. Deliberate difference from
+    eval-toolkit (and fmm): their edges are ``np.linspace`` floats, so a score of
+    exactly 0.3, 0.6 or 0.7 falls in the bin below; here the edges are the exact
+    decimals k/n_bins (a score within 1e-12 bin widths below an edge counts as on
+    it), so such a score lies in the bin [lo, hi) names. A score outside [0, 1]
     excludes its group (eval-toolkit raises). Seed 002's example calls the
     debiased L2 equal-mass ECE; that estimator splits tied scores by row order,
     so it is not a function of the score distribution and is not offered.
