@@ -424,3 +424,30 @@ def test_decision_exact_where_floats_cannot_tell(
     for style in ("f", "g"):
         text = shown(value, op, t, style=style)  # type: ignore[arg-type]
         assert _written_agrees(text, value, op, t, None), (text, exact, t)
+
+
+def test_min_share_is_decided_exactly() -> None:
+    """1/(10^17 + 1) is below 1e-17, though both are the same double."""
+    from fairpolicy.policy.schema import Control
+    from fairpolicy.runner import _measure
+
+    n = [1, 10**17]
+    counts = np.zeros((2, 2, 2), dtype=np.int64)
+    counts[0, 1, 1] = n[0]
+    counts[1, 0, 0] = n[1]
+    stats = GroupStats(("sex",), ("F", "M"), ("0", "1"), counts, positive=1)
+    c = Control(
+        control_id="c1",
+        metric_key="demographic_parity_diff",
+        metric_key_as_written="demographic_parity_diff",
+        threshold=Threshold(value=0.1),
+        operator=Operator.LT,
+        inputs={"target": "y", "prediction": "p", "dimension": "sex"},
+        params={"min_share": 1e-17},
+        min_samples=1,
+    )
+    share = np.array(n) / (10**17 + 1)  # what the float code computed
+    assert not share[0] < 1e-17  # so it kept F
+    mv, keep = _measure(stats, c, REGISTRY["demographic_parity_diff"])
+    assert not keep[0] and keep[1]
+    assert any(e.group == "F" and "min_share" in e.reason for e in mv.excluded)

@@ -15,6 +15,7 @@ import math
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
 from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem, UsageError
-from fairpolicy.exact import with_exact
+from fairpolicy.exact import decimal_fraction, with_exact
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
 from fairpolicy.metrics.grid import grid_error
 from fairpolicy.metrics.registry import lookup
@@ -638,8 +639,11 @@ def _measure(
     ]
     min_share = control.params.get("min_share")
     if min_share and not small_ok:
-        share = n / max(int(n.sum()) + stats.unknown_n, 1)
-        low = keep & (share < min_share)
+        total = max(int(n.sum()) + stats.unknown_n, 1)
+        share = n / total
+        # decided exactly: a group holding exactly min_share of the rows is kept
+        floor = decimal_fraction(float(min_share))
+        low = keep & np.array([Fraction(int(k), total) < floor for k in n], dtype=bool)
         excluded += [
             Excluded(g, int(n[i]), f"{share[i]:.2%} of the rows, below min_share={min_share:g}")
             for i, g in enumerate(stats.groups)
