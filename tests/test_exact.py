@@ -451,3 +451,55 @@ def test_min_share_is_decided_exactly() -> None:
     mv, keep = _measure(stats, c, REGISTRY["demographic_parity_diff"])
     assert not keep[0] and keep[1]
     assert any(e.group == "F" and "min_share" in e.reason for e in mv.excluded)
+
+
+COUNT_SPECS = sorted(
+    k
+    for k, s in REGISTRY.items()
+    if s.kind == "classification" and not s.needs_scores and s.secondary_role is None
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(COUNT_SPECS),
+    st.integers(2, 3),
+    st.integers(2, 4),
+    st.data(),
+)
+def test_every_exact_value_is_the_metric_value(
+    key: str, k: int, g: int, data: st.DataObject
+) -> None:
+    """Wherever a count metric offers an exact rational, it is the value the float code
+    computes (to rounding): the exact path and the float path are the same formula."""
+    spec = REGISTRY[key]
+    if k > 2 and "multiclass" not in spec.tasks:
+        k = 2
+    if k == 2 and "binary" not in spec.tasks:
+        k = 3
+    cells = data.draw(
+        st.lists(st.integers(0, 30), min_size=g * k * k, max_size=g * k * k), label="counts"
+    )
+    counts = np.array(cells, dtype=np.int64).reshape(g, k, k)
+    counts[:, 0, 0] += 1  # every group of real data has a row
+    names = tuple(f"g{i}" for i in range(g))
+    stats = GroupStats(
+        ("sex",),
+        names,
+        tuple(str(c) for c in range(k)),
+        counts,
+        positive=1 if k == 2 else None,
+        group_keys=tuple((n,) for n in names),
+    )
+    params = spec.resolve_params({})
+    try:
+        mv = spec.fn(stats, params)
+    except Exception as exc:  # a metric that refuses this table says so with our errors
+        from fairpolicy.errors import FairpolicyError
+
+        assert isinstance(exc, FairpolicyError | ValueError), exc
+        return
+    if mv.exact is None:
+        return
+    assert mv.value is not None
+    assert abs(mv.value - float(mv.exact)) <= 1e-12, (key, mv.value, mv.exact)
