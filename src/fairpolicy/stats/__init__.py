@@ -575,6 +575,7 @@ def group_sums(
     values: NDArray[np.float64],
     n_groups: int,
     weights: NDArray[np.float64] | None = None,
+    total_weight: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Σ weights·values per group, accurate when the values share a large offset.
 
@@ -583,18 +584,25 @@ def group_sums(
     m_g the group's naive mean, Σ w·x = W_g·m_g + Σ w·(x − m_g), and the deviations are
     summed without the offset, so the error is that of the spread, not of the offset
     (the result is within a few ulps of the correctly rounded sum DuckDB's ``fsum``
-    returns). A non-finite naive sum (overflow) is returned as is.
+    returns). A non-finite naive sum (overflow) is returned as is. ``total_weight``:
+    W_g when the caller has it (the rows per group, for ``weights=None``).
     """
-    w = np.ones(len(values)) if weights is None else weights
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        naive = np.bincount(group_of_row, weights=w * values, minlength=n_groups)
-        total_w = np.bincount(group_of_row, weights=w, minlength=n_groups)
-        shift = np.where(total_w > 0, naive / np.where(total_w > 0, total_w, 1.0), 0.0)
-        shift = np.where(np.isfinite(shift), shift, 0.0)
-        dev = np.bincount(
-            group_of_row, weights=w * (values - shift[group_of_row]), minlength=n_groups
+        wx = values if weights is None else weights * values
+        naive = np.bincount(group_of_row, weights=wx, minlength=n_groups)
+        tw: NDArray[np.float64] = (
+            total_weight
+            if total_weight is not None
+            else np.bincount(group_of_row, weights=weights, minlength=n_groups).astype(np.float64)
         )
-        out = total_w * shift + dev
+        has = tw > 0
+        shift = np.where(has, naive / np.where(has, tw, 1.0), 0.0)
+        shift = np.where(np.isfinite(shift), shift, 0.0)
+        dev_terms = values - np.take(shift, group_of_row)
+        if weights is not None:
+            dev_terms *= weights
+        dev = np.bincount(group_of_row, weights=dev_terms, minlength=n_groups)
+        out = tw * shift + dev
     result: NDArray[np.float64] = np.where(np.isfinite(naive) & np.isfinite(out), out, naive)
     return result
 
@@ -619,7 +627,8 @@ def build_regression_stats(
     parts = _summands(y, yhat)
     w = None if weights is None else weights[keep]
     wf = None if w is None else w.astype(np.float64)
-    sums = np.stack([group_sums(g, p, n_groups, wf) for p in parts], axis=1).reshape(
+    total_w = np.bincount(g, weights=wf, minlength=n_groups).astype(np.float64)
+    sums = np.stack([group_sums(g, p, n_groups, wf, total_w) for p in parts], axis=1).reshape(
         n_groups, len(parts)
     )
     cells = None
