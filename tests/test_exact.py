@@ -503,3 +503,37 @@ def test_every_exact_value_is_the_metric_value(
         return
     assert mv.value is not None
     assert abs(mv.value - float(mv.exact)) <= 1e-12, (key, mv.value, mv.exact)
+
+
+# ---------------------------------------------------------------------------
+# sub-rates of a combined metric (issue 12, class 6)
+
+
+def test_equalized_odds_ratio_uses_the_defined_ratio_when_every_fpr_is_zero() -> None:
+    """No group has a false positive: FPR ratio 0/0; the TPR ratio (0 here) decides."""
+    stats = _stats([(0, 0, 10, 10), (5, 0, 5, 10)])  # TPR 0 and 1/2, FPR 0 and 0
+    mv = REGISTRY["equalized_odds_ratio"].fn(stats, {})
+    assert mv.value == 0.0 and mv.exact == 0 and mv.reason is None
+    assert mv.details["driven_by"] == "tpr" and "fpr_ratio_note" in mv.details
+    stats = _stats([(2, 0, 8, 10), (5, 0, 5, 10)])  # TPR 1/5 and 1/2
+    mv = REGISTRY["equalized_odds_ratio"].fn(stats, {})
+    assert mv.exact == Fraction(2, 5)
+    # both parts 0/0: undefined
+    stats = _stats([(0, 0, 10, 10), (0, 0, 5, 10)])
+    assert REGISTRY["equalized_odds_ratio"].fn(stats, {}).value is None
+
+
+def test_equalized_odds_ratio_zero_fpr_fails_end_to_end(tmp_path: Path) -> None:
+    data = _table({"F": (0, 0, 30, 30), "M": (15, 0, 15, 30)})
+    pol = [control(metric="equalized_odds_ratio", threshold="0.8", operator=">=")]
+    res = check(pol, data, engine="embedded", deterministic=True, inconclusive="pass")
+    (f,) = res.findings
+    assert f.status == "fail" and f.value == 0.0, f.message
+
+
+def test_undefined_odds_part_names_the_known_part() -> None:
+    """One group has no actual negatives: the FPR gap is undefined, the TPR gap known."""
+    stats = _stats([(5, 0, 5, 0), (9, 1, 1, 9)])
+    mv = REGISTRY["equalized_odds_diff"].fn(stats, {})
+    assert mv.value is None
+    assert mv.reason is not None and "the TPR part alone is 0.4" in mv.reason

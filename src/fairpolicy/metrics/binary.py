@@ -271,6 +271,13 @@ def _combine(
     """Merge the TPR and FPR parts of an odds metric into one MetricValue."""
     excluded = {e.group: e for e in (*a.excluded, *b.excluded)}
     reason = a.reason or b.reason
+    if reason is not None and (a.value is None) != (b.value is None):
+        # one part is known: say so, so that an undefined value is not read as "no signal"
+        known, name = (a, "TPR") if a.value is not None else (b, "FPR")
+        other = "FPR" if name == "TPR" else "TPR"
+        reason = (
+            f"the {other} part is undefined ({reason}); the {name} part alone is {known.value:.6g}"
+        )
     # per-group values shown are those of the component with the larger gap
     main = a if (b.value is None or (a.value is not None and a.value >= b.value)) else b
     details = {
