@@ -199,8 +199,12 @@ def _pairwise(
     value = float(values.max() if agg == "max" else values.mean())
     exact: Fraction | None = None
     if exact_distance is not None:
+        # for the maximum only the pairs that could be it (within 1e-9 of the float
+        # maximum; float distances err by ~1e-16) need their exact distance
+        best = float(values.max())
+        candidates = [p for p in defined_pairs if agg == "mean" or float(p["value"]) >= best - 1e-9]
         ds = []
-        for p in defined_pairs:
+        for p in candidates:
             ga, gb = (names.index(x) for x in p["groups"])
             ds.append(exact_distance(ga, gb, defined[ga] & defined[gb]))
         exact = max(ds) if agg == "max" else _mean(ds)
