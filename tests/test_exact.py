@@ -537,3 +537,28 @@ def test_undefined_odds_part_names_the_known_part() -> None:
     mv = REGISTRY["equalized_odds_diff"].fn(stats, {})
     assert mv.value is None
     assert mv.reason is not None and "the TPR part alone is 0.4" in mv.reason
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(count_cases())
+def test_verdict_is_the_exact_rational_verdict_on_duckdb(
+    tmp_path: Path, case: tuple[str, list[tuple[int, int, int, int]], str, str]
+) -> None:
+    """The same property on DuckDB (weighted integer counts from a GROUP BY)."""
+    pytest.importorskip("duckdb")
+    metric, counts, op, threshold = case
+    data = _table({f"g{i}": c for i, c in enumerate(counts)})
+    path = tmp_path / "data.parquet"
+    data.to_parquet(path)
+    pol = [control(metric=metric, threshold=threshold, operator=op, min_samples=1)]
+    (f,) = check(pol, path, engine="duckdb", deterministic=True).findings
+    exact = oracle(metric, counts)
+    if exact is None:
+        assert f.status == "inconclusive", f.message
+        return
+    assert f.details["exact_value"] == str(exact)
+    lo, hi = (f.threshold[0], f.threshold[1]) if op == "between" else (f.threshold, None)
+    truth = compare(ExactFloat(exact), op, lo, hi)  # type: ignore[arg-type]
+    assert f.status == ("pass" if truth else "fail"), (f.message, counts, threshold)
