@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,8 @@ from fairpolicy.data.limits import check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
-from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem, UsageError
+from fairpolicy.exact import decimal_fraction, with_exact
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
 from fairpolicy.metrics.grid import grid_error
 from fairpolicy.metrics.registry import lookup
@@ -709,8 +711,11 @@ def _measure(
     ]
     min_share = control.params.get("min_share")
     if min_share and not small_ok:
-        share = n / max(int(n.sum()) + stats.unknown_n, 1)
-        low = keep & (share < min_share)
+        total = max(int(n.sum()) + stats.unknown_n, 1)
+        share = n / total
+        # decided exactly: a group holding exactly min_share of the rows is kept
+        floor = decimal_fraction(float(min_share))
+        low = keep & np.array([Fraction(int(k), total) < floor for k in n], dtype=bool)
         excluded += [
             Excluded(g, int(n[i]), f"{share[i]:.2%} of the rows, below min_share={min_share:g}")
             for i, g in enumerate(stats.groups)
@@ -748,7 +753,22 @@ def _measure(
             f"{control.min_samples} rows in '{','.join(stats.dimension)}'; at least 2 are "
             "needed to compare",
         ), keep
-    mv = spec.fn(eligible, spec.resolve_params(control.params))
+    try:
+        mv = spec.fn(eligible, spec.resolve_params(control.params))
+    except MetricError as exc:  # name what the metric could not know: file, control, columns
+        bound = [control.inputs[r] for r in ("target", "prediction") if r in control.inputs]
+        column = ", ".join(bound) if spec.kind == "regression" and bound else None
+        raise MetricError(
+            [
+                dataclasses.replace(
+                    p,
+                    file=p.file or file,
+                    control=p.control or control.control_id,
+                    column=p.column or column,
+                )
+                for p in exc.problems
+            ]
+        ) from exc
     return MetricValue(
         mv.value,
         mv.groups,
@@ -756,6 +776,7 @@ def _measure(
         mv.details,
         mv.reason,
         mv.worst_group,
+        mv.exact,
     ), keep
 
 
@@ -798,7 +819,11 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     interval = (ci.low, ci.high) if ci else None
     if error and interval and interval[0] is not None and interval[1] is not None:
         interval = (interval[0] - error, interval[1] + error)
-    status, why = status_for(c, mv.value, decision, interval)
+    # a count-based value carries its exact rational: the decision is exact at the threshold
+    value = with_exact(mv.value, mv.exact)
+    if mv.exact is not None and mv.value is not None:
+        details["exact_value"] = str(mv.exact)
+    status, why = status_for(c, value, decision, interval)
     if ci is not None and ci.reason and decision != "point" and status == "inconclusive":
         why = f"decision {decision} needs a confidence interval; none was computed: {ci.reason}"
     straddles = (
@@ -827,9 +852,9 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     return _finding(
         c,
         spec,
-        value=mv.value,
+        value=float(value) if value is not None else None,  # float(exact) when exact
         status=status,
-        message=describe(c, mv.value, status, reason, ci),
+        message=describe(c, value, status, reason, ci),
         reason=reason,
         ci=ci,
         decision=decision,

@@ -11,8 +11,11 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+from fractions import Fraction
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
+
+from fairpolicy.exact import ExactFloat, shown, threshold_text
 
 if TYPE_CHECKING:
     from fairpolicy.results import Finding, Results
@@ -165,10 +168,32 @@ def num(x: float | None, digits: int = 4) -> str:
 
 
 def threshold(f: Finding) -> str:
+    """The threshold as the policy wrote it (``0.1234567``, not ``0.123457``)."""
     t = f.threshold
     if isinstance(t, list):
-        return f"[{t[0]:g}, {t[1]:g}]"
-    return "—" if t is None else f"{t:g}"
+        return f"[{threshold_text(t[0])}, {threshold_text(t[1])}]"
+    return "—" if t is None else threshold_text(t)
+
+
+def value_text(f: Finding, digits: int = 4, style: Literal["f", "g"] = "f") -> str:
+    """The control's value with ``digits`` decimals (``style="g"``: significant digits),
+    or more where fewer would contradict the verdict: ``0.09996 < 0.1`` is written
+    ``0.09996``, never ``0.1000``. A count-based value is written from its exact
+    rational (``details.exact_value``), so even a value within 1e-20 of the threshold
+    shows on the right side of it."""
+    if f.value is None:
+        return "—"
+    value: float = f.value
+    exact = f.details.get("exact_value") if isinstance(f.details, dict) else None
+    if isinstance(exact, str):
+        try:
+            value = ExactFloat(Fraction(exact))
+        except (ValueError, ZeroDivisionError):
+            value = f.value
+    t = f.threshold
+    if isinstance(t, list):
+        return shown(value, f.operator, t[0], t[1], digits=digits, style=style)
+    return shown(value, f.operator, t, digits=digits, style=style)
 
 
 def ci_text(f: Finding) -> str:

@@ -89,7 +89,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     out = [command("group", f"fairpolicy: {_plain(name)}")]
     for f in results.findings:
         if not (opts.quiet and f.status == "pass"):
-            summary = f"{f.metric_key} = {_ci.num(f.value)} ({f.operator} {_ci.threshold(f)})"
+            summary = f"{f.metric_key} = {_ci.value_text(f)} ({f.operator} {_ci.threshold(f)})"
             if f.ci is not None:
                 summary += f" CI {_ci.ci_text(f)}"
             out.append(_plain(f"{_ci.STATUS_WORD[f.status]} {f.control_id}: {summary}"))

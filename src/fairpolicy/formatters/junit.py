@@ -119,7 +119,7 @@ def _details(results: Results, f: Finding) -> str:
         out.append(f"control: {_line(f.title)}")
     known = _ci.metric_text(f.metric_key)
     out.append(f"metric: {f.metric_key}" + (f" — {known[0]}" if known else ""))
-    out.append(f"value: {_ci.num(f.value, 6)}")
+    out.append(f"value: {_ci.value_text(f, 6)}")
     if f.ci is not None:
         out.append(f"interval: {_ci.ci_phrase(f)}; decision: {f.decision}")
     out.append(f"threshold: {f.operator} {_ci.threshold(f)}")

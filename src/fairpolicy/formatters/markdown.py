@@ -76,7 +76,7 @@ def _table(results: Results, shown: list[Finding]) -> list[str]:
     align += [":---:", "---:", "---", "---"]
     out = [_row(headers), _row(align)]
     for f in shown:
-        cells = [escape(f.control_id), escape(f.metric_key), _ci.num(f.value)]
+        cells = [escape(f.control_id), escape(f.metric_key), _ci.value_text(f)]
         if with_ci:
             cells.append(_ci.ci_text(f))
         cells += [

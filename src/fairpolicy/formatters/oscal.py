@@ -54,6 +54,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._ci import value_text
 from fairpolicy.formatters._oscal_common import (
     NO_PEOPLE,
     Doc,
@@ -408,7 +409,7 @@ class _Renderer:
     def risk(self, f: Finding, uid: str, obs_uuid: str) -> Doc:
         dimension = f.inputs.get("dimension")
         across = f" across {dimension}" if dimension else ""
-        value = "undefined" if f.value is None else short(f.value)
+        value = "undefined" if f.value is None else value_text(f, 6, "g")
         required = f"{f.operator} {threshold_text(f)}"
         if f.status in RISKY:
             statement = (
