@@ -157,6 +157,40 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="refuse data with more than N rows (exit 2), checked before the rows are read",
     )
+    lim.add_argument(
+        "--max-groups",
+        type=int,
+        metavar="N",
+        help="refuse a dimension with more than N distinct groups (default 10000)",
+    )
+    lim.add_argument(
+        "--max-classes",
+        type=int,
+        metavar="K",
+        help="refuse more than K classes, declared or found in the labels (default 1000)",
+    )
+    lim.add_argument(
+        "--max-resamples",
+        type=int,
+        metavar="N",
+        help="refuse a bootstrap (ci, --bootstrap) or permutation test (p_value, --p-value) "
+        "of more than N resamples, before the data is read (default 100000)",
+    )
+    lim.add_argument(
+        "--max-cells",
+        type=int,
+        metavar="N",
+        help="refuse a count table (groups x classes^2) or resampling work (resamples x "
+        "cells) of more than N cells (default 20000000)",
+    )
+    lim.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the policy's hrefs and sources name files under DIR (repeatable); by "
+        "default they must lie in the policy's own folder tree",
+    )
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
@@ -359,6 +393,11 @@ def _run_check(
         memory_budget=args.memory_budget,
         score_decimals=args.score_decimals,
         max_rows=args.max_rows,
+        max_groups=args.max_groups,
+        max_classes=args.max_classes,
+        max_resamples=args.max_resamples,
+        max_cells=args.max_cells,
+        allow_paths=args.allow_path,
     )
 
 

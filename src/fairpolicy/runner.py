@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from fairpolicy import __version__
+from fairpolicy.data import limits as _limits
 from fairpolicy.data.bind import (
     LabelKey,
     Labels,
@@ -38,7 +39,7 @@ from fairpolicy.data.engines import (
     parse_size,
     resolve_engine,
 )
-from fairpolicy.data.limits import check_rows
+from fairpolicy.data.limits import Limits, check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
@@ -99,12 +100,12 @@ def is_deterministic(flag: bool = False) -> bool:
     return flag or bool(os.environ.get("SOURCE_DATE_EPOCH"))
 
 
-def _load(policy: Any) -> Policy:
+def _load(policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = ()) -> Policy:
     if isinstance(policy, Policy):
         return policy
     from fairpolicy.policy.load import load_policy
 
-    loaded: Policy = load_policy(policy)
+    loaded: Policy = load_policy(policy, allow_paths=allow_paths)
     return loaded
 
 
@@ -189,8 +190,11 @@ class _Evaluator:
         seed: int = 0,
         strings: Sequence[str] = (),
         decimals: int | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.table = table
+        #: caps on groups, classes and cells (data/limits.py), checked before the work
+        self.limits = limits or Limits()
         self.seed = seed
         #: the score grid's decimals when the engine rounded scores (None: exact scores)
         self.decimals = decimals
@@ -210,7 +214,9 @@ class _Evaluator:
 
     def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
         if col not in self.dims:
-            self.dims[col] = encode_dimension(self.table.columns[col])
+            codes, names = encode_dimension(self.table.columns[col])
+            _limits.check_groups(len(names), col, self.limits, self.table.path)
+            self.dims[col] = codes, names
         return self.dims[col]
 
     def label(self, plan: _Plan) -> Labels:
@@ -218,6 +224,13 @@ class _Evaluator:
         if plan.key not in self.labels:
             lab = encode_labels(
                 self.table, plan.control, plan.key, plan.spec.multiclass_replacement
+            )
+            _limits.check_classes(
+                len(lab.classes),
+                plan.key.target,
+                self.limits,
+                self.table.path,
+                plan.control.control_id,
             )
             if lab.score_columns:
                 lab.warnings += validate_scores(self.table, plan.control, lab.score_columns)
@@ -255,6 +268,9 @@ class _Evaluator:
                 spec = dataclasses.replace(plan.spec, secondary_role=None)
                 twin.spec = spec
                 st = st.with_extras(secondary=self.group_stats(twin, [twin]))
+            _limits.check_groups(
+                len(st.groups), ",".join(dim), self.limits, self.table.path, plan.control.control_id
+            )
             self.stats[cache] = st
         return self.stats[cache]
 
@@ -272,6 +288,18 @@ class _Evaluator:
                 )
             )
             dims = self.dims_for([c for r in requests for c in r], lab.keep)
+            # the intersection cells are at most the product of the columns' groups (each
+            # with a "missing" slot) and at most the rows: refuse a table over --max-cells
+            k = len(lab.classes)
+            for req in requests:
+                bound = min(math.prod(len(dims[c][1]) + 1 for c in req), len(lab.true_codes))
+                _limits.check_cells(
+                    bound * k * k,
+                    f"the count table of '{','.join(req)}' ({bound:,} groups × {k}² classes)",
+                    self.limits,
+                    self.table.path,
+                    plan.control.control_id,
+                )
             built = build_group_stats(
                 lab.true_codes,
                 lab.pred_codes,
@@ -694,6 +722,17 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             raise plan.error
         stats = ev.group_stats(plan, plans)
         mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+        for kind in ("ci", "p_value"):
+            resamples = int(c.params.get(kind) or 0)
+            if resamples > 0 and mv.value is not None:
+                _limits.check_resampling(
+                    kind,
+                    resamples,
+                    _limits.resampled_cells(stats),
+                    ev.limits,
+                    ev.table.path,
+                    c.control_id,
+                )
         ci, group_ci = ev.interval(plan, stats, keep, mv)
         pv = ev.permutation(plan, stats, keep, mv)
     except FairpolicyError as exc:
@@ -818,6 +857,11 @@ def check(
     memory_budget: int | str | None = None,
     score_decimals: int | None = None,
     max_rows: int | None = None,
+    max_groups: int | None = None,
+    max_classes: int | None = None,
+    max_resamples: int | None = None,
+    max_cells: int | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] = (),
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -838,6 +882,12 @@ def check(
     ``score_decimals``: the engines' score grid, 10**-N (default 4; recorded in the
     results' run options; the embedded engine reads scores exactly).
     ``max_rows``: refuse data with more rows (exit 2; embedded: before reading rows).
+    ``max_groups``, ``max_classes``, ``max_resamples``, ``max_cells``: the caps on the
+    work a policy can ask for (defaults in :mod:`fairpolicy.data.limits`; the command
+    line's ``--max-groups`` …): distinct groups per grouping, classes, ``ci``/``p_value``
+    resamples (checked before the data is read), and cells of a count table or of its
+    resamples (resamples × cells). ``allow_paths``: folders outside the policy's own
+    folder tree that its hrefs and sources may name (``--allow-path``).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -864,6 +914,15 @@ def check(
         raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
     if max_rows is not None and max_rows < 1:
         raise UsageError(f"--max-rows must be at least 1, got {max_rows}.")
+    caps = Limits.of(
+        max_groups=max_groups,
+        max_classes=max_classes,
+        max_resamples=max_resamples,
+        max_cells=max_cells,
+    )
+    for name, value in (("ci", bootstrap), ("p_value", p_value), ("num_classes", num_classes)):
+        if value is not None:
+            _limits.check_requested(name, int(value), caps, from_flag=True)
     run_seed = DEFAULT_SEED if seed is None else int(seed)
     budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
     # the data read starts now, beside the policy's validation (data/prefetch.py) — only
@@ -872,7 +931,8 @@ def check(
     speculate = max_rows is None and memory_budget is None and _prefetchable(engine, data, budget)
     prefetch = Prefetch.start(policy, data, bind) if speculate else None
     try:
-        pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
+        pol = apply_overrides(_load(policy, allow_paths), bind, num_classes, stats_options)
+        _check_requested(pol, caps)
         decimals = _score_decimals(score_decimals)
         engine_name, notes = resolve_engine(
             engine, data, lambda: _bound_columns(pol, peek_columns(data))[0], budget
@@ -911,7 +971,7 @@ def check(
             check_rows(table.rows, max_rows, table.path or str(data))
         plans = _plan(pol, table)
         rounded = engine_name in ("duckdb", "spark")
-        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None)
+        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None, caps)
         findings = []
         for i, plan in enumerate(plans):
             if progress:
@@ -960,6 +1020,22 @@ def check(
         findings=findings,
         warnings=[*pol.warnings, *notes, *table.warnings, *ev.warnings],
     )
+
+
+def _check_requested(pol: Policy, caps: Limits) -> None:
+    """Every control's resample and class counts within their caps, before any data is
+    read (a control's own props and the policy-wide ``metadata.props`` alike)."""
+    for c in pol.controls:
+        for name in ("ci", "p_value", "num_classes"):
+            value = c.params.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                _limits.check_requested(
+                    name,
+                    value,
+                    caps,
+                    file=c.source.file if c.source and c.source.file else pol.path,
+                    control=c.control_id,
+                )
 
 
 #: the largest score grid exponent (10**-12 is already below float resolution near 1)

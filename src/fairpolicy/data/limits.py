@@ -27,6 +27,7 @@ import csv
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 from fairpolicy.errors import DataError
 
@@ -232,3 +233,210 @@ def count_csv_rows(path: Path, column: str, limit: int) -> int:
     except (pa.ArrowInvalid, OSError):
         return 0
     return n
+
+
+# ---------------------------------------------------------------- work a policy asks for
+#
+# A policy file is input: every count it controls that drives time or memory has a cap,
+# checked before the work starts, with a message that states the estimated cost and the
+# flag (``check`` keyword) that raises the cap.
+
+#: defaults of ``--max-groups``, ``--max-classes``, ``--max-resamples``, ``--max-cells``
+DEFAULT_MAX_GROUPS = 10_000
+DEFAULT_MAX_CLASSES = 1_000
+DEFAULT_MAX_RESAMPLES = 100_000
+DEFAULT_MAX_CELLS = 20_000_000
+
+#: measured cost of one resample (seconds): a fixed part plus a part per cell of the
+#: count table (groups × classes² + score, regression and ranking cells); embedded, one
+#: core of a 2023 laptop-class CPU (benchmarks: 2 groups, and 1,000 groups, binary)
+BOOTSTRAP_SECONDS = (4e-6, 2.5e-7)
+PERMUTATION_SECONDS = (3e-5, 1.3e-5)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on the work a policy (or the command line) can ask for; each has a flag."""
+
+    max_groups: int = DEFAULT_MAX_GROUPS
+    max_classes: int = DEFAULT_MAX_CLASSES
+    max_resamples: int = DEFAULT_MAX_RESAMPLES
+    max_cells: int = DEFAULT_MAX_CELLS
+
+    #: the command-line flag of each cap, as the messages name it
+    FLAGS: ClassVar[dict[str, str]] = {
+        "max_groups": "--max-groups",
+        "max_classes": "--max-classes",
+        "max_resamples": "--max-resamples",
+        "max_cells": "--max-cells",
+    }
+
+    @classmethod
+    def of(cls, **given: int | None) -> Limits:
+        """The caps given (None: the default), each a whole number ≥ 1 (UsageError)."""
+        from fairpolicy.errors import UsageError
+
+        values: dict[str, int] = {}
+        for name, value in given.items():
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(
+                    f"{cls.FLAGS[name]} must be a whole number of at least 1, got {value!r}."
+                )
+            values[name] = value
+        return cls(**values)
+
+
+def duration(seconds: float) -> str:
+    """A rough human duration: '40 s', '12 min', '3.5 h', '9 days'."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172_800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.0f} days"
+
+
+def resample_seconds(kind: str, resamples: int, cells: int) -> float:
+    """The estimated time of ``resamples`` bootstrap replicates or permutations."""
+    fixed, per_cell = BOOTSTRAP_SECONDS if kind == "ci" else PERMUTATION_SECONDS
+    return resamples * (fixed + per_cell * cells)
+
+
+_WHAT = {"ci": "bootstrap resamples", "p_value": "permutations", "num_classes": "classes"}
+_OPTION = {"ci": "--bootstrap", "p_value": "--p-value", "num_classes": "--num-classes"}
+
+
+def check_requested(
+    name: str,
+    value: int,
+    limits: Limits,
+    *,
+    file: str | None = None,
+    control: str | None = None,
+    from_flag: bool = False,
+) -> None:
+    """Refuse, before any data is read, a resample count (``ci``, ``p_value``) or a
+    declared class count (``num_classes``) above its cap. ``from_flag``: the value came
+    from the command line (a UsageError naming the option), else from the policy (a
+    PolicyError naming the file, control and key)."""
+    from fairpolicy.errors import PolicyError, Problem, UsageError
+
+    if name == "num_classes":
+        cap, flag = limits.max_classes, Limits.FLAGS["max_classes"]
+        if value <= cap:
+            return
+        cost = (
+            f"a count table of {value:,}² = {value * value:,} cells per group "
+            f"(~{human(8.0 * value * value)} per group)"
+        )
+    else:
+        cap, flag = limits.max_resamples, Limits.FLAGS["max_resamples"]
+        if value <= cap:
+            return
+        # the smallest table there is: 2 groups × 2 classes² = 8 cells
+        cost = f"at least ~{duration(resample_seconds(name, value, 8))}"
+        if name == "ci":  # every replicate of the count table is held at once
+            cost += f" and ~{human(8.0 * 8 * value)} of memory"
+        cost += " even on two groups"
+    what = _WHAT[name]
+    message = (
+        f"{value:,} {what} is more than the limit of {cap:,} ({flag} {cap}); it would take {cost}."
+    )
+    hint = f"use fewer {what}, or raise the limit with {flag} N if this is intended."
+    if from_flag:
+        raise UsageError(f"{_OPTION[name]} {value}: {message} Fix: {hint}")
+    raise PolicyError(Problem(message, file=file, control=control, key=name, hint=hint))
+
+
+def check_groups(
+    groups: int, columns: str, limits: Limits, file: str | None, control: str | None = None
+) -> None:
+    """Refuse more distinct groups than ``--max-groups``."""
+    if groups <= limits.max_groups:
+        return
+    raise DataError(
+        f"'{columns}' has {groups:,} distinct groups, more than the limit of "
+        f"{limits.max_groups:,} (--max-groups {limits.max_groups}); a fairness gate over that "
+        "many groups compares mostly tiny groups, and its reports grow with each one.",
+        file=file,
+        control=control,
+        column=columns,
+        hint="bind a coarser column (or bucket this one), or raise --max-groups if every "
+        "group is meant to be compared.",
+    )
+
+
+def check_classes(
+    classes: int, column: str, limits: Limits, file: str | None, control: str
+) -> None:
+    """Refuse more distinct classes than ``--max-classes`` (the count table is K² per group)."""
+    if classes <= limits.max_classes:
+        return
+    raise DataError(
+        f"'{column}' has {classes:,} distinct classes, more than the limit of "
+        f"{limits.max_classes:,} (--max-classes {limits.max_classes}); the count table holds "
+        f"{classes:,}² cells per group (~{human(8.0 * classes * classes)} per group).",
+        file=file,
+        control=control,
+        column=column,
+        hint="bind the class-label columns (not an id or a score), or raise --max-classes.",
+    )
+
+
+def check_cells(
+    cells: int, what: str, limits: Limits, file: str | None, control: str | None
+) -> None:
+    """Refuse a count table of more than ``--max-cells`` cells before it is allocated."""
+    if cells <= limits.max_cells:
+        return
+    raise DataError(
+        f"{what} would hold {cells:,} cells (~{human(8.0 * cells)}), more than the limit of "
+        f"{limits.max_cells:,} (--max-cells {limits.max_cells}).",
+        file=file,
+        control=control,
+        hint="bind fewer or coarser dimension columns, or raise --max-cells.",
+    )
+
+
+def check_resampling(
+    kind: str,
+    resamples: int,
+    cells: int,
+    limits: Limits,
+    file: str | None,
+    control: str | None,
+) -> None:
+    """Refuse resampling whose work, resamples × cells, exceeds ``--max-cells``: the
+    bootstrap holds every replicate of the count table at once, and the permutation test's
+    time grows with it."""
+    work = resamples * cells
+    if work <= limits.max_cells:
+        return
+    what = _WHAT[kind]
+    seconds = resample_seconds(kind, resamples, cells)
+    memory = f", ~{human(8.0 * work)} of replicates" if kind == "ci" else ""
+    raise DataError(
+        f"{resamples:,} {what} × {cells:,} cells of the count table = {work:,} resampled "
+        f"cells, more than the limit of {limits.max_cells:,} (--max-cells "
+        f"{limits.max_cells}); an estimated ~{duration(seconds)}{memory}.",
+        file=file,
+        control=control,
+        key=kind,
+        hint=f"use fewer {what} or fewer/coarser groups, or raise --max-cells.",
+    )
+
+
+def resampled_cells(stats: Any) -> int:
+    """The cells one resample of ``stats`` (a GroupStats) draws: the count table plus the
+    score, regression and ranking cells it carries."""
+    cells = int(stats.counts.size) or len(stats.groups)
+    if stats.scores is not None:
+        cells += sum(int(c.size) for per_group in stats.scores.counts for c in per_group)
+    if stats.regression is not None and stats.regression.cells is not None:
+        cells += sum(len(c.counts) for c in stats.regression.cells)
+    if stats.ranking is not None:
+        cells += len(stats.ranking.order)
+    return cells

@@ -168,6 +168,9 @@ def _require_file(path: Path) -> None:
         )
     if not path.exists():
         raise DataError("the data file does not exist.", file=str(path), hint="check the path.")
+    from fairpolicy.files import require_regular
+
+    require_regular(path, DataError, "data")  # a FIFO or a device would block the reader
 
 
 def read_table(

@@ -163,6 +163,9 @@ def expand_paths(data: Any) -> list[Path]:
         raise DataError("the data file does not exist.", file=text, hint="check the path.")
     if path.is_dir():
         raise DataError("this is a directory, not a data file.", file=text)
+    from fairpolicy.files import require_regular
+
+    require_regular(path, DataError, "data")  # a FIFO would block the engine's reader
     return [path]
 
 
