@@ -81,6 +81,8 @@ DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 
 #: a warning is raised when a compared group has fewer rows than this
 SMALL_GROUP_WARNING = 100
+#: groups a warning names before it says how many more there are
+NAMED_IN_WARNING = 20
 
 
 def _now(deterministic: bool = False) -> str:
@@ -774,7 +776,12 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     if small and mv.value is not None:
         ev.warnings.append(
             f"control '{c.control_id}': the value rests on group(s) with fewer than "
-            f"{SMALL_GROUP_WARNING} rows: {', '.join(small)}"
+            f"{SMALL_GROUP_WARNING} rows: {', '.join(small[:NAMED_IN_WARNING])}"
+            + (
+                f" … and {len(small) - NAMED_IN_WARNING:,} more (listed in the JSON report)"
+                if len(small) > NAMED_IN_WARNING
+                else ""
+            )
         )
     return _finding(
         c,
