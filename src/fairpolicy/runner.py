@@ -87,9 +87,11 @@ NAMED_IN_WARNING = 20
 
 def _now(deterministic: bool = False) -> str:
     """UTC now; ``SOURCE_DATE_EPOCH`` when set; the epoch itself under ``deterministic``."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.isdigit():
-        t = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC)
+    from fairpolicy.env import source_date_epoch
+
+    epoch = source_date_epoch()
+    if epoch is not None:
+        t = _dt.datetime.fromtimestamp(epoch, tz=_dt.UTC)
     elif deterministic:
         t = _dt.datetime.fromtimestamp(0, tz=_dt.UTC)
     else:
@@ -99,7 +101,9 @@ def _now(deterministic: bool = False) -> str:
 
 def is_deterministic(flag: bool = False) -> bool:
     """``--deterministic`` or ``SOURCE_DATE_EPOCH`` set: reproducible timestamps and UUIDs."""
-    return flag or bool(os.environ.get("SOURCE_DATE_EPOCH"))
+    from fairpolicy.env import source_date_epoch
+
+    return flag or source_date_epoch() is not None  # also validates it (exit 2)
 
 
 def _load(policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = ()) -> Policy:
