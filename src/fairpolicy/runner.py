@@ -879,7 +879,9 @@ def check(
     ``policy``: a path to a YAML/JSON policy, a parsed mapping/list, or a
     :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
     Parquet file, a glob of such files (``data/*.parquet``; DuckDB or Spark), a
-    pandas DataFrame, or a pyspark DataFrame (evaluated by Spark where it lives).
+    pandas or polars DataFrame, a pyarrow Table (or any table exporting the Arrow C
+    stream), or a pyspark DataFrame (evaluated by Spark where it lives); anything else is
+    a :class:`~fairpolicy.errors.UsageError`.
     ``deterministic`` fixes the run's
     timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
     ``progress(stage, done, total)`` is called as the run advances (the CLI draws a
@@ -903,6 +905,9 @@ def check(
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
     """
+    from fairpolicy.data.read import require_data_kind
+
+    require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
     if inconclusive not in ("pass", "warn", "fail"):
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
     if fail_on not in ("error", "warning", "never"):

@@ -58,6 +58,9 @@ class Table:
     #: the columns read from the source (default: ``columns``)
     read: list[str] | None = None
 
+    def __post_init__(self) -> None:
+        refuse_nested(self.columns, self.path)
+
     def count(self, mask: NDArray[np.bool_]) -> int:
         """Data rows among the entries selected by ``mask``."""
         if self.weights is None:
@@ -90,6 +93,25 @@ class Table:
 
         arrow_type = self.columns[column].type if column in self.columns else pa.float64()
         return self.source.first_rows(column, arrow_type, predicate, limit)
+
+
+def refuse_nested(columns: dict[str, Any], file: str | None) -> None:
+    """DataError naming the first bound column of a nested type (list, struct, map,
+    union): every role reads one scalar per row, and no engine can group or count by a
+    list. Checked wherever a :class:`Table` is made, so for every engine and input type."""
+    import pyarrow as pa
+
+    for name, arr in columns.items():
+        kind = arr.type.value_type if pa.types.is_dictionary(arr.type) else arr.type
+        if pa.types.is_nested(kind):
+            raise DataError(
+                f"the column has the nested type {kind}; a bound column must hold one "
+                "value per row (a number or a text), not a list or a record.",
+                file=file or "<DataFrame>",
+                column=name,
+                hint="flatten it before the check (e.g. take the list's first element or "
+                "a struct's field into a column of its own) and bind that column.",
+            )
 
 
 def file_sha256(path: Path) -> str:
@@ -144,6 +166,8 @@ def peek_columns(source: Any) -> list[str]:
     """The column names of a data source, without reading its rows."""
     if _is_dataframe(source):
         return [str(c) for c in source.columns]
+    if is_arrow_like(source):
+        return [str(c) for c in _as_arrow(source).column_names]
     path = Path(os.fspath(source))
     _require_file(path)
     if path.suffix.lower() in (".parquet", ".pq"):
@@ -189,10 +213,15 @@ def read_table(
     """
     wanted = list(dict.fromkeys(columns))
     strings = set(string_columns)
-    if _is_dataframe(source):
+    if _is_dataframe(source) or is_arrow_like(source):
         from fairpolicy.data.limits import check_rows
 
-        check_rows(len(source), max_rows, "<DataFrame>")
+        name = in_memory_name(source)
+        if is_arrow_like(source):
+            arrow = _as_arrow(source)
+            check_rows(arrow.num_rows, max_rows, name)
+            return _from_arrow(arrow, wanted, strings, name)
+        check_rows(len(source), max_rows, name)
         return _from_dataframe(source, wanted, strings)
     path = Path(os.fspath(source))
     _require_file(path)
@@ -474,17 +503,131 @@ def _read_parquet(
 
 
 def _is_dataframe(obj: Any) -> bool:
-    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+    """A pandas DataFrame (a polars one is read through Arrow: :func:`is_arrow_like`)."""
+    return (
+        type(obj).__name__ == "DataFrame"
+        and hasattr(obj, "columns")
+        and not is_arrow_like(obj)
+        and not type(obj).__module__.startswith("pyspark.")
+    )
+
+
+def is_arrow_like(obj: Any) -> bool:
+    """A pyarrow Table, a polars DataFrame, or any table that exports the Arrow C stream
+    (``__arrow_c_stream__``: DuckDB relations, …); a pandas DataFrame is not."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(obj, pa.Table | pa.RecordBatch):
+        return True
+    top = type(obj).__module__.split(".")[0]
+    if top in ("pandas", "pyspark"):
+        return False
+    return top == "polars" or hasattr(obj, "__arrow_c_stream__")
+
+
+def in_memory_name(obj: Any) -> str:
+    """How messages name an in-memory table: ``<pandas DataFrame>``, ``<pyarrow Table>``…"""
+    if _is_dataframe(obj):
+        return "<DataFrame>"
+    top = type(obj).__module__.split(".")[0]
+    return f"<{top} {type(obj).__name__}>"
+
+
+def _as_arrow(obj: Any) -> pa.Table:
+    """``obj`` as a pyarrow Table: as is, by ``to_arrow()`` (polars), or through the Arrow
+    C stream interface."""
+    import pyarrow as pa
+
+    if isinstance(obj, pa.Table):
+        return obj
+    if isinstance(obj, pa.RecordBatch):
+        return pa.Table.from_batches([obj])
+    try:
+        if hasattr(obj, "__arrow_c_stream__"):
+            return pa.RecordBatchReader.from_stream(obj).read_all()
+        out = obj.to_arrow()
+        if isinstance(out, pa.RecordBatch):
+            out = pa.Table.from_batches([out])
+    except (pa.ArrowException, TypeError, ValueError, AttributeError) as exc:
+        raise DataError(
+            f"the {type(obj).__name__} could not be read as an Arrow table: "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}.",
+            file=in_memory_name(obj),
+            hint="pass a pandas or polars DataFrame, a pyarrow Table, or a CSV/Parquet path.",
+        ) from None
+    if not isinstance(out, pa.Table):
+        raise DataError(
+            f"to_arrow() of the {type(obj).__name__} returned {type(out).__name__}, not a "
+            "pyarrow Table.",
+            file=in_memory_name(obj),
+            hint="pass a pandas or polars DataFrame, a pyarrow Table, or a CSV/Parquet path.",
+        )
+    return out
+
+
+#: what ``check(policy, data)`` accepts as data, as messages list it
+DATA_KINDS = (
+    "a path (str or os.PathLike) to a CSV or Parquet file, a glob of such files, a pandas "
+    "or polars DataFrame, a pyarrow Table, or a pyspark DataFrame"
+)
+
+
+def require_data_kind(data: Any) -> None:
+    """UsageError naming the accepted kinds when ``data`` is none of them (None, a dict,
+    a list, a NumPy array…), before anything is read."""
+    from fairpolicy.errors import UsageError
+
+    if isinstance(data, str | os.PathLike) or _is_dataframe(data) or is_arrow_like(data):
+        return
+    if type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pyspark."):
+        return
+    raise UsageError(
+        f"data must be {DATA_KINDS}; got {type(data).__name__}"
+        + (" (None)." if data is None else ".")
+        + " Fix: pass the predictions file's path, or load it into one of those first "
+        "(e.g. pandas.read_csv(path))."
+    )
+
+
+def _from_arrow(table: pa.Table, wanted: list[str], strings: set[str], name: str) -> Table:
+    import pyarrow as pa
+
+    available = [str(c) for c in table.column_names]
+    refuse_duplicates({c for c in available if available.count(c) > 1}, wanted, name)
+    present = [c for c in wanted if c in available]
+    cols = {}
+    for c in present:
+        arr = table.column(available.index(c))
+        if pa.types.is_large_string(arr.type) or pa.types.is_string_view(arr.type):
+            arr = arr.cast(pa.string())  # polars writes large/view strings
+        refuse_nested({c: arr}, name)
+        if c in strings and not (pa.types.is_string(arr.type) or pa.types.is_dictionary(arr.type)):
+            arr = arr.cast(pa.string())
+        cols[c] = arr
+    if table.num_rows == 0:
+        raise DataError(f"the {name[1:-1]} has no rows.", file=name)
+    return Table(columns=cols, available=available, rows=table.num_rows, path=None)
 
 
 def _from_dataframe(df: Any, wanted: list[str], strings: set[str]) -> Table:
     import pyarrow as pa
 
     available = [str(c) for c in df.columns]
+    refuse_duplicates({c for c in available if available.count(c) > 1}, wanted, "<DataFrame>")
     present = [c for c in wanted if c in available]
     cols = {}
     for c in present:
-        arr = pa.chunked_array([pa.array(df[c].to_numpy(), from_pandas=True)])
+        try:
+            arr = pa.chunked_array([pa.array(df[c].to_numpy(), from_pandas=True)])
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise DataError(
+                f"the column's values cannot be read as one type: {str(exc).splitlines()[0]}",
+                file="<DataFrame>",
+                column=c,
+                hint="give the column one type (numbers or text) before the check.",
+            ) from None
+        refuse_nested({c: arr}, "<DataFrame>")
         if c in strings and not pa.types.is_string(arr.type):
             arr = arr.cast(pa.string())
         cols[c] = arr
