@@ -570,7 +570,10 @@ def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
     code = _main(argv, stdout)
-    if argv is None:  # run as the program (console script, python -m): the process ends now
+    # run as the program (console script, python -m): the process ends now. Not after
+    # DuckDB ran: its nanobind bindings count the objects left at shutdown, and frozen
+    # objects are never freed, so stderr would fill with "nanobind: leaked instances"
+    if argv is None and "duckdb" not in sys.modules:
         import gc
 
         # everything allocated lives until exit; frozen objects are not traversed by the

@@ -15,6 +15,7 @@ import math
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -1094,6 +1095,10 @@ def _prefetchable(engine: str, data: Any, budget: int) -> bool:
     send to DuckDB, or the memory guard may refuse, is never read speculatively)."""
     if engine not in ("auto", "embedded") or not isinstance(data, str | os.PathLike):
         return False
+    from fairpolicy.data.read import csv_compression
+
+    if csv_compression(Path(data)) is not None:
+        return False  # decompressing needs pyarrow's codecs: imported on this thread first
     try:
         size = os.stat(data).st_size
     except (OSError, ValueError):

@@ -58,9 +58,12 @@ def scan_csv(path: Path, *, hash_file: bool = True, count_lines: bool = False) -
     offset = 0
     head = b""
     last = b"\n"
-    with path.open("rb") as fh:
+    from fairpolicy.data.read import csv_compression, file_sha256, open_csv_stream
+
+    compressed = csv_compression(path) is not None
+    with open_csv_stream(path) as fh:  # decompressed: lines and quotes are the text's
         for block in iter(lambda: fh.read(MAX_LINE_BYTES), b""):
-            if h is not None:
+            if h is not None and not compressed:
                 h.update(block)
             if not head:
                 head = block
@@ -83,17 +86,20 @@ def scan_csv(path: Path, *, hash_file: bool = True, count_lines: bool = False) -
             offset += len(block)
             last = block[-1:]
     size = offset
+    digest = file_sha256(path) if compressed and hash_file else (h.hexdigest() if h else None)
     if count_lines or size <= len(head):
         lines = (newlines if count_lines else head.count(b"\n")) + (last != b"\n")
-        return CsvScan(size, h.hexdigest() if h else None, quotes, max(lines - 1, 0), True)
+        return CsvScan(size, digest, quotes, max(lines - 1, 0), True)
     mean = len(head) / max(head.count(b"\n"), 1)
-    return CsvScan(size, h.hexdigest() if h else None, quotes, int(size / mean), False)
+    return CsvScan(size, digest, quotes, int(size / mean), False)
 
 
 def _line_at(path: Path, offset: int) -> int:
     """1-based line number of byte ``offset`` (error path only: a second read)."""
+    from fairpolicy.data.read import open_csv_stream
+
     line = 1
-    with path.open("rb") as fh:
+    with open_csv_stream(path) as fh:
         while offset > 0:
             block = fh.read(min(MAX_LINE_BYTES, offset))
             if not block:
@@ -106,7 +112,13 @@ def _line_at(path: Path, offset: int) -> int:
 def unclosed_quote_line(path: Path) -> int | None:
     """The line where a quoted field opens and never closes, if one does (a strict
     parse with the csv module: only called when the file has an odd number of quotes)."""
-    with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+    import io
+
+    from fairpolicy.data.read import open_csv_stream
+
+    with io.TextIOWrapper(
+        open_csv_stream(path), encoding="utf-8-sig", errors="replace", newline=""
+    ) as fh:
         reader = csv.reader(fh, strict=True)
         start = 1
         try:

@@ -122,6 +122,90 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+#: compressed CSV files read directly (pyarrow and DuckDB decompress by extension)
+CSV_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".zstd": "zstd"}
+
+#: the first bytes of file kinds that are not a CSV, and what to do about each
+_MAGIC = (
+    (b"\x1f\x8b", "gzip", "name it .csv.gz (read directly) or decompress it (gunzip)"),
+    (b"BZh", "bz2", "name it .csv.bz2 (read directly) or decompress it (bunzip2)"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "name it .csv.zst (read directly) or decompress it (unzstd)"),
+    (b"PK\x03\x04", "zip", "unzip it (an .xlsx workbook: export the sheet as CSV)"),
+    (b"\xfd7zXZ\x00", "xz", "decompress it (unxz), or recompress it with gzip or zstd"),
+    (b"\x04\x22\x4d\x18", "lz4", "decompress it (unlz4), or recompress it with gzip or zstd"),
+    (b"PAR1", "Parquet", "name it .parquet"),
+)
+
+
+def csv_compression(path: Path) -> str | None:
+    """The compression a CSV's name declares (``data.csv.gz`` → gzip), else None."""
+    return CSV_COMPRESSION.get(path.suffix.lower())
+
+
+def sniff(head: bytes) -> tuple[str, str] | None:
+    """(what it is, fix) when the first bytes of a file say it is no plain CSV: a compressed
+    file, a zip archive, a Parquet file, or UTF-16 text (with or without a byte-order
+    mark); None for anything else (the CSV reader judges it)."""
+    for magic, kind, fix in _MAGIC:
+        if head.startswith(magic):
+            return f"{'an' if kind[0] in 'aeiouxl' else 'a'} {kind} file", fix
+    utf16 = "re-export it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 text (with a byte-order mark)", utf16
+    sample = head[:4096]
+    if len(sample) >= 4 and b"\x00" in sample:
+        even, odd = sample[0::2], sample[1::2]
+        # ASCII text in UTF-16: every other byte is NUL, and the others are not
+        for zeros, chars, order in ((odd, even, "LE"), (even, odd, "BE")):
+            if zeros.count(0) >= 0.9 * len(zeros) and chars.count(0) <= 0.1 * len(chars):
+                return (
+                    f"UTF-16{order} text without a byte-order mark",
+                    f"re-export it as UTF-8 (e.g. iconv -f UTF-16{order} -t UTF-8)",
+                )
+    return None
+
+
+def open_csv_stream(path: Path) -> Any:
+    """The CSV's bytes, decompressed when its name says so (a binary file object). A
+    file whose first bytes contradict its name (a gzip file named .csv, a Parquet file,
+    UTF-16 text, a .gz that is no gzip) is a DataError naming what it is."""
+    from fairpolicy.files import open_regular
+
+    raw = open_regular(path, DataError, "data")
+    head = raw.read(8192)
+    raw.seek(0)
+    declared = csv_compression(path)
+    found = sniff(head)
+    if declared is not None:
+        if found is None or not found[0].endswith(f" {declared} file"):
+            raw.close()
+            what = found[0] if found else "not compressed"
+            raise DataError(
+                f"the name says {declared}-compressed ({path.suffix}), but the file is {what}.",
+                file=str(path),
+                hint="give the file the name its content has (data.csv for plain text).",
+            )
+        if declared in ("gzip", "bz2"):  # the standard library's, on the open file
+            import bz2
+            import gzip
+
+            return gzip.GzipFile(fileobj=raw) if declared == "gzip" else bz2.BZ2File(raw)
+        import pyarrow as pa
+
+        raw.close()
+        return pa.input_stream(str(path), compression=declared)
+    if found is not None:
+        raw.close()
+        what, fix = found
+        raise DataError(
+            f"this is {what}, not "
+            + ("valid UTF-8 text." if what.startswith("UTF-16") else "a plain-text CSV."),
+            file=str(path),
+            hint=f"{fix}.",
+        )
+    return raw
+
+
 def _csv_header(path: Path) -> list[str]:
     """The header's column names, trimmed (the policy's names are trimmed too)."""
     return [c.strip() for c in _raw_header(path)]
@@ -131,7 +215,7 @@ def _raw_header(path: Path) -> list[str]:
     """The first record of the file as written; reads at most one reader block."""
     from fairpolicy.data.limits import MAX_LINE_BYTES
 
-    with path.open("rb") as fh:
+    with open_csv_stream(path) as fh:
         head = fh.read(MAX_LINE_BYTES)
     if not head.strip():
         raise DataError(
@@ -517,8 +601,13 @@ def is_arrow_like(obj: Any) -> bool:
     (``__arrow_c_stream__``: DuckDB relations, …); a pandas DataFrame is not."""
     import sys
 
+    if isinstance(obj, str | bytes | os.PathLike):
+        return False
+    # only when pyarrow is already imported (by the caller who made the table); never
+    # while another thread is still importing it (a partly initialised module)
     pa = sys.modules.get("pyarrow")
-    if pa is not None and isinstance(obj, pa.Table | pa.RecordBatch):
+    kinds = tuple(k for k in (getattr(pa, "Table", None), getattr(pa, "RecordBatch", None)) if k)
+    if kinds and isinstance(obj, kinds):
         return True
     top = type(obj).__module__.split(".")[0]
     if top in ("pandas", "pyspark"):

@@ -122,7 +122,7 @@ class DuckDBSource:
                 "autoload_known_extensions": False,
             }
         )
-        file_list = "[" + ", ".join(quote_str(str(f)) for f in files) + "]"
+        file_list = "[" + ", ".join(quote_str(str(self._readable(f))) for f in files) + "]"
         self.types: dict[str, str] = {}
         if self.parquet:
             self.from_sql = f"read_parquet({file_list})"
@@ -159,6 +159,19 @@ class DuckDBSource:
             manifest = "".join(f"{digest(f)}  {f}\n" for f in files)
             self.sha256 = hashlib.sha256(manifest.encode()).hexdigest()
         self.text = not self.parquet
+
+    def _readable(self, path: Path) -> Path:
+        """A file DuckDB can read: a ``.csv.bz2`` (DuckDB reads gzip and zstd itself, not
+        bz2) is decompressed into the run's temporary directory, beside DuckDB's spill
+        files; the results hash the file as given."""
+        from fairpolicy.data.read import csv_compression, open_csv_stream
+
+        if csv_compression(path) != "bz2":
+            return path
+        plain = Path(self._tmp) / f"{len(os.listdir(self._tmp))}-{path.stem}"
+        with open_csv_stream(path) as src, plain.open("wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        return plain
 
     def _check_duplicates(self, header: list[str]) -> None:
         self.duplicates = {c for c in header if header.count(c) > 1}
