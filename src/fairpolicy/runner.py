@@ -219,10 +219,10 @@ class _Evaluator:
         self.stats: dict[tuple[Hashable, tuple[str, ...], bool, str | None], GroupStats] = {}
         self.warnings: list[str] = []
 
-    def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
+    def dimension(self, col: str, control: str | None = None) -> tuple[np.ndarray, list[str]]:
         if col not in self.dims:
             codes, names = encode_dimension(self.table.columns[col])
-            _limits.check_groups(len(names), col, self.limits, self.table.path)
+            _limits.check_groups(len(names), col, self.limits, self.table.path, control)
             self.dims[col] = codes, names
         return self.dims[col]
 
@@ -245,10 +245,12 @@ class _Evaluator:
             self.labels[plan.key] = lab
         return self.labels[plan.key]
 
-    def dims_for(self, columns: Sequence[str], keep: np.ndarray | None) -> DimCodes:
+    def dims_for(
+        self, columns: Sequence[str], keep: np.ndarray | None, control: str | None = None
+    ) -> DimCodes:
         out = {}
         for col in columns:
-            codes, names = self.dimension(col)
+            codes, names = self.dimension(col, control)
             out[col] = (codes if keep is None else codes[keep], names)
         return out
 
@@ -294,7 +296,9 @@ class _Evaluator:
                     if p.key == plan.key and p.error is None
                 )
             )
-            dims = self.dims_for([c for r in requests for c in r], lab.keep)
+            dims = self.dims_for(
+                [c for r in requests for c in r], lab.keep, plan.control.control_id
+            )
             # the intersection cells are at most the product of the columns' groups (each
             # with a "missing" slot) and at most the rows: refuse a table over --max-cells
             k = len(lab.classes)
@@ -407,7 +411,7 @@ class _Evaluator:
                     hint="add input.score (a column, a list, or a prefix such as y_score).",
                 )
             )
-        dims = self.dims_for(plan.control.dimension_columns, lab.keep)
+        dims = self.dims_for(plan.control.dimension_columns, lab.keep, plan.control.control_id)
         rows = row_groups(dims, plan.control.dimension_columns, st.groups)
         cols = [self.table.columns[c].to_numpy(zero_copy_only=False) for c in lab.score_columns]
         matrix = np.column_stack([np.asarray(c, dtype=np.float64) for c in cols])
@@ -449,7 +453,7 @@ class _Evaluator:
         if weights is not None and keep is not None:
             weights = weights[keep]
         if table is self.table:
-            dims = self.dims_for(c.dimension_columns, keep)
+            dims = self.dims_for(c.dimension_columns, keep, c.control_id)
         else:
             dims = _encode_dims(table, c.dimension_columns, keep)
         names, rows, unknown, keys = group_index(dims, c.dimension_columns, weights)

@@ -189,7 +189,8 @@ def open_csv_stream(path: Path) -> Any:
             import bz2
             import gzip
 
-            return gzip.GzipFile(fileobj=raw) if declared == "gzip" else bz2.BZ2File(raw)
+            raw.close()  # checked to be a regular file: opened again by the decompressor
+            return gzip.open(path) if declared == "gzip" else bz2.open(path)
         import pyarrow as pa
 
         raw.close()
