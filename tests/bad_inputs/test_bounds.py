@@ -213,16 +213,17 @@ def test_the_small_group_warning_names_twenty_groups(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- non-regular files
 
 
-@pytest.mark.parametrize("role", ["policy", "data", "results"])
+@pytest.mark.parametrize("role", ["policy", "data", "results", "validate"])
 def test_a_fifo_is_refused_at_once(tmp_path: Path, role: str) -> None:
     """A real process: if the FIFO were opened for reading it would block until killed."""
     pol, data = files(tmp_path)
-    pipe = tmp_path / "pipe"
+    pipe = tmp_path / "pipe.json"  # .json: validate reads JSON itself
     os.mkfifo(pipe)
     argv = {
         "policy": ["check", str(pipe), str(data)],
         "data": ["check", str(pol), str(pipe)],
         "results": ["export", "oscal", str(pipe), "-o", str(tmp_path / "out.json")],
+        "validate": ["validate", str(pipe)],
     }[role]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run(
@@ -233,8 +234,9 @@ def test_a_fifo_is_refused_at_once(tmp_path: Path, role: str) -> None:
         timeout=30,
         check=False,
     )
-    assert proc.returncode == 2 and "named pipe (FIFO), not a regular file" in proc.stderr
-    assert str(pipe) in proc.stderr
+    said = proc.stderr + proc.stdout  # validate reports on stdout
+    assert proc.returncode == 2 and "named pipe (FIFO), not a regular file" in said
+    assert str(pipe) in said
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")

@@ -95,7 +95,10 @@ def _read(path: Path) -> Any:
 
     try:
         if path.suffix.lower() == ".json":
-            return json.loads(path.read_text(encoding="utf-8-sig"))
+            from fairpolicy.files import open_regular
+
+            with open_regular(path, PolicyError, "policy") as fh:  # a FIFO would block
+                return json.loads(fh.read().decode("utf-8-sig"))
         return oscal.read_document(path)[0]
     except (OSError, UnicodeDecodeError, ValueError, PolicyError):
         return None  # unreadable: the loader reports it
