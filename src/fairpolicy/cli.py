@@ -573,7 +573,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     # run as the program (console script, python -m): the process ends now. Not after
     # DuckDB ran: its nanobind bindings count the objects left at shutdown, and frozen
     # objects are never freed, so stderr would fill with "nanobind: leaked instances"
-    if argv is None and "duckdb" not in sys.modules:
+    engine = sys.modules.get("fairpolicy.data.engines.duckdb")
+    if argv is None and not getattr(engine, "CONNECTED", False):
         import gc
 
         # everything allocated lives until exit; frozen objects are not traversed by the

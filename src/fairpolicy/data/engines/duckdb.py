@@ -54,6 +54,10 @@ _NUMERIC_TYPES = (
     "UHUGEINT",
     "BOOLEAN",
 )
+#: whether this process has opened a DuckDB connection (the CLI then skips ``gc.freeze``:
+#: DuckDB's nanobind bindings report every object still alive at shutdown as leaked)
+CONNECTED = False
+
 #: rows fetched per batch when scanning the source in order
 _BATCH = 1 << 20
 
@@ -112,6 +116,8 @@ class DuckDBSource:
 
         from fairpolicy.data.read import file_sha256
 
+        global CONNECTED
+        CONNECTED = True
         self.con = duckdb.connect(
             config={
                 "memory_limit": f"{max(memory_budget >> 20, 64)}MiB",
