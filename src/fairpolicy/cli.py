@@ -180,8 +180,15 @@ def _parser() -> argparse.ArgumentParser:
         "--max-cells",
         type=int,
         metavar="N",
-        help="refuse a count table (groups x classes^2) or resampling work (resamples x "
-        "cells) of more than N cells (default 20000000)",
+        help="refuse a count table (groups x classes^2) or bootstrap replicates (resamples "
+        "x cells) of more than N cells (default 20000000)",
+    )
+    lim.add_argument(
+        "--max-resample-seconds",
+        type=int,
+        metavar="S",
+        help="refuse a bootstrap or permutation test estimated to run longer than S seconds "
+        "(default 600)",
     )
     lim.add_argument(
         "--allow-path",
@@ -397,6 +404,7 @@ def _run_check(
         max_classes=args.max_classes,
         max_resamples=args.max_resamples,
         max_cells=args.max_cells,
+        max_resample_seconds=args.max_resample_seconds,
         allow_paths=args.allow_path,
     )
 

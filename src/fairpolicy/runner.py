@@ -740,6 +740,7 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
                     kind,
                     resamples,
                     _limits.resampled_cells(stats),
+                    len(stats.groups),
                     ev.limits,
                     ev.table.path,
                     c.control_id,
@@ -877,6 +878,7 @@ def check(
     max_classes: int | None = None,
     max_resamples: int | None = None,
     max_cells: int | None = None,
+    max_resample_seconds: int | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] = (),
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
@@ -903,9 +905,11 @@ def check(
     ``max_groups``, ``max_classes``, ``max_resamples``, ``max_cells``: the caps on the
     work a policy can ask for (defaults in :mod:`fairpolicy.data.limits`; the command
     line's ``--max-groups`` …): distinct groups per grouping, classes, ``ci``/``p_value``
-    resamples (checked before the data is read), and cells of a count table or of its
-    resamples (resamples × cells). ``allow_paths``: folders outside the policy's own
-    folder tree that its hrefs and sources may name (``--allow-path``).
+    resamples (checked before the data is read), cells of a count table or of its
+    bootstrap replicates (resamples × cells), and ``max_resample_seconds``, the estimated
+    time of a bootstrap or permutation test (checked before it starts).
+    ``allow_paths``: folders outside the policy's own folder tree that its hrefs and
+    sources may name (``--allow-path``).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -940,6 +944,7 @@ def check(
         max_classes=max_classes,
         max_resamples=max_resamples,
         max_cells=max_cells,
+        max_resample_seconds=max_resample_seconds,
     )
     for name, value in (("ci", bootstrap), ("p_value", p_value), ("num_classes", num_classes)):
         if value is not None:

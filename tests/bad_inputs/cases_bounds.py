@@ -9,7 +9,8 @@ in ``test_bounds.py``):
 - p_value / --p-value cap: bounds-p-value-prop-over-cap, bounds-p-value-flag-over-cap,
   bounds-p-value-policy-wide-over-cap (metadata.props)
 - ci / --bootstrap cap: bounds-ci-prop-over-cap, bounds-bootstrap-flag-over-cap,
-  bounds-resampled-cells-over-cap
+  bounds-resampled-cells-over-cap; estimated time (--max-resample-seconds):
+  bounds-permutation-time-over-cap
 - num_classes / --num-classes cap: bounds-num-classes-prop-over-cap,
   bounds-num-classes-flag-over-cap, bounds-classes-in-data-over-cap
 - distinct groups (--max-groups): bounds-ten-thousand-and-one-groups, bounds-max-groups-flag,
@@ -206,6 +207,15 @@ CASES = [
         file="data.csv",
         control="c1",
         key="ci",
+        report=True,
+    ),
+    Case(
+        "bounds-permutation-time-over-cap",
+        ("20,000 permutations", "--max-resample-seconds 1", "estimated ~"),
+        args=("--p-value", "20000", "--max-resample-seconds", "1"),
+        file="data.csv",
+        control="c1",
+        key="p_value",
         report=True,
     ),
     Case(

@@ -43,6 +43,12 @@ def files(tmp: Path, data: str = DEFAULT_DATA, pol: str | None = None) -> tuple[
     return p, d
 
 
+def grouped(groups: int, per_group: int = 4) -> str:
+    """A CSV with ``groups`` groups of ``per_group`` rows each."""
+    body = (f"{i % 2},{(i // 2) % 2},g{i % groups}\n" for i in range(per_group * groups))
+    return "y_true,y_pred,sex\n" + "".join(body)
+
+
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     out = io.StringIO()
     code = main(argv, out)
@@ -116,7 +122,7 @@ def test_caps_stop_the_issue_13_runs_at_once(
     MemoryError, 1e9 classes an OOM kill) are refused in well under a second."""
     pol, data = files(tmp_path)
     for args, words in (
-        (["--p-value", "100000000"], "~3.7 h"),
+        (["--p-value", "100000000"], "~3.9 h"),
         (["--bootstrap", "1000000000"], "GiB of memory"),
         (["--num-classes", "1000000000"], "cells per group"),
     ):
@@ -145,6 +151,46 @@ def test_resampling_work_counts_every_cell(tmp_path: Path) -> None:
     (tmp_path / "wide.csv").write_text(wide)
     f = fairpolicy.check(pol, tmp_path / "wide.csv", bootstrap=1000, max_cells=8000).findings[0]
     assert f.status == "error" and "× 160 cells" in f.message and "--max-cells 8000" in f.message
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from(["ci", "p_value"]),
+    resamples=st.integers(2, 10**6),
+    groups=st.integers(2, 10**5),
+    classes=st.integers(2, 5),
+    cap=st.integers(1, 10**4),
+)
+def test_resampling_is_refused_exactly_when_its_estimated_time_is_over_the_cap(
+    kind: str, resamples: int, groups: int, classes: int, cap: int
+) -> None:
+    cells = groups * classes * classes
+    caps = limits.Limits(max_cells=10**18, max_resample_seconds=cap)
+    seconds = limits.resample_seconds(kind, resamples, cells, groups)
+    # more resamples or more groups never cost less
+    assert limits.resample_seconds(kind, resamples + 1, cells, groups) >= seconds
+    assert limits.resample_seconds(kind, resamples, cells + 1, groups + 1) >= seconds
+    if seconds <= cap:
+        limits.check_resampling(kind, resamples, cells, groups, caps, "d.csv", "c")
+        return
+    with pytest.raises(DataError) as info:
+        limits.check_resampling(kind, resamples, cells, groups, caps, "d.csv", "c")
+    text = str(info.value)
+    assert f"--max-resample-seconds {cap}" in text and "estimated ~" in text
+    assert f"key '{kind}'" in text and "control 'c'" in text
+
+
+def test_the_permutation_estimate_grows_with_the_square_of_the_groups(tmp_path: Path) -> None:
+    """Issue 13: 200 permutations over many groups ran for minutes. The per-group p-values
+    make a permutation quadratic in the groups: 10,000 groups are refused by default."""
+    assert limits.resample_seconds("p_value", 200, 40_000, 10_000) > 600
+    assert limits.resample_seconds("p_value", 200, 400, 100) < 60
+    pol, _ = files(tmp_path)
+    (tmp_path / "wide.csv").write_text(grouped(400, 30))
+    f = fairpolicy.check(pol, tmp_path / "wide.csv", p_value=200, max_resample_seconds=1)
+    finding = f.findings[0]
+    assert finding.status == "error" and "--max-resample-seconds 1" in finding.message
+    assert "over 400 groups" in finding.message
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.5])

@@ -253,17 +253,23 @@ def count_csv_rows(path: Path, column: str, limit: int) -> int:
 # checked before the work starts, with a message that states the estimated cost and the
 # flag (``check`` keyword) that raises the cap.
 
-#: defaults of ``--max-groups``, ``--max-classes``, ``--max-resamples``, ``--max-cells``
+#: defaults of ``--max-groups``, ``--max-classes``, ``--max-resamples``, ``--max-cells``,
+#: ``--max-resample-seconds``
 DEFAULT_MAX_GROUPS = 10_000
 DEFAULT_MAX_CLASSES = 1_000
 DEFAULT_MAX_RESAMPLES = 100_000
 DEFAULT_MAX_CELLS = 20_000_000
+DEFAULT_MAX_RESAMPLE_SECONDS = 600
 
-#: measured cost of one resample (seconds): a fixed part plus a part per cell of the
-#: count table (groups × classes² + score, regression and ranking cells); embedded, one
-#: core of a 2023 laptop-class CPU (benchmarks: 2 groups, and 1,000 groups, binary)
-BOOTSTRAP_SECONDS = (4e-6, 2.5e-7)
-PERMUTATION_SECONDS = (3e-5, 1.3e-5)
+#: measured cost of one resample (seconds): a fixed part, a part per cell of the count
+#: table (groups × classes² + score, regression and ranking cells) and a part per pair of
+#: groups (the permutation test's per-group p-values compare each group with the rest).
+#: Embedded engine, one core of the 2-core CI machine, demographic parity, binary labels:
+#: bootstrap 4 µs/resample on 2 groups, 0.92 ms on 1,000; permutations 36 µs on 2 groups
+#: in the statistics alone (issue 13's whole run: 1e8 permutations in ~3.5 h, 126 µs
+#: each, the fixed part used here), 52 ms on 1,000 groups, 9.4 s on 10,000 (quadratic).
+BOOTSTRAP_SECONDS = (4e-6, 2.5e-7, 0.0)
+PERMUTATION_SECONDS = (1.2e-4, 2.5e-6, 9.5e-8)
 
 
 @dataclass(frozen=True)
@@ -274,6 +280,7 @@ class Limits:
     max_classes: int = DEFAULT_MAX_CLASSES
     max_resamples: int = DEFAULT_MAX_RESAMPLES
     max_cells: int = DEFAULT_MAX_CELLS
+    max_resample_seconds: int = DEFAULT_MAX_RESAMPLE_SECONDS
 
     #: the command-line flag of each cap, as the messages name it
     FLAGS: ClassVar[dict[str, str]] = {
@@ -281,6 +288,7 @@ class Limits:
         "max_classes": "--max-classes",
         "max_resamples": "--max-resamples",
         "max_cells": "--max-cells",
+        "max_resample_seconds": "--max-resample-seconds",
     }
 
     @classmethod
@@ -311,10 +319,11 @@ def duration(seconds: float) -> str:
     return f"{seconds / 86400:,.0f} days"
 
 
-def resample_seconds(kind: str, resamples: int, cells: int) -> float:
-    """The estimated time of ``resamples`` bootstrap replicates or permutations."""
-    fixed, per_cell = BOOTSTRAP_SECONDS if kind == "ci" else PERMUTATION_SECONDS
-    return resamples * (fixed + per_cell * cells)
+def resample_seconds(kind: str, resamples: int, cells: int, groups: int = 2) -> float:
+    """The estimated time of ``resamples`` bootstrap replicates or permutations of a
+    count table of ``cells`` cells over ``groups`` groups (:data:`BOOTSTRAP_SECONDS`)."""
+    fixed, per_cell, per_pair = BOOTSTRAP_SECONDS if kind == "ci" else PERMUTATION_SECONDS
+    return resamples * (fixed + per_cell * cells + per_pair * groups * groups)
 
 
 _WHAT = {"ci": "bootstrap resamples", "p_value": "permutations", "num_classes": "classes"}
@@ -417,28 +426,40 @@ def check_resampling(
     kind: str,
     resamples: int,
     cells: int,
+    groups: int,
     limits: Limits,
     file: str | None,
     control: str | None,
 ) -> None:
-    """Refuse resampling whose work, resamples × cells, exceeds ``--max-cells``: the
-    bootstrap holds every replicate of the count table at once, and the permutation test's
-    time grows with it."""
-    work = resamples * cells
-    if work <= limits.max_cells:
-        return
+    """Refuse, before it starts, resampling over its caps: a bootstrap whose replicates
+    (resamples × cells, all held at once) exceed ``--max-cells``, or any resampling whose
+    estimated time (:func:`resample_seconds`) exceeds ``--max-resample-seconds``."""
     what = _WHAT[kind]
-    seconds = resample_seconds(kind, resamples, cells)
-    memory = f", ~{human(8.0 * work)} of replicates" if kind == "ci" else ""
-    raise DataError(
-        f"{resamples:,} {what} × {cells:,} cells of the count table = {work:,} resampled "
-        f"cells, more than the limit of {limits.max_cells:,} (--max-cells "
-        f"{limits.max_cells}); an estimated ~{duration(seconds)}{memory}.",
-        file=file,
-        control=control,
-        key=kind,
-        hint=f"use fewer {what} or fewer/coarser groups, or raise --max-cells.",
-    )
+    seconds = resample_seconds(kind, resamples, cells, groups)
+    work = resamples * cells
+    if kind == "ci" and work > limits.max_cells:
+        raise DataError(
+            f"{resamples:,} {what} × {cells:,} cells of the count table = {work:,} resampled "
+            f"cells (~{human(8.0 * work)} of replicates held at once), more than the limit "
+            f"of {limits.max_cells:,} (--max-cells {limits.max_cells}); an estimated "
+            f"~{duration(seconds)}.",
+            file=file,
+            control=control,
+            key=kind,
+            hint=f"use fewer {what} or fewer/coarser groups, or raise --max-cells.",
+        )
+    if seconds > limits.max_resample_seconds:
+        raise DataError(
+            f"{resamples:,} {what} of a count table of {cells:,} cells over {groups:,} "
+            f"groups would run an estimated ~{duration(seconds)}, more than the limit of "
+            f"{limits.max_resample_seconds:,} s (--max-resample-seconds "
+            f"{limits.max_resample_seconds}).",
+            file=file,
+            control=control,
+            key=kind,
+            hint=f"use fewer {what} or fewer/coarser groups, or raise "
+            "--max-resample-seconds if the wait is intended.",
+        )
 
 
 def resampled_cells(stats: Any) -> int:
