@@ -223,6 +223,13 @@ def _parser() -> argparse.ArgumentParser:
         "documents are also checked against the NIST OSCAL JSON schema.",
     )
     v.add_argument("policies", nargs="+", metavar="POLICY")
+    v.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the policies' hrefs and sources name files under DIR (repeatable)",
+    )
     v.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     cv = sub.add_parser(
@@ -538,7 +545,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
-    code: int = validate_files(args.policies, stdout)
+    code: int = validate_files(args.policies, stdout, args.allow_path)
     return code
 
 

@@ -545,3 +545,11 @@ def test_a_fairpolicy_error_is_what_the_api_raises(tmp_path: Path) -> None:
     pol, _ = files(tmp_path)
     with pytest.raises(FairpolicyError):
         fairpolicy.check(pol, None)
+
+
+def test_validate_confines_hrefs_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile, _ = layout(tmp_path, "../shared/catalog.yaml")
+    code, out, _ = run(["validate", str(profile)], capsys)
+    assert code == 2 and "outside the policy's folder" in out and "--allow-path" in out
+    code, out, _ = run(["validate", str(profile), "--allow-path", str(tmp_path / "shared")], capsys)
+    assert code == 0 and out.startswith("OK"), out
