@@ -22,8 +22,8 @@ in ``test_bounds.py``):
 - nested Parquet dimension: bounds-parquet-list-dimension, bounds-parquet-struct-dimension
 - file types: bounds-gzip-named-csv, bounds-zip-named-csv, bounds-zstd-named-csv,
   bounds-bz2-named-csv, bounds-parquet-named-csv, bounds-utf16-without-bom,
-  bounds-gz-that-is-not-gzip, bounds-csv-gz-read-directly, bounds-csv-bz2-read-directly,
-  bounds-csv-zst-read-directly
+  bounds-gz-that-is-not-gzip, bounds-csv-named-parquet, bounds-csv-gz-read-directly,
+  bounds-csv-bz2-read-directly, bounds-csv-zst-read-directly
 """
 
 from __future__ import annotations
@@ -394,6 +394,13 @@ CASES = [
         ("this is a Parquet file", "name it .parquet"),
         data=_compressed("parquet", "data.csv"),
         file="data.csv",
+    ),
+    Case(
+        "bounds-csv-named-parquet",
+        ("the Parquet file could not be read", "it looks like a CSV", "name it .csv"),
+        data=DEFAULT_DATA,
+        data_name="data.parquet",
+        file="data.parquet",
     ),
     Case(
         "bounds-utf16-without-bom",

@@ -262,10 +262,30 @@ def peek_columns(source: Any) -> list[str]:
         try:
             return list(pq.read_schema(path).names)
         except (pa.ArrowInvalid, OSError) as exc:
-            raise DataError(
-                f"the Parquet file could not be read: {str(exc).splitlines()[0]}", file=str(path)
-            ) from None
+            raise _parquet_error(path, exc) from None
     return _csv_header(path)
+
+
+def _parquet_error(path: Path, exc: Exception) -> DataError:
+    """A Parquet file that cannot be read, saying what it is when its first bytes tell
+    (a CSV named .parquet, a gzip file…)."""
+    head = b""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        pass
+    found = sniff(head) if head else None
+    hint = None
+    if found is not None and not found[0].endswith("Parquet file"):
+        hint = f"this is {found[0]}, not Parquet."
+    elif head and not head.startswith(b"PAR1") and b"," in head and b"\n" in head:
+        hint = "it looks like a CSV (comma-separated text): name it .csv."
+    return DataError(
+        f"the Parquet file could not be read: {str(exc).splitlines()[0]}",
+        file=str(path),
+        hint=hint,
+    )
 
 
 def _require_file(path: Path) -> None:
@@ -574,9 +594,7 @@ def _read_parquet(
         limits.check_memory(meta.num_rows, len(present), memory_budget, str(path), text)
         arrow = pq.read_table(path, columns=present)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(
-            f"the Parquet file could not be read: {str(exc).splitlines()[0]}", file=str(path)
-        ) from None
+        raise _parquet_error(path, exc) from None
     if arrow.num_rows == 0:
         raise DataError("the file has no data rows.", file=str(path))
     return Table(

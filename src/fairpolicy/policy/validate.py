@@ -30,9 +30,7 @@ __all__ = ["schema_errors", "validate_files"]
 SCHEMA_ROOTS = ("catalog", "profile", "component-definition")
 
 
-def validate_files(
-    paths: Sequence[str], stdout: TextIO, allow_paths: Sequence[str] = ()
-) -> int:
+def validate_files(paths: Sequence[str], stdout: TextIO, allow_paths: Sequence[str] = ()) -> int:
     """Validate every file of ``paths``; write one verdict each to ``stdout``; exit code.
     ``allow_paths``: folders outside each policy's own tree its hrefs may name."""
     from fairpolicy.policy.load import load_policy

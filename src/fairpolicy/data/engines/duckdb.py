@@ -10,6 +10,7 @@ converted back in Python with the embedded reader's semantics
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -135,9 +136,15 @@ class DuckDBSource:
             try:
                 described = self.con.execute(f"DESCRIBE SELECT * FROM {self.from_sql}").fetchall()
             except duckdb.Error as exc:
-                raise DataError(
-                    f"the Parquet file could not be read: {_first_line(exc)}", file=self.path
-                ) from None
+                from fairpolicy.data.read import _parquet_error
+
+                error = _parquet_error(files[0], exc)  # says what the file is, if it can
+                error.problems[0] = dataclasses.replace(
+                    error.problems[0],
+                    message=f"the Parquet file could not be read: {_first_line(exc)}",
+                    file=self.path,
+                )
+                raise DataError(error.problems) from None
             self.available = [str(r[0]) for r in described]
             self.types = {str(r[0]): str(r[1]) for r in described}
             self.refs = {c: quote_ident(c) for c in self.available}
