@@ -583,13 +583,18 @@ def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def _duckdb_connections() -> int:
+    engine = sys.modules.get("fairpolicy.data.engines.duckdb")
+    return int(getattr(engine, "CONNECTIONS", 0))
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    connections = _duckdb_connections()
     code = _main(argv, stdout)
     # run as the program (console script, python -m): the process ends now. Not after
     # DuckDB ran: its nanobind bindings count the objects left at shutdown, and frozen
     # objects are never freed, so stderr would fill with "nanobind: leaked instances"
-    engine = sys.modules.get("fairpolicy.data.engines.duckdb")
-    if argv is None and not getattr(engine, "CONNECTED", False):
+    if argv is None and _duckdb_connections() == connections:
         import gc
 
         # everything allocated lives until exit; frozen objects are not traversed by the

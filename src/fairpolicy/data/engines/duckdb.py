@@ -55,9 +55,9 @@ _NUMERIC_TYPES = (
     "UHUGEINT",
     "BOOLEAN",
 )
-#: whether this process has opened a DuckDB connection (the CLI then skips ``gc.freeze``:
-#: DuckDB's nanobind bindings report every object still alive at shutdown as leaked)
-CONNECTED = False
+#: DuckDB connections this process has opened (a CLI run that opened one skips
+#: ``gc.freeze``: DuckDB's nanobind bindings report every object alive at shutdown as leaked)
+CONNECTIONS = 0
 
 #: rows fetched per batch when scanning the source in order
 _BATCH = 1 << 20
@@ -117,8 +117,8 @@ class DuckDBSource:
 
         from fairpolicy.data.read import file_sha256
 
-        global CONNECTED
-        CONNECTED = True
+        global CONNECTIONS
+        CONNECTIONS += 1
         self.con = duckdb.connect(
             config={
                 "memory_limit": f"{max(memory_budget >> 20, 64)}MiB",
