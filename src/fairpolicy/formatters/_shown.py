@@ -24,7 +24,11 @@ SHOWN_GROUPS = 50
 def _worst(f: Finding, limit: int) -> list[GroupResult]:
     """The ``limit`` groups furthest from the median value, in their original order; the
     named worst, highest and lowest groups first among equals."""
-    named = {f.worst_group, f.details.get("max_group"), f.details.get("min_group")}
+    named = {
+        g
+        for g in (f.worst_group, f.details.get("max_group"), f.details.get("min_group"))
+        if isinstance(g, str)
+    }
     values = sorted(g.value for g in f.groups if g.value is not None)
     middle = values[len(values) // 2] if values else 0.0
 
