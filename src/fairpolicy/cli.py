@@ -184,6 +184,47 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="refuse data with more than N rows (exit 2), checked before the rows are read",
     )
+    lim.add_argument(
+        "--max-groups",
+        type=int,
+        metavar="N",
+        help="refuse a dimension with more than N distinct groups (default 10000)",
+    )
+    lim.add_argument(
+        "--max-classes",
+        type=int,
+        metavar="K",
+        help="refuse more than K classes, declared or found in the labels (default 1000)",
+    )
+    lim.add_argument(
+        "--max-resamples",
+        type=int,
+        metavar="N",
+        help="refuse a bootstrap (ci, --bootstrap) or permutation test (p_value, --p-value) "
+        "of more than N resamples, before the data is read (default 100000)",
+    )
+    lim.add_argument(
+        "--max-cells",
+        type=int,
+        metavar="N",
+        help="refuse a count table (groups x classes^2) or bootstrap replicates (resamples "
+        "x cells) of more than N cells (default 20000000)",
+    )
+    lim.add_argument(
+        "--max-resample-seconds",
+        type=int,
+        metavar="S",
+        help="refuse a bootstrap or permutation test estimated to run longer than S seconds "
+        "(default 600)",
+    )
+    lim.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the policy's hrefs and sources name files under DIR (repeatable); by "
+        "default they must lie in the policy's own folder tree",
+    )
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
@@ -251,6 +292,13 @@ def _parser() -> argparse.ArgumentParser:
         "documents are also checked against the NIST OSCAL JSON schema.",
     )
     v.add_argument("policies", nargs="+", metavar="POLICY")
+    v.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the policies' hrefs and sources name files under DIR (repeatable)",
+    )
     v.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     cv = sub.add_parser(
@@ -424,6 +472,12 @@ def _run_check(
         score_decimals=args.score_decimals,
         max_rows=args.max_rows,
         timestamp=args.timestamp,
+        max_groups=args.max_groups,
+        max_classes=args.max_classes,
+        max_resamples=args.max_resamples,
+        max_cells=args.max_cells,
+        max_resample_seconds=args.max_resample_seconds,
+        allow_paths=args.allow_path,
     )
 
 
@@ -701,7 +755,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
-    code: int = validate_files(args.policies, stdout)
+    code: int = validate_files(args.policies, stdout, args.allow_path)
     return code
 
 
@@ -737,9 +791,18 @@ def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def _duckdb_connections() -> int:
+    engine = sys.modules.get("fairpolicy.data.engines.duckdb")
+    return int(getattr(engine, "CONNECTIONS", 0))
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    connections = _duckdb_connections()
     code = _main(argv, stdout)
-    if argv is None:  # run as the program (console script, python -m): the process ends now
+    # run as the program (console script, python -m): the process ends now. Not after
+    # DuckDB ran: its nanobind bindings count the objects left at shutdown, and frozen
+    # objects are never freed, so stderr would fill with "nanobind: leaked instances"
+    if argv is None and _duckdb_connections() == connections:
         import gc
 
         # everything allocated lives until exit; frozen objects are not traversed by the

@@ -243,13 +243,21 @@ def load_results(path: str) -> Results:
     from pydantic import ValidationError
 
     from fairpolicy.errors import DataError
+    from fairpolicy.files import open_regular
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open_regular(Path(path), DataError, "results JSON") as fh:  # a FIFO would block
+            text = fh.read().decode("utf-8")
     except OSError as exc:
         raise DataError(f"cannot read the results file: {exc.strerror}.", file=path) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"the results file is not UTF-8 (byte {exc.start}).",
+            file=path,
+            hint="pass the file written by `fairpolicy check -o json=PATH`.",
+        ) from None
     try:
-        return Results.model_validate_json(text)
+        results = Results.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -259,6 +267,51 @@ def load_results(path: str) -> Results:
             file=path,
             hint="pass the file written by `fairpolicy check -o json=PATH`.",
         ) from None
+    _refuse_non_finite(results, path)
+    return results
+
+
+def _refuse_non_finite(results: Results, path: str) -> None:
+    """DataError naming the finding and field where a value is NaN or infinite: fairpolicy
+    never writes one (an undefined value is null with a reason), so the file was edited
+    or written by something else, and no report may be rendered from it."""
+    import math
+
+    from fairpolicy.errors import DataError
+
+    def first(obj: Any, where: str) -> str | None:
+        if isinstance(obj, float) and not math.isfinite(obj):
+            return where
+        if isinstance(obj, dict):
+            items: Any = obj.items()
+        elif isinstance(obj, list | tuple):
+            items = enumerate(obj)
+        else:
+            return None
+        for k, v in items:
+            if (found := first(v, f"{where}.{k}" if where else str(k))) is not None:
+                return found
+        return None
+
+    doc = results.model_dump()
+    for i, f in enumerate(doc["findings"]):
+        if (where := first(f, "")) is not None:
+            raise DataError(
+                f"finding {i + 1} (control '{f['control_id']}') holds a value that is not a "
+                f"finite number at '{where}' (NaN or Infinity); fairpolicy writes undefined "
+                "values as null with a reason.",
+                file=path,
+                key=where,
+                hint="rerun `fairpolicy check -o json=PATH` to get an unedited results file.",
+            )
+    rest = {k: v for k, v in doc.items() if k != "findings"}
+    if (where := first(rest, "")) is not None:
+        raise DataError(
+            f"the results hold a value that is not a finite number at '{where}' (NaN or Infinity).",
+            file=path,
+            key=where,
+            hint="rerun `fairpolicy check -o json=PATH` to get an unedited results file.",
+        )
 
 
 def gate_effect(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -> GateEffect:

@@ -17,11 +17,13 @@ import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fairpolicy import __version__
+from fairpolicy.data import limits as _limits
 from fairpolicy.data.bind import (
     CLASS_FREE_SCORES,
     LabelKey,
@@ -43,7 +45,7 @@ from fairpolicy.data.engines import (
     parse_size,
     resolve_engine,
 )
-from fairpolicy.data.limits import check_rows
+from fairpolicy.data.limits import Limits, check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
@@ -87,13 +89,17 @@ DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 
 #: a warning is raised when a compared group has fewer rows than this
 SMALL_GROUP_WARNING = 100
+#: groups a warning names before it says how many more there are
+NAMED_IN_WARNING = 20
 
 
 def _now(deterministic: bool = False) -> str:
     """UTC now; ``SOURCE_DATE_EPOCH`` when set; the epoch itself under ``deterministic``."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.isdigit():
-        t = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC)
+    from fairpolicy.env import source_date_epoch
+
+    epoch = source_date_epoch()
+    if epoch is not None:
+        t = _dt.datetime.fromtimestamp(epoch, tz=_dt.UTC)
     elif deterministic:
         t = _dt.datetime.fromtimestamp(0, tz=_dt.UTC)
     else:
@@ -133,15 +139,17 @@ def policy_info(pol: Policy) -> PolicyInfo:
 
 def is_deterministic(flag: bool = False) -> bool:
     """``--deterministic`` or ``SOURCE_DATE_EPOCH`` set: reproducible timestamps and UUIDs."""
-    return flag or bool(os.environ.get("SOURCE_DATE_EPOCH"))
+    from fairpolicy.env import source_date_epoch
+
+    return flag or source_date_epoch() is not None  # also validates it (exit 2)
 
 
-def _load(policy: Any) -> Policy:
+def _load(policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = ()) -> Policy:
     if isinstance(policy, Policy):
         return policy
     from fairpolicy.policy.load import load_policy
 
-    loaded: Policy = load_policy(policy)
+    loaded: Policy = load_policy(policy, allow_paths=allow_paths)
     return loaded
 
 
@@ -227,8 +235,11 @@ class _Evaluator:
         seed: int = 0,
         strings: Sequence[str] = (),
         decimals: int | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.table = table
+        #: caps on groups, classes and cells (data/limits.py), checked before the work
+        self.limits = limits or Limits()
         self.seed = seed
         #: the score grid's decimals when the engine rounded scores (None: exact scores)
         self.decimals = decimals
@@ -276,9 +287,11 @@ class _Evaluator:
             for g, n in found
         ]
 
-    def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
+    def dimension(self, col: str, control: str | None = None) -> tuple[np.ndarray, list[str]]:
         if col not in self.dims:
-            self.dims[col] = encode_dimension(self.table.columns[col])
+            codes, names = encode_dimension(self.table.columns[col])
+            _limits.check_groups(len(names), col, self.limits, self.table.path, control)
+            self.dims[col] = codes, names
         return self.dims[col]
 
     def label(self, plan: _Plan) -> Labels:
@@ -287,16 +300,25 @@ class _Evaluator:
             lab = encode_labels(
                 self.table, plan.control, plan.key, plan.spec.multiclass_replacement
             )
+            _limits.check_classes(
+                len(lab.classes),
+                plan.key.target,
+                self.limits,
+                self.table.path,
+                plan.control.control_id,
+            )
             if lab.score_columns:
                 lab.warnings += validate_scores(self.table, plan.control, lab.score_columns)
             self.warnings += lab.warnings
             self.labels[plan.key] = lab
         return self.labels[plan.key]
 
-    def dims_for(self, columns: Sequence[str], keep: np.ndarray | None) -> DimCodes:
+    def dims_for(
+        self, columns: Sequence[str], keep: np.ndarray | None, control: str | None = None
+    ) -> DimCodes:
         out = {}
         for col in columns:
-            codes, names = self.dimension(col)
+            codes, names = self.dimension(col, control)
             out[col] = (codes if keep is None else codes[keep], names)
         return out
 
@@ -323,6 +345,9 @@ class _Evaluator:
                 spec = dataclasses.replace(plan.spec, secondary_role=None)
                 twin.spec = spec
                 st = st.with_extras(secondary=self.group_stats(twin, [twin]))
+            _limits.check_groups(
+                len(st.groups), ",".join(dim), self.limits, self.table.path, plan.control.control_id
+            )
             self.stats[cache] = st
         return self.stats[cache]
 
@@ -339,7 +364,21 @@ class _Evaluator:
                     if p.key == plan.key and p.error is None
                 )
             )
-            dims = self.dims_for([c for r in requests for c in r], lab.keep)
+            dims = self.dims_for(
+                [c for r in requests for c in r], lab.keep, plan.control.control_id
+            )
+            # the intersection cells are at most the product of the columns' groups (each
+            # with a "missing" slot) and at most the rows: refuse a table over --max-cells
+            k = len(lab.classes)
+            for req in requests:
+                bound = min(math.prod(len(dims[c][1]) + 1 for c in req), len(lab.true_codes))
+                _limits.check_cells(
+                    bound * k * k,
+                    f"the count table of '{','.join(req)}' ({bound:,} groups × {k}² classes)",
+                    self.limits,
+                    self.table.path,
+                    plan.control.control_id,
+                )
             built = build_group_stats(
                 lab.true_codes,
                 lab.pred_codes,
@@ -442,7 +481,7 @@ class _Evaluator:
                     hint="add input.score (a column, a list, or a prefix such as y_score).",
                 )
             )
-        dims = self.dims_for(plan.control.dimension_columns, lab.keep)
+        dims = self.dims_for(plan.control.dimension_columns, lab.keep, plan.control.control_id)
         rows = row_groups(dims, plan.control.dimension_columns, st.groups)
         cols = [self.table.columns[c].to_numpy(zero_copy_only=False) for c in lab.score_columns]
         matrix = np.column_stack([np.asarray(c, dtype=np.float64) for c in cols])
@@ -485,7 +524,7 @@ class _Evaluator:
         if weights is not None and keep is not None:
             weights = weights[keep]
         if table is self.table:
-            dims = self.dims_for(c.dimension_columns, keep)
+            dims = self.dims_for(c.dimension_columns, keep, c.control_id)
         else:
             dims = _encode_dims(table, c.dimension_columns, keep)
         names, rows, unknown, keys = group_index(dims, c.dimension_columns, weights)
@@ -800,6 +839,18 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
             if gone:
                 mv = dataclasses.replace(mv, excluded=(*mv.excluded, *gone))
+        for kind in ("ci", "p_value"):
+            resamples = int(c.params.get(kind) or 0)
+            if resamples > 0 and mv.value is not None:
+                _limits.check_resampling(
+                    kind,
+                    resamples,
+                    _limits.resampled_cells(stats),
+                    len(stats.groups),
+                    ev.limits,
+                    ev.table.path,
+                    c.control_id,
+                )
         ci, group_ci = ev.interval(plan, stats, keep, mv)
         pv = ev.permutation(plan, stats, keep, mv)
     except FairpolicyError as exc:
@@ -847,7 +898,12 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     if small and mv.value is not None:
         ev.warnings.append(
             f"control '{c.control_id}': the value rests on group(s) with fewer than "
-            f"{SMALL_GROUP_WARNING} rows: {', '.join(small)}"
+            f"{SMALL_GROUP_WARNING} rows: {', '.join(small[:NAMED_IN_WARNING])}"
+            + (
+                f" … and {len(small) - NAMED_IN_WARNING:,} more (listed in the JSON report)"
+                if len(small) > NAMED_IN_WARNING
+                else ""
+            )
         )
     return _finding(
         c,
@@ -931,13 +987,21 @@ def check(
     score_decimals: int | None = None,
     max_rows: int | None = None,
     timestamp: str | None = None,
+    max_groups: int | None = None,
+    max_classes: int | None = None,
+    max_resamples: int | None = None,
+    max_cells: int | None = None,
+    max_resample_seconds: int | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] = (),
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
     ``policy``: a path to a YAML/JSON policy, a parsed mapping/list, or a
     :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
     Parquet file, a glob of such files (``data/*.parquet``; DuckDB or Spark), a
-    pandas DataFrame, or a pyspark DataFrame (evaluated by Spark where it lives).
+    pandas or polars DataFrame, a pyarrow Table (or any table exporting the Arrow C
+    stream), or a pyspark DataFrame (evaluated by Spark where it lives); anything else is
+    a :class:`~fairpolicy.errors.UsageError`.
     ``deterministic`` fixes the run's
     timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
     ``progress(stage, done, total)`` is called as the run advances (the CLI draws a
@@ -951,10 +1015,21 @@ def check(
     ``score_decimals``: the engines' score grid, 10**-N (default 4; recorded in the
     results' run options; the embedded engine reads scores exactly).
     ``max_rows``: refuse data with more rows (exit 2; embedded: before reading rows).
+    ``max_groups``, ``max_classes``, ``max_resamples``, ``max_cells``: the caps on the
+    work a policy can ask for (defaults in :mod:`fairpolicy.data.limits`; the command
+    line's ``--max-groups`` …): distinct groups per grouping, classes, ``ci``/``p_value``
+    resamples (checked before the data is read), cells of a count table or of its
+    bootstrap replicates (resamples × cells), and ``max_resample_seconds``, the estimated
+    time of a bootstrap or permutation test (checked before it starts).
+    ``allow_paths``: folders outside the policy's own folder tree that its hrefs and
+    sources may name (``--allow-path``).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
     """
+    from fairpolicy.data.read import require_data_kind
+
+    require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
     if inconclusive not in ("pass", "warn", "fail"):
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
     if fail_on not in ("error", "warning", "never"):
@@ -988,6 +1063,16 @@ def check(
         raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
     if max_rows is not None and max_rows < 1:
         raise UsageError(f"--max-rows must be at least 1, got {max_rows}.")
+    caps = Limits.of(
+        max_groups=max_groups,
+        max_classes=max_classes,
+        max_resamples=max_resamples,
+        max_cells=max_cells,
+        max_resample_seconds=max_resample_seconds,
+    )
+    for name, value in (("ci", bootstrap), ("p_value", p_value), ("num_classes", num_classes)):
+        if value is not None:
+            _limits.check_requested(name, int(value), caps, from_flag=True)
     run_seed = DEFAULT_SEED if seed is None else int(seed)
     budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
     # the data read starts now, beside the policy's validation (data/prefetch.py) — only
@@ -996,7 +1081,8 @@ def check(
     speculate = max_rows is None and memory_budget is None and _prefetchable(engine, data, budget)
     prefetch = Prefetch.start(policy, data, bind) if speculate else None
     try:
-        pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
+        pol = apply_overrides(_load(policy, allow_paths), bind, num_classes, stats_options)
+        _check_requested(pol, caps)
         decimals = _score_decimals(score_decimals)
         engine_name, notes = resolve_engine(
             engine, data, lambda: _bound_columns(pol, peek_columns(data))[0], budget
@@ -1035,7 +1121,7 @@ def check(
             check_rows(table.rows, max_rows, table.path or str(data))
         plans = _plan(pol, table)
         rounded = engine_name in ("duckdb", "spark")
-        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None)
+        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None, caps)
         findings = []
         for i, plan in enumerate(plans):
             if progress:
@@ -1087,6 +1173,22 @@ def check(
     )
 
 
+def _check_requested(pol: Policy, caps: Limits) -> None:
+    """Every control's resample and class counts within their caps, before any data is
+    read (a control's own props and the policy-wide ``metadata.props`` alike)."""
+    for c in pol.controls:
+        for name in ("ci", "p_value", "num_classes"):
+            value = c.params.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                _limits.check_requested(
+                    name,
+                    value,
+                    caps,
+                    file=c.source.file if c.source and c.source.file else pol.path,
+                    control=c.control_id,
+                )
+
+
 #: the largest score grid exponent (10**-12 is already below float resolution near 1)
 MAX_SCORE_DECIMALS = 12
 
@@ -1127,6 +1229,10 @@ def _prefetchable(engine: str, data: Any, budget: int) -> bool:
     send to DuckDB, or the memory guard may refuse, is never read speculatively)."""
     if engine not in ("auto", "embedded") or not isinstance(data, str | os.PathLike):
         return False
+    from fairpolicy.data.read import csv_compression
+
+    if csv_compression(Path(data)) is not None:
+        return False  # decompressing needs pyarrow's codecs: imported on this thread first
     try:
         size = os.stat(data).st_size
     except (OSError, ValueError):

@@ -492,7 +492,7 @@ def test_missing_file_names_the_path(tmp_path: Path) -> None:
 
 
 def test_directory_is_not_a_policy(tmp_path: Path) -> None:
-    assert "cannot read the file" in one_problem(tmp_path)
+    assert "this is a directory, not a regular file" in one_problem(tmp_path)
 
 
 def test_unreadable_yaml_gives_line_and_column() -> None:

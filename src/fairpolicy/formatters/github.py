@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -82,6 +83,7 @@ def _annotation(results: Results, f: Finding) -> str:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     policy = results.policy
     name = policy.title or (_ci.shown_path(policy.path) if policy.path else "policy")
     if policy.title and policy.path:

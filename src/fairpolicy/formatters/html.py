@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairpolicy.formatters import _svg
 from fairpolicy.formatters._ci import STATUS_WORD, ci_text, threshold, value_text
+from fairpolicy.formatters._shown import for_humans
 from fairpolicy.formatters._svg import Axis, Band, Cell, Mark, Rule, esc, num
 
 if TYPE_CHECKING:
@@ -978,6 +979,7 @@ def _method_notes(results: Results) -> str:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     findings = results.findings
     detailed = [(i, f) for i, f in enumerate(findings) if not (opts.quiet and f.status == "pass")]
     anchors = {i: f"c{i + 1}" for i, _ in detailed}

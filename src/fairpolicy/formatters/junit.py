@@ -58,6 +58,7 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -189,6 +190,7 @@ def _value(v: object) -> str:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     policy = results.policy
     suite_name = policy.title or (_ci.shown_path(policy.path) if policy.path else "fairpolicy")
     classname = _x(suite_name)

@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -147,6 +148,7 @@ def _per_group(f: Finding) -> list[str]:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     s = results.summary
     gate = {"pass": "✅ PASS", "fail": "❌ FAIL", "error": "⛔ ERROR"}[s.gate]
     policy = results.policy

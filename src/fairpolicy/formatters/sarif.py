@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -308,4 +309,5 @@ def sarif_log(results: Results) -> Doc:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     return json.dumps(sarif_log(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

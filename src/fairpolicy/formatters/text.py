@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from fairpolicy.errors import printable
 from fairpolicy.formatters._ci import ci_text, num, threshold, value_text
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -44,6 +45,7 @@ def _row(f: Finding) -> tuple[str, ...]:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     shown = [f for f in results.findings if not (opts.quiet and f.status == "pass")]
     rows: list[tuple[str, ...]] = [_row(f) for f in shown]
     headers: tuple[str, ...] = HEADERS

@@ -389,9 +389,11 @@ def _refuse_oscal(data: Any, source: Path) -> None:
 def _last_modified(data: Any, source: Path) -> str:
     """``SOURCE_DATE_EPOCH``, else the source's ``metadata.last-modified`` (when a valid
     OSCAL date-time with a time zone), else the source file's modification time."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
-        return _iso(int(epoch))
+    from fairpolicy.env import source_date_epoch
+
+    epoch = source_date_epoch()
+    if epoch is not None:
+        return _iso(epoch)
     written = None
     if isinstance(data, Mapping):
         for root in ("assessment-plan", "component-definition"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,13 +84,16 @@ def load_policy(
     source: str | os.PathLike[str] | Mapping[str, Any] | list[Any],
     *,
     base_dir: str | os.PathLike[str] | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] = (),
 ) -> Policy:
     """Load and validate a policy.
 
     ``source`` is a path to a YAML or JSON file, or an already-parsed mapping or list.
     ``base_dir`` is where relative hrefs (a component-definition's ``source``, a
     profile's imports) resolve; default the file's directory, or the working directory
-    for a mapping. Raises :class:`PolicyError` listing every problem found.
+    for a mapping. Files the policy names (imports, sources) must lie in that folder's
+    tree or under one of ``allow_paths`` (``--allow-path``). Raises
+    :class:`PolicyError` listing every problem found.
     """
     sha = file = None
     if isinstance(source, str | os.PathLike):
@@ -106,7 +109,7 @@ def load_policy(
         )
     if base_dir is not None:
         base = Path(base_dir)
-    ctx = Ctx()
+    ctx = Ctx(roots=oscal.confinement(base, allow_paths))
     form, metadata, raws = _normalise(data, file, base, ctx)
     raws = _policy_wide(metadata, raws, file, ctx)
     controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]

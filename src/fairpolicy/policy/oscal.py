@@ -19,6 +19,7 @@ import dataclasses
 import fnmatch
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -77,6 +78,8 @@ class Ctx:
     #: every document read while resolving the policy besides the policy file itself:
     #: (path, SHA-256 of its bytes, OSCAL model), in the order read
     documents: list[tuple[str, str, str]] = field(default_factory=list)
+    #: folders the policy's hrefs may resolve into (None: not confined)
+    roots: tuple[Path, ...] | None = None
 
     def add(
         self,
@@ -288,7 +291,9 @@ def read_document(path: Path) -> tuple[Any, str]:
     """Parse a YAML or JSON file; returns (data, sha256 of its bytes). Raises PolicyError."""
     file = str(path)
     try:
-        with path.open("rb") as fh:
+        from fairpolicy.files import open_regular
+
+        with open_regular(path, PolicyError, "policy") as fh:  # a FIFO would block
             data = fh.read(MAX_POLICY_BYTES + 1)
     except FileNotFoundError:
         raise PolicyError(
@@ -594,11 +599,37 @@ def resolve_href(href: Any, base: Path, body: Any, file: str | None, ctx: Ctx) -
                         return resolve_href(target, base, body, file, ctx)
         return None
     if href.startswith("file://"):
-        return Path(href[7:])
+        return confined(Path(href[7:]), href, file, ctx)
     if "://" in href:
         ctx.warnings.append(f"{file or 'policy'}: '{href}' is not a local file; not fetched")
         return None
-    return base / href
+    return confined(base / href, href, file, ctx)
+
+
+def confinement(base: Path, allow: Any = ()) -> tuple[Path, ...]:
+    """The folders a policy loaded from ``base`` may name files in: its own folder tree
+    and every ``--allow-path`` folder (resolved: symbolic links followed)."""
+    return tuple(Path(os.path.realpath(p)) for p in (base, *allow))
+
+
+def confined(path: Path, href: str, file: str | None, ctx: Ctx) -> Path:
+    """``path`` when it lies under one of ``ctx.roots`` (after resolving ``..`` and
+    symbolic links); a PolicyError naming the href and the flag otherwise."""
+    if ctx.roots is None:
+        return path
+    real = Path(os.path.realpath(path))
+    if any(real == root or root in real.parents for root in ctx.roots):
+        return path
+    raise PolicyError(
+        Problem(
+            f"href '{href}' names {real}, outside the policy's folder {ctx.roots[0]}; a "
+            "policy may only import files in its own folder tree.",
+            file=file,
+            key="href",
+            hint=f"copy the file next to the policy, or allow its folder with --allow-path "
+            f"{real.parent} (fairpolicy.check(..., allow_paths=[...])).",
+        )
+    )
 
 
 def load_source(
