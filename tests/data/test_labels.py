@@ -68,7 +68,8 @@ def frame(
 
 def score_control(key: str, score: str, **props: Any) -> dict[str, Any]:
     extra = {"input.site": "site"} if REGISTRY[key].secondary_role == "site" else {}
-    return control("c", key, "0.5", "<", input__score=score, **extra, **props)
+    lo, hi = REGISTRY[key].value_range  # a threshold inside the range (never vacuous)
+    return control("c", key, repr((lo + hi) / 2), "<", input__score=score, **extra, **props)
 
 
 def values(policy: Path, data: Any, **kw: Any) -> tuple[list[float | None], list[str]]:
