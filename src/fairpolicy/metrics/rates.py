@@ -31,7 +31,7 @@ from fairpolicy.metrics.base import (
     too_few_groups,
 )
 from fairpolicy.metrics.binary import _UNDEFINED, Rate, group_rate, rate_gap
-from fairpolicy.stats import INTERSECTION_SEP, GroupStats
+from fairpolicy.stats import INTERSECTION_SEP, GroupStats, group_name
 
 # ---------------------------------------------------------------------------
 # error-rate gaps
@@ -436,7 +436,7 @@ def _level(
         size, hit = agg[key]
         cats.append(
             {
-                "category": INTERSECTION_SEP.join(key),
+                "category": group_name(key),
                 "n": int(size),
                 "selected": int(hit),
                 "share": size / total,
@@ -517,7 +517,7 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     finest = {c["category"]: c for c in levels[-1]["categories"]}
     groups, excluded = [], []
     for i, g in enumerate(stats.groups):
-        name = INTERSECTION_SEP.join(keys[i])
+        name = group_name(keys[i])
         c = finest[name]
         if c["excluded"]:
             ratio = "undefined" if c["impact_ratio"] is None else f"{c['impact_ratio']:.4g}"
