@@ -21,9 +21,9 @@ import numpy as np
 
 from fairpolicy import __version__
 from fairpolicy.data.bind import (
+    GroupColumn,
     LabelKey,
     Labels,
-    GroupColumn,
     encode_group_column,
     encode_labels,
     missing_column_problem,

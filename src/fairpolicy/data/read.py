@@ -333,7 +333,9 @@ def _read_csv(
         )
     return Table(
         columns={
-            c: arrow.column(as_written[c]) if c in strings else _text_nulls(arrow.column(as_written[c]))
+            c: arrow.column(as_written[c])
+            if c in strings
+            else _text_nulls(arrow.column(as_written[c]))
             for c in present
         },
         available=header,
