@@ -817,6 +817,8 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         )
     reason = mv.reason or why
     ev.warn_missing(c, stats)
+    if stats.secondary is not None:  # the site column of a composite
+        ev.warn_missing(c, stats.secondary)
     keys = _group_keys(stats)
     small = [g.group for g in mv.groups if g.n < SMALL_GROUP_WARNING]
     if small and mv.value is not None:

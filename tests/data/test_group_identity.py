@@ -123,9 +123,22 @@ def write(rows: list[Any], fmt: str, tmp: Path, name: str) -> Any:
     return path
 
 
-def policy(tmp: Path, **extra: str) -> Path:
+def policy(tmp: Path, *, every_kind: bool = False, **extra: str) -> Path:
+    """Two classification controls and an intersection; ``every_kind`` adds a regression
+    control (sums pushed down on an engine), a data check and a regression control with a
+    bootstrap (per-tuple cells on an engine)."""
+    more = (
+        [
+            control("mae", "mae_parity", threshold="0.5", dimension="region", **extra),
+            control("mae-ci", "mae_parity", threshold="0.5", dimension="region", ci="20", **extra),
+            control("size", "group_size", threshold="10", operator=">=", dimension="region"),
+        ]
+        if every_kind
+        else []
+    )
     return write_policy(
         tmp,
+        *more,
         control("dp", dimension="region", threshold="0.25", min_samples="20", **extra),
         control(
             "eo",
@@ -279,14 +292,14 @@ def test_every_token_is_a_group_on_every_engine(engine: str, fmt: str, tmp_path:
     rows = make_rows(7, sizes, 9)
     names = {f"g{i}": t for i, t in enumerate(TOKENS)}
     back = {v: k for k, v in names.items()}
-    pol = policy(tmp_path)
+    pol = policy(tmp_path, every_kind=True)
     plain = check(pol, write(rows, "csv", tmp_path, "plain"), deterministic=True)
     renamed = _run(pol, write(rename(rows, names), fmt, tmp_path, "renamed"), engine, tmp_path)
     assert_same_verdict(plain, renamed, back)
-    groups = {tuple(g.key or ()) for g in renamed.findings[0].groups}
-    assert groups == {(t,) for t in TOKENS}
+    dp = next(f for f in renamed.findings if f.control_id == "dp")
+    assert {tuple(g.key or ()) for g in dp.groups} == {(t,) for t in TOKENS}
     # NFC and NFD forms stay apart and look different in every output
-    shown = {g.group for g in renamed.findings[0].groups}
+    shown = {g.group for g in dp.groups}
     assert len(shown) == len(TOKENS) and '"e\\u0301"' in shown and "\u00e9" in shown
     alike = [w for w in renamed.warnings if "Unicode normalization" in w]
     assert alike and "'region'" in alike[0]

@@ -9,6 +9,7 @@ the columns the file has.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -497,21 +498,6 @@ def _read_parquet(
     )
 
 
-def _group_text(arr: pa.ChunkedArray, column: str, file: str = "<DataFrame>") -> pa.ChunkedArray:
-    """:func:`~fairpolicy.data.bind.group_text`, a type that has no text form an error."""
-    from fairpolicy.data.bind import group_text
-
-    try:
-        return group_text(arr)
-    except TypeError as exc:
-        raise DataError(
-            f"{exc}.",
-            file=file,
-            column=column,
-            hint="bind input.dimension (or input.site) to a column of text or numbers.",
-        ) from None
-
-
 def _is_dataframe(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
 
@@ -525,7 +511,11 @@ def _from_dataframe(df: Any, wanted: list[str], strings: set[str]) -> Table:
     for c in present:
         arr = pa.chunked_array([pa.array(df[c].to_numpy(), from_pandas=True)])
         if c in strings:  # a NaN group is missing, -0.0 is the group "0"
-            arr = _group_text(arr, c)
+            from fairpolicy.data.bind import group_text
+
+            # no text form: the control binding it reports that
+            with contextlib.suppress(TypeError):
+                arr = group_text(arr)
         cols[c] = arr
     if len(df) == 0:
         raise DataError("the DataFrame has no rows.", file="<DataFrame>")

@@ -12,6 +12,7 @@ are exactly what the embedded reader would produce from the whole file. Typed so
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -212,9 +213,11 @@ def build_table(
             if pa.types.is_large_string(arr.type):
                 arr = arr.cast(pa.string())
             if c in request.strings:  # NaN is missing, -0.0 is "0", as on every engine
-                from fairpolicy.data.read import _group_text
+                from fairpolicy.data.bind import group_text
 
-                arr = _group_text(arr, c, source.path or "<DataFrame>").combine_chunks()
+                # no text form: the control binding it reports that, as embedded
+                with contextlib.suppress(TypeError):
+                    arr = group_text(arr).combine_chunks()
         columns[c] = pa.chunked_array([arr])
     flags = {
         cols: np.asarray(pc.fill_null(result.column(f"__sum{i}"), False).to_numpy(), dtype=bool)
