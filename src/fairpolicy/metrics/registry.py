@@ -42,14 +42,6 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
         "NaN in target/prediction: stop with an error, or drop those rows (counted)",
     ),
     ParamSpec(
-        "missing_values",
-        str,
-        None,
-        help="comma-separated values that count as missing in the dimension/site columns, "
-        "besides an empty cell or a null (e.g. 'NA, N/A'); by default 'NA', 'null', 'nan' "
-        "are group names",
-    ),
-    ParamSpec(
         "positive_label", str, None, help="the positive class of a binary metric (default 1)"
     ),
     ParamSpec("num_classes", int, None, help="declared number of classes K (labels 0..K-1)"),
@@ -74,6 +66,14 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("p_value", int, 0, help="permutations for a p-value of the gap (0 = none)"),
     ParamSpec(
         "bonferroni", bool, False, help="Bonferroni-adjust per-group p-values (family = groups)"
+    ),
+    ParamSpec(
+        "missing_values",
+        str,
+        None,
+        help="comma-separated values that count as missing in the dimension/site columns, "
+        "besides an empty cell or a null (e.g. 'NA, N/A'); by default 'NA', 'null', 'nan' "
+        "are group names",
     ),
 )
 
