@@ -83,7 +83,13 @@ class RunInfo(_Frozen):
 
 
 class GroupResult(_Frozen):
+    #: the displayed name: the values joined by `` & ``, a value quoted where it could be
+    #: mistaken (it contains ``&``, or is ``(missing)``); unambiguous
     group: str
+    #: the group's value in each dimension column, in the order of ``inputs.dimension``
+    key: list[str] | None = None
+    #: always false here (compared groups have values); see :class:`ExcludedGroup`
+    missing: bool = False
     n: int
     value: float | None
     #: bootstrap interval of the group's own value, when the control asked for one
@@ -123,7 +129,14 @@ class PValue(_Frozen):
 
 
 class ExcludedGroup(_Frozen):
+    #: a group's displayed name, or ``(missing)`` for the rows without a group value
     group: str
+    #: the group's value in each dimension column (null for the missing bucket)
+    key: list[str] | None = None
+    #: true for the rows whose group value is missing (an empty cell, a null, a NaN in a
+    #: float column, or a ``missing_values`` token): never a real group, even one named
+    #: ``(missing)`` or ``unknown``
+    missing: bool = False
     n: int
     reason: str
 

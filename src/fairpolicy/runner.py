@@ -26,13 +26,15 @@ from fairpolicy import __version__
 from fairpolicy.data import limits as _limits
 from fairpolicy.data.bind import (
     CLASS_FREE_SCORES,
+    GroupColumn,
     LabelKey,
     Labels,
     emptied_groups,
-    encode_dimension,
+    encode_group_column,
     encode_labels,
     missing_column_problem,
     numeric_column,
+    parse_missing_values,
     require_complete,
     same_column_problems,
     score_column_names,
@@ -73,7 +75,7 @@ from fairpolicy.results import (
     summarize,
 )
 from fairpolicy.stats import (
-    UNKNOWN_GROUP,
+    MISSING_GROUP,
     GroupStats,
     RankingStats,
     RegressionStats,
@@ -91,6 +93,37 @@ DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 SMALL_GROUP_WARNING = 100
 #: groups a warning names before it says how many more there are
 NAMED_IN_WARNING = 20
+
+#: a warning is raised when more than this share of the rows has no group value
+MISSING_SHARE_WARNING = 0.05
+
+
+def _tokens(control: Control) -> frozenset[str]:
+    """The control's extra missing-value tokens for group columns (``missing_values``)."""
+    return parse_missing_values(control.params.get("missing_values"))
+
+
+def group_column_notes(column: str, col: GroupColumn) -> list[str]:
+    """Warnings on group values that look alike: written differently only by surrounding
+    spaces (counted as one group), or only by Unicode normalization (kept apart)."""
+    import unicodedata
+
+    notes = [
+        f"column '{column}': the values {', '.join(repr(v) for v in forms)} differ only by "
+        f"surrounding spaces; they are counted as one group {name!r}"
+        for name, forms in col.spaced.items()
+    ]
+    alike: dict[str, list[str]] = {}
+    for name in col.names:
+        alike.setdefault(unicodedata.normalize("NFKC", name), []).append(name)
+    notes += [
+        f"column '{column}': the groups {', '.join(ascii(v) for v in names)} differ only by "
+        "Unicode normalization (they may look identical); they are kept apart as different "
+        "groups: normalize the column (e.g. to NFC) if they are one group"
+        for names in alike.values()
+        if len(names) > 1
+    ]
+    return notes
 
 
 def _now(deterministic: bool = False) -> str:
@@ -252,9 +285,12 @@ class _Evaluator:
         #: (id of the statistics, resamples) → (statistics, their bootstrap replicates)
         self.replicates: dict[tuple[int, int], tuple[GroupStats, Any]] = {}
         self.labels: dict[LabelKey, Labels] = {}
-        self.dims: dict[str, tuple[np.ndarray, list[str]]] = {}
-        #: (binding key, dimension, with scores, secondary column) → statistics
-        self.stats: dict[tuple[Hashable, tuple[str, ...], bool, str | None], GroupStats] = {}
+        #: (group column, extra missing tokens) → its codes and group names
+        self.dims: dict[tuple[str, frozenset[str]], tuple[np.ndarray, list[str]]] = {}
+        #: (binding key, dimension, with scores, secondary column, missing tokens) → statistics
+        self.stats: dict[
+            tuple[Hashable, tuple[str, ...], bool, str | None, frozenset[str]], GroupStats
+        ] = {}
         self.warnings: list[str] = []
         #: (binding key, dimension) → (table, rows kept under ``missing: drop``)
         self.drops: dict[tuple[Hashable, tuple[str, ...]], tuple[Table, np.ndarray | None]] = {}
@@ -270,7 +306,9 @@ class _Evaluator:
             table, keep = self.drops.get((plan.key, dim), (self.table, None))
         if keep is None or not dim:
             return []
-        found = emptied_groups(table, dim, keep, self.dims if table is self.table else None)
+        tokens = _tokens(c)
+        cache = {col: v for (col, t), v in self.dims.items() if t == tokens}
+        found = emptied_groups(table, dim, keep, cache if table is self.table else None)
         if not found:
             return []
         listed = ", ".join(f"{g} ({n} rows)" for g, n in found)
@@ -287,12 +325,32 @@ class _Evaluator:
             for g, n in found
         ]
 
-    def dimension(self, col: str, control: str | None = None) -> tuple[np.ndarray, list[str]]:
-        if col not in self.dims:
-            codes, names = encode_dimension(self.table.columns[col])
-            _limits.check_groups(len(names), col, self.limits, self.table.path, control)
-            self.dims[col] = codes, names
-        return self.dims[col]
+    def dimension(
+        self, col: str, tokens: frozenset[str] = frozenset(), control: str | None = None
+    ) -> tuple[np.ndarray, list[str]]:
+        if (col, tokens) not in self.dims:
+            encoded = encode_group(self.table, col, tokens)
+            _limits.check_groups(len(encoded.names), col, self.limits, self.table.path, control)
+            notes = [n for n in group_column_notes(col, encoded) if n not in self.warnings]
+            self.warnings += notes
+            self.dims[(col, tokens)] = (encoded.codes, encoded.names)
+        return self.dims[(col, tokens)]
+
+    def warn_missing(self, control: Control, stats: GroupStats) -> None:
+        """Warn (once per grouping) when more than 5 % of the rows have no group value."""
+        total = int(stats.n.sum()) + stats.unknown_n
+        if not stats.unknown_n or stats.unknown_n <= MISSING_SHARE_WARNING * total:
+            return
+        dim = ",".join(stats.dimension)
+        tokens = _tokens(control)
+        extra = f" or one of the missing_values {sorted(tokens)}" if tokens else ""
+        note = (
+            f"{stats.unknown_n} of {total} rows ({stats.unknown_n / total:.1%}) have no value in "
+            f"'{dim}' (an empty cell or a null{extra}); they form the excluded group "
+            f"{MISSING_GROUP} and are compared with no group"
+        )
+        if note not in self.warnings:
+            self.warnings.append(note)
 
     def label(self, plan: _Plan) -> Labels:
         assert isinstance(plan.key, LabelKey)
@@ -314,11 +372,15 @@ class _Evaluator:
         return self.labels[plan.key]
 
     def dims_for(
-        self, columns: Sequence[str], keep: np.ndarray | None, control: str | None = None
+        self,
+        columns: Sequence[str],
+        keep: np.ndarray | None,
+        tokens: frozenset[str] = frozenset(),
+        control: str | None = None,
     ) -> DimCodes:
         out = {}
         for col in columns:
-            codes, names = self.dimension(col, control)
+            codes, names = self.dimension(col, tokens, control)
             out[col] = (codes if keep is None else codes[keep], names)
         return out
 
@@ -327,7 +389,7 @@ class _Evaluator:
         dim = plan.control.dimension_columns
         role = plan.spec.secondary_role
         second = plan.control.inputs.get(role) if role else None
-        cache = (plan.key, dim, plan.spec.needs_scores, second)
+        cache = (plan.key, dim, plan.spec.needs_scores, second, _tokens(plan.control))
         if cache not in self.stats:
             if plan.spec.kind == "classification":
                 st = self._counts(plan, plans)
@@ -354,18 +416,19 @@ class _Evaluator:
     def _counts(self, plan: _Plan, plans: Sequence[_Plan]) -> GroupStats:
         """Count table for this plan's dimension, built with its siblings in one pass."""
         dim = plan.control.dimension_columns
-        key = (plan.key, dim, False, None)
+        tokens = _tokens(plan.control)
+        key = (plan.key, dim, False, None, tokens)
         if key not in self.stats:
             lab = self.label(plan)
             requests = list(
                 dict.fromkeys(
                     p.control.dimension_columns
                     for p in plans
-                    if p.key == plan.key and p.error is None
+                    if p.key == plan.key and p.error is None and _tokens(p.control) == tokens
                 )
             )
             dims = self.dims_for(
-                [c for r in requests for c in r], lab.keep, plan.control.control_id
+                [c for r in requests for c in r], lab.keep, tokens, plan.control.control_id
             )
             # the intersection cells are at most the product of the columns' groups (each
             # with a "missing" slot) and at most the rows: refuse a table over --max-cells
@@ -389,7 +452,7 @@ class _Evaluator:
                 lab.weights,
             )
             for req, st in built.items():
-                self.stats[(plan.key, req, False, None)] = st
+                self.stats[(plan.key, req, False, None, tokens)] = st
         return self.stats[key]
 
     def _seed(self, plan: _Plan, stats: GroupStats, salt: str) -> int:
@@ -481,7 +544,9 @@ class _Evaluator:
                     hint="add input.score (a column, a list, or a prefix such as y_score).",
                 )
             )
-        dims = self.dims_for(plan.control.dimension_columns, lab.keep, plan.control.control_id)
+        dims = self.dims_for(
+            plan.control.dimension_columns, lab.keep, _tokens(plan.control), plan.control.control_id
+        )
         rows = row_groups(dims, plan.control.dimension_columns, st.groups)
         cols = [self.table.columns[c].to_numpy(zero_copy_only=False) for c in lab.score_columns]
         matrix = np.column_stack([np.asarray(c, dtype=np.float64) for c in cols])
@@ -524,9 +589,9 @@ class _Evaluator:
         if weights is not None and keep is not None:
             weights = weights[keep]
         if table is self.table:
-            dims = self.dims_for(c.dimension_columns, keep, c.control_id)
+            dims = self.dims_for(c.dimension_columns, keep, _tokens(c), c.control_id)
         else:
-            dims = _encode_dims(table, c.dimension_columns, keep)
+            dims = _encode_dims(table, c.dimension_columns, keep, _tokens(c))
         names, rows, unknown, keys = group_index(dims, c.dimension_columns, weights)
         ok = rows >= 0
         sizes = weighted_bincount(rows[ok], None if weights is None else weights[ok], len(names))
@@ -607,7 +672,7 @@ class _Evaluator:
         weights = sub.weights if keep is None else sub.weights[keep]
         sums = agg.sums if keep is None else agg.sums[keep]
         names, rows, unknown, keys = group_index(
-            _encode_dims(sub, c.dimension_columns, keep), c.dimension_columns, weights
+            _encode_dims(sub, c.dimension_columns, keep, _tokens(c)), c.dimension_columns, weights
         )
         ok = rows >= 0
         g = len(names)
@@ -626,12 +691,30 @@ class _Evaluator:
         )
 
 
-def _encode_dims(table: Table, columns: Sequence[str], keep: np.ndarray | None) -> DimCodes:
+def _encode_dims(
+    table: Table, columns: Sequence[str], keep: np.ndarray | None, tokens: frozenset[str]
+) -> DimCodes:
     out = {}
     for col in columns:
-        codes, names = encode_dimension(table.columns[col])
-        out[col] = (codes if keep is None else codes[keep], names)
+        encoded = encode_group(table, col, tokens)
+        out[col] = (encoded.codes if keep is None else encoded.codes[keep], encoded.names)
     return out
+
+
+def encode_group(table: Table, column: str, tokens: frozenset[str]) -> GroupColumn:
+    """:func:`encode_group_column` of a table's column; a type without a text form is an
+    error naming the column."""
+    from fairpolicy.errors import DataError
+
+    try:
+        return encode_group_column(table.columns[column], tokens)
+    except TypeError as exc:
+        raise DataError(
+            f"{exc}.",
+            file=table.path or "<DataFrame>",
+            column=column,
+            hint="bind input.dimension (or input.site) to a column of text or numbers.",
+        ) from None
 
 
 def _plan(policy: Policy, table: Table) -> list[_Plan]:
@@ -764,9 +847,16 @@ def _measure(
     if stats.unknown_n:
         excluded.append(
             Excluded(
-                UNKNOWN_GROUP,
+                MISSING_GROUP,
                 stats.unknown_n,
-                f"dimension value missing in '{','.join(stats.dimension)}'",
+                f"dimension value missing in '{','.join(stats.dimension)}' (an empty cell or a "
+                "null"
+                + (
+                    ", or one of the missing_values " + ", ".join(map(repr, sorted(tokens)))
+                    if (tokens := _tokens(control))
+                    else ""
+                )
+                + ")",
             )
         )
     eligible = stats.select(keep)
@@ -894,6 +984,10 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             "rerun with more --score-decimals or --engine embedded"
         )
     reason = mv.reason or why
+    ev.warn_missing(c, stats)
+    if stats.secondary is not None:  # the site column of a composite
+        ev.warn_missing(c, stats.secondary)
+    keys = _group_keys(stats)
     small = [g.group for g in mv.groups if g.n < SMALL_GROUP_WARNING]
     if small and mv.value is not None:
         ev.warnings.append(
@@ -918,6 +1012,7 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         groups=[
             GroupResult(
                 group=g.group,
+                key=keys.get(g.group),
                 n=g.n,
                 value=g.value,
                 ci_low=group_ci.get(g.group, (None, None))[0],
@@ -925,7 +1020,16 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             )
             for g in mv.groups
         ],
-        excluded_groups=[ExcludedGroup(group=e.group, n=e.n, reason=e.reason) for e in mv.excluded],
+        excluded_groups=[
+            ExcludedGroup(
+                group=e.group,
+                key=None if e.group == MISSING_GROUP else keys.get(e.group),
+                missing=e.group == MISSING_GROUP,
+                n=e.n,
+                reason=e.reason,
+            )
+            for e in mv.excluded
+        ],
         details=_jsonable(details),
         worst_group=mv.worst_group,
         classes=list(stats.classes),
@@ -933,6 +1037,16 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         if stats.classes
         else {},
     )
+
+
+def _group_keys(stats: GroupStats) -> dict[str, list[str]]:
+    """Group name → its values (one per dimension column), for the groups of ``stats`` and
+    of its secondary grouping (site). Names are unambiguous (:func:`group_name`)."""
+    out: dict[str, list[str]] = {}
+    for st in (stats.secondary, stats):
+        if st is not None and len(st.group_keys) == len(st.groups):
+            out.update({g: list(k) for g, k in zip(st.groups, st.group_keys, strict=True)})
+    return out
 
 
 def _jsonable(obj: Any) -> Any:

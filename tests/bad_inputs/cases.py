@@ -206,12 +206,16 @@ DATA_CASES = [
         report=True,
     ),
     Case(
-        "nan-in-dimension-is-an-excluded-unknown-group",
-        ("excluded unknown (n=3): dimension value missing in 'sex'",),
+        "empty-dimension-is-the-excluded-missing-group-nan-text-is-a-group",
+        (
+            "(missing) (n=2): dimension value missing in 'sex'",
+            "excluded NaN (n=1): fewer rows than min_samples",
+        ),
         data=DEFAULT_DATA + "1,1,\n0,1,NaN\n1,0,\n",
         code=0,
         report=True,
-        note="documented: rows without a group value form the excluded group 'unknown'",
+        note="documented: rows without a group value (an empty cell) form the excluded group "
+        "'(missing)'; the text 'NaN' is a group name (area groups, issue 12)",
     ),
     Case(
         "dimension-entirely-missing",

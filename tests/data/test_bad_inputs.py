@@ -119,7 +119,7 @@ def test_missing_dimension_is_unknown_group(tmp_path: Path) -> None:
     rows = "1,1,F\n0,0,F\n" * 20 + "1,0,M\n0,0,M\n" * 20 + "1,1,\n" * 7
     data = write_csv(tmp_path, "y_true,y_pred,sex\n" + rows)
     f = only_finding(write_policy(tmp_path, control(threshold="0.9")), data)
-    assert ("unknown", 7) in [(e.group, e.n) for e in f.excluded_groups]
+    assert ("(missing)", 7, True) in [(e.group, e.n, e.missing) for e in f.excluded_groups]
 
 
 def test_intersection_groups(tmp_path: Path) -> None:

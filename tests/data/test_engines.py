@@ -293,8 +293,11 @@ def test_csv_text_semantics_match_the_embedded_reader(engine: str, tmp_path: Pat
     exact, other = run_both(write_policy(tmp_path, *controls), data, engine)
     assert_equivalent(exact, other)
     groups = {g.group for g in exact.findings[0].groups}
-    assert groups == {"01", "1"}  # text, not numbers (" 1" is trimmed); "NA" and "" are missing
-    assert [e.group for e in exact.findings[0].excluded_groups] == ["unknown"]
+    # text, not numbers (" 1" is trimmed); "NA" is a group name, only "" is missing
+    assert groups == {"01", "1", "NA"}
+    assert [(e.group, e.missing) for e in exact.findings[0].excluded_groups] == [
+        ("(missing)", True)
+    ]
 
 
 @parametrize_engines

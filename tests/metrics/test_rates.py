@@ -428,7 +428,7 @@ def test_impact_ratio_hand_checked_intersection(run: Callable[..., Finding]) -> 
     )
     excl = {e.group: e for e in f.excluded_groups}
     assert excl["F & A"].n == 1 and "min_share=0.02" in excl["F & A"].reason
-    assert excl["unknown"].n == 3
+    assert excl["(missing)"].n == 3 and excl["(missing)"].missing
 
 
 def test_impact_ratio_sees_cells_under_min_samples(run: Callable[..., Finding]) -> None:

@@ -960,29 +960,85 @@ def _lookup(
     return out
 
 
-def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.signedinteger[Any]], list[str]]:
-    """Dictionary-encode a group column: codes (−1 = missing) and sorted group names.
+def group_text(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
+    """A group column as text, the same on every engine and input type.
 
-    Values are compared as text with surrounding whitespace trimmed; empty values
-    and nulls are missing. The codes use the narrowest integer type that also holds
-    ``len(names)`` (the spare slot callers use for "missing"). Only the distinct
-    values of each chunk are handled in Python; rows are mapped with one ``np.take``.
+    Text (and dictionary-encoded text) is kept as is: only a true null is missing here
+    (``NA``, ``null``, ``nan``, ``None`` are group names). Other types are cast to text;
+    in a float column a NaN is missing (null) and ``-0.0`` is the group ``0``, so a float
+    group column gives the same groups whichever engine grouped it.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not (
-        pa.types.is_dictionary(arr.type)
-        or pa.types.is_string(arr.type)
-        or pa.types.is_large_string(arr.type)
-    ):
-        arr = arr.cast(pa.string())
+    if isinstance(arr, pa.Array):
+        arr = pa.chunked_array([arr], type=arr.type)
+    t = arr.type
+    if pa.types.is_dictionary(t) or pa.types.is_string(t) or pa.types.is_large_string(t):
+        return arr
+    if pa.types.is_floating(t):
+        arr = arr.cast(pa.float64())
+        nan = pc.is_nan(arr)
+        # -0.0 + 0.0 is +0.0: one group "0"; NaN is missing
+        arr = pc.if_else(nan, pa.scalar(None, pa.float64()), pc.add(arr, 0.0))
+    try:
+        return arr.cast(pa.string())
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid) as exc:
+        raise TypeError(f"a group column of type {t} cannot be read as text: {exc}") from None
+
+
+@dataclass
+class GroupColumn:
+    """One group (dimension or site) column, encoded: each row's code (−1 = missing) and
+    the sorted group names; ``spaced`` lists, per group, the values as written that
+    differ from it only by surrounding spaces (they were counted as that group)."""
+
+    codes: NDArray[np.signedinteger[Any]]
+    names: list[str]
+    spaced: dict[str, list[str]] = field(default_factory=dict)
+
+
+def parse_missing_values(text: Any) -> frozenset[str]:
+    """The ``missing_values`` prop: comma-separated tokens (trimmed) that count as missing
+    in group columns, besides an empty cell or a true null."""
+    if text is None:
+        return frozenset()
+    return frozenset(t.strip() for t in str(text).split(",") if t.strip())
+
+
+def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.signedinteger[Any]], list[str]]:
+    """Dictionary-encode a group column: codes (−1 = missing) and sorted group names
+    (:func:`encode_group_column` without extra missing tokens)."""
+    col = encode_group_column(arr)
+    return col.codes, col.names
+
+
+def encode_group_column(
+    arr: pa.ChunkedArray, missing_values: frozenset[str] = frozenset()
+) -> GroupColumn:
+    """Dictionary-encode a group column: codes (−1 = missing) and sorted group names.
+
+    Values are compared as text with surrounding whitespace trimmed; an empty value,
+    a true null (a NaN in a float column: :func:`group_text`) and any of
+    ``missing_values`` (compared trimmed) are missing; every other text, ``NA`` and
+    ``unknown`` included, is a group. The codes use the narrowest integer type that
+    also holds ``len(names)`` (the spare slot callers use for "missing"). Only the
+    distinct values of each chunk are handled in Python; rows are mapped with one
+    ``np.take``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = group_text(arr)
     chunks = _dictionary_chunks(arr)
     if not chunks:
-        return np.empty(0, dtype=np.int8), []
+        return GroupColumn(np.empty(0, dtype=np.int8), [])
     # every chunk's dictionary, trimmed in one call
     values = [v if pa.types.is_string(v.type) else v.cast(pa.string()) for v, _, _ in chunks]
-    text = pc.utf8_trim_whitespace(pa.chunked_array(values, type=pa.string())).to_pylist()
+    raw = pa.chunked_array(values, type=pa.string())
+    text = pc.utf8_trim_whitespace(raw).to_pylist()
+    if missing_values:
+        text = [None if v in missing_values else v for v in text]
     trimmed, at = [], 0
     for v in values:
         trimmed.append(text[at : at + len(v)])
@@ -1002,7 +1058,14 @@ def encode_dimension(arr: pa.ChunkedArray) -> tuple[NDArray[np.signedinteger[Any
         remap = np.full(len(seen), -1, dtype=dtype)
         remap[kept] = np.arange(len(kept))
         codes = remap[codes]
-    return codes, order
+    # values as written that became one group only by trimming
+    forms: dict[str, set[str]] = {}
+    live = set(order)
+    for written, name in zip(raw.to_pylist(), text, strict=True):
+        if name and name in live:
+            forms.setdefault(name, set()).add(written)
+    spaced = {k: sorted(v) for k, v in forms.items() if len(v) > 1}
+    return GroupColumn(codes, order, spaced)
 
 
 def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) -> list[str]:

@@ -9,6 +9,7 @@ the columns the file has.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -432,7 +433,9 @@ def _read_csv(
             convert_options=pacsv.ConvertOptions(
                 include_columns=[as_written[c] for c in present],
                 column_types=column_types,
-                strings_can_be_null=True,
+                # group columns: only an empty cell is missing ("NA", "null", "nan" are
+                # group names); other text columns get their null tokens back below
+                strings_can_be_null=False,
             ),
         )
 
@@ -467,12 +470,37 @@ def _read_csv(
             hint="export at least one prediction row.",
         )
     return Table(
-        columns={c: arrow.column(as_written[c]) for c in present},
+        columns={
+            c: arrow.column(as_written[c])
+            if c in strings
+            else _text_nulls(arrow.column(as_written[c]))
+            for c in present
+        },
         available=header,
         rows=arrow.num_rows,
         path=str(path),
         sha256=scan.sha256,
     )
+
+
+def _text_nulls(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A text column other than a group column, with pyarrow's null tokens (``NA``,
+    ``null``, ``nan``, an empty cell, ...) as null: what the reader gives with
+    ``strings_can_be_null=True``. Type inference does not depend on that option, so
+    label columns keep the semantics they always had; group columns are read with the
+    option off (only an empty cell is missing there)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return arr
+    tokens = pa.array(list(pacsv.ConvertOptions().null_values), arr.type)
+    hit = pc.is_in(arr, value_set=tokens)
+    if not pc.any(hit).as_py():
+        return arr
+    out: pa.ChunkedArray = pc.if_else(hit, pa.scalar(None, arr.type), arr)
+    return out
 
 
 def _small_int_columns(path: Path, columns: list[str]) -> list[str]:
@@ -736,8 +764,12 @@ def _from_dataframe(df: Any, wanted: list[str], strings: set[str]) -> Table:
                 hint="give the column one type (numbers or text) before the check.",
             ) from None
         refuse_nested({c: arr}, "<DataFrame>")
-        if c in strings and not pa.types.is_string(arr.type):
-            arr = arr.cast(pa.string())
+        if c in strings:  # a NaN group is missing, -0.0 is the group "0"
+            from fairpolicy.data.bind import group_text
+
+            # no text form: the control binding it reports that
+            with contextlib.suppress(TypeError):
+                arr = group_text(arr)
         cols[c] = arr
     if len(df) == 0:
         raise DataError("the DataFrame has no rows.", file="<DataFrame>")

@@ -738,7 +738,10 @@ def _heatmap(uid: str, f: Finding, view: _View) -> str:
     marks = view.ratios if view.ratios is not None else view.marks
     if len(dims) != 2 or not marks:
         return ""
-    split = [m.group.split(" & ") for m in marks]
+    # a group's values per column (its key); a name alone may hold " & " inside a value
+    keys = {g.group: g.key for g in f.groups if g.key}
+    keys.update({e.group: e.key for e in f.excluded_groups if e.key and not e.missing})
+    split = [keys.get(m.group) or m.group.split(" & ") for m in marks]
     if any(len(p) != 2 for p in split):
         return ""
     rows = list(dict.fromkeys(p[0] for p in split))

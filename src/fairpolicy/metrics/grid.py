@@ -24,7 +24,7 @@ import numpy as np
 
 from fairpolicy.metrics import scores as sc
 from fairpolicy.metrics.base import MetricValue
-from fairpolicy.stats import GroupStats
+from fairpolicy.stats import GroupStats, group_name
 
 #: slack for the floating-point rounding of the grid values themselves
 SLACK = 1e-12
@@ -194,7 +194,7 @@ def scoring_impact_ratio(
             continue
         share: dict[str, float] = {}
         for g, key in enumerate(keys):
-            name = " & ".join(key[i] for i in cols)
+            name = group_name(tuple(key[i] for i in cols))
             share[name] = share.get(name, 0.0) + near[g]
         kept = [c for c in level["categories"] if not c["excluded"] and c["n"]]
         errs = {c["category"]: share.get(c["category"], 0.0) / c["n"] for c in kept}

@@ -34,7 +34,7 @@ from fairpolicy.metrics.base import (
     too_few_groups,
 )
 from fairpolicy.metrics.binary import _UNDEFINED, Rate, group_rate, rate_gap, rate_parts
-from fairpolicy.stats import INTERSECTION_SEP, GroupStats
+from fairpolicy.stats import INTERSECTION_SEP, GroupStats, group_name
 
 # ---------------------------------------------------------------------------
 # error-rate gaps
@@ -487,9 +487,9 @@ def _level(
         exact_rate[category] = Fraction(hit, size)
         cats.append(
             {
-                "category": category,
-                "n": size,
-                "selected": hit,
+                "category": group_name(key),
+                "n": int(size),
+                "selected": int(hit),
                 "share": size / total,
                 "rate": hit / size,
                 "excluded": Fraction(size) / Fraction(int(total)) < share_floor,
@@ -572,7 +572,7 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     finest = {c["category"]: c for c in levels[-1]["categories"]}
     groups, excluded = [], []
     for i, g in enumerate(stats.groups):
-        name = INTERSECTION_SEP.join(keys[i])
+        name = group_name(keys[i])
         c = finest[name]
         if c["excluded"]:
             ratio = "undefined" if c["impact_ratio"] is None else f"{c['impact_ratio']:.4g}"

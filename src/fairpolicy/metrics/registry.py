@@ -74,6 +74,14 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec(
         "bonferroni", bool, False, help="Bonferroni-adjust per-group p-values (family = groups)"
     ),
+    ParamSpec(
+        "missing_values",
+        str,
+        None,
+        help="comma-separated values that count as missing in the dimension/site columns, "
+        "besides an empty cell or a null (e.g. 'NA, N/A'); by default 'NA', 'null', 'nan' "
+        "are group names",
+    ),
 )
 
 _AGGREGATION = ParamSpec(

@@ -62,6 +62,7 @@ POLICY_WIDE_PROPS = (
     "min_samples",
     "min_share",
     "missing",
+    "missing_values",
 )
 
 #: Common misspellings of operators → the spelling meant.

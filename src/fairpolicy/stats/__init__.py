@@ -23,11 +23,41 @@ from numpy.typing import NDArray
 
 IntArray = NDArray[np.int64]
 
-#: Name of the pseudo-group holding rows whose dimension value is missing.
-UNKNOWN_GROUP = "unknown"
+#: Name of the pseudo-group holding rows whose dimension value is missing. No real
+#: group renders to it: :func:`group_name` quotes a group whose value is this text.
+MISSING_GROUP = "(missing)"
+#: the former name of :data:`MISSING_GROUP` (a real group may be called ``unknown``)
+UNKNOWN_GROUP = MISSING_GROUP
 
 #: Separator between column values in the name of an intersectional group.
 INTERSECTION_SEP = " & "
+
+
+def group_name(key: Sequence[str]) -> str:
+    """The displayed name of a group from its values, one per dimension column.
+
+    Values are joined by `` & ``. The rendering is unambiguous (two different keys never
+    give one name): a value is written as a JSON string literal when it could be mistaken
+    — it is the missing bucket's name ``(missing)``, starts with a quote, holds an ``&``
+    in an intersection, or is not in Unicode NFC (then escaped as ``\\uXXXX``, so NFC and
+    NFD forms of one name do not look alike).
+    """
+    import json
+    import unicodedata
+
+    parts = []
+    for value in key:
+        nfc = unicodedata.is_normalized("NFC", value)
+        if (
+            value == MISSING_GROUP
+            or value.startswith('"')
+            or (len(key) > 1 and "&" in value)
+            or not nfc
+        ):
+            parts.append(json.dumps(value, ensure_ascii=not nfc))
+        else:
+            parts.append(value)
+    return INTERSECTION_SEP.join(parts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -309,7 +339,7 @@ def marginalize(
     out = np.zeros((len(order), k, k), dtype=np.int64)
     ok = target >= 0
     np.add.at(out, remap[target[ok]], cell_counts[ok])
-    return tuple(INTERSECTION_SEP.join(key) for key in order), out, unknown, tuple(order)
+    return tuple(group_name(key) for key in order), out, unknown, tuple(order)
 
 
 #: Above this many dense (cell, t, p) bins the builder compacts cells with np.unique.
@@ -687,5 +717,5 @@ def group_index(
     rank[order] = np.arange(len(keys))
     row = np.full(n, -1, dtype=np.int64)
     row[~missing] = rank[np.searchsorted(present, code[~missing])]
-    names_out = tuple(INTERSECTION_SEP.join(keys[i]) for i in order)
+    names_out = tuple(group_name(keys[i]) for i in order)
     return names_out, row, weight_sum(missing, weights), tuple(keys[i] for i in order)

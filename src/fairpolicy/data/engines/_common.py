@@ -12,6 +12,7 @@ are exactly what the embedded reader would produce from the whole file. Typed so
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -172,8 +173,10 @@ def build_table(
     ``names[column]`` is the result's name for a request column; a text-mode score
     column ``c`` comes as two result columns: ``names[c]`` (raw text where the value
     was not rounded) and ``names[c] + "#r"`` (the rounded value, else null).
-    ``dataframe``: dimension columns are cast to text as the embedded reader does for
-    a DataFrame.
+    Group (dimension, site) columns come back as text: raw CSV text as written (only a
+    true null is missing), typed values as :func:`~fairpolicy.data.bind.group_text`
+    renders them (a float NaN is missing, -0.0 is ``0``), the same on every engine.
+    ``dataframe`` is kept for callers; typed sources are all treated alike.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -195,8 +198,11 @@ def build_table(
                 arr = pc.if_else(
                     pc.is_null(rounded), arr.cast(pa.string()), rounded.cast(pa.string())
                 )
+        elif text and c in request.strings:
+            # a group column is the text as written: only a true null is missing
+            arr = raw.combine_chunks().cast(pa.string())
         elif text:
-            arr = convert_text(raw, as_string=c in request.strings)
+            arr = convert_text(raw)
         else:
             arr = raw.combine_chunks()
             if c in request.scores and pa.types.is_floating(arr.type):
@@ -207,8 +213,12 @@ def build_table(
                 arr = pa.array(v, pa.float64(), mask=np.asarray(arr.is_null()))
             if pa.types.is_large_string(arr.type):
                 arr = arr.cast(pa.string())
-            if dataframe and c in request.strings and not pa.types.is_string(arr.type):
-                arr = arr.cast(pa.string())
+            if c in request.strings:  # NaN is missing, -0.0 is "0", as on every engine
+                from fairpolicy.data.bind import group_text
+
+                # no text form: the control binding it reports that, as embedded
+                with contextlib.suppress(TypeError):
+                    arr = group_text(arr).combine_chunks()
         columns[c] = pa.chunked_array([arr])
     flags = {
         cols: np.asarray(pc.fill_null(result.column(f"__sum{i}"), False).to_numpy(), dtype=bool)
