@@ -248,6 +248,12 @@ def _parser() -> argparse.ArgumentParser:
     for action in c._actions:  # the same options as check (argparse's parents do this)
         if shared & set(action.option_strings):
             pl._add_action(action)
+    pl.add_argument(
+        "--write-ssp",
+        metavar="PATH",
+        help="also write a minimal OSCAL SSP for the model (and the profile it imports, beside "
+        "it) and make the plan import it",
+    )
     pl.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     c.add_argument(
         "--plan",
@@ -673,8 +679,16 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.runner import is_deterministic
 
     _check_people(args)
+    if args.ssp is not None and args.write_ssp is not None:
+        raise UsageError(
+            "--ssp names the system security plan, and --write-ssp would write another one.",
+            hint="give one of them.",
+        )
     out = target(args.output)
-    refuse_clashes([(f"-o {args.output}", out)], [("policy", args.policy)], noun="plan")
+    outs = [(f"-o {args.output}", out)]
+    if args.write_ssp is not None:
+        outs.append((f"--write-ssp {args.write_ssp}", target(args.write_ssp)))
+    refuse_clashes(outs, [("policy", args.policy)], noun="plan")
     ssp_sha = read_ssp_for(args)
     deterministic = is_deterministic(args.deterministic)
     params = {
@@ -697,16 +711,36 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         timestamp=args.timestamp,
         deterministic=deterministic,
     )
+    files: list[tuple[str, str]] = []
+    ssp_path = args.ssp
+    if args.write_ssp is not None:  # the SSP, with the profile (and catalog) it imports
+        from fairpolicy.ssp import profile_chain
+
+        ssp_path = args.write_ssp
+        chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
+        ssp_text = get("oscal-ssp")(
+            results,
+            RenderOptions(
+                path=ssp_path,
+                subject=args.subject,
+                deterministic=deterministic,
+                assessors=tuple(args.assessor),
+                organization=args.organization,
+                profile_href=chain.profile_href,
+            ),
+        )
+        files += [*chain.documents, (ssp_path, ssp_text)]
+        ssp_sha = hashlib.sha256(ssp_text.encode()).hexdigest()
     opts = RenderOptions(
         path=args.output,
         subject=args.subject,
         deterministic=deterministic,
         assessors=tuple(args.assessor),
         organization=args.organization,
-        ssp_href=_href(args.ssp, args.output),
+        ssp_href=_href(ssp_path, args.output),
         ssp_sha256=ssp_sha,
     )
-    write_all([(out, get("oscal-ap")(results, opts))])
+    write_all([*files, (out, get("oscal-ap")(results, opts))])
     stdout.write(
         f"wrote the assessment plan of {len(results.findings)} control(s) to {args.output}\n"
     )

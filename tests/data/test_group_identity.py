@@ -158,6 +158,10 @@ def policy(tmp: Path, *, every_kind: bool = False, **extra: str) -> Path:
 # comparing a run on renamed groups with the run on plain names
 
 
+def _r12(x: float | None) -> float | None:
+    return None if x is None else round(x, 12)
+
+
 def canon(f: Finding, back: dict[str, str]) -> dict[str, Any]:
     """The finding in the plain names: status, value, per-group (n, value), p-valued groups,
     excluded groups (name, n, missing), worst group."""
@@ -176,10 +180,12 @@ def canon(f: Finding, back: dict[str, str]) -> dict[str, Any]:
         names.setdefault(g, plain(list(parse_group_name(g, width))))
     pv = f.p_value.groups if f.p_value and f.p_value.groups else {}
     assert set(pv) <= set(names)
+    worst = next((g for g in f.groups if g.group == f.worst_group), None)
     return {
         "status": f.status,
         "value": None if f.value is None else round(f.value, 12),
-        "groups": sorted((names[g.group], g.n, g.value) for g in f.groups),
+        # per-group values to 12 digits: engines sum regression values in different orders
+        "groups": sorted((names[g.group], g.n, _r12(g.value)) for g in f.groups),
         # which groups have a p-value (their values depend on the order groups are dealt)
         "p": sorted(names[g] for g in pv),
         "excluded": sorted(
@@ -187,7 +193,7 @@ def canon(f: Finding, back: dict[str, str]) -> dict[str, Any]:
             for e in f.excluded_groups
         ),
         # the worst group's value (between tied groups the pick follows the name order)
-        "worst": next((g.value for g in f.groups if g.group == f.worst_group), f.worst_group),
+        "worst": f.worst_group if worst is None else _r12(worst.value),
         "counts": sorted((names[g], c) for g, c in f.counts.items()),
     }
 

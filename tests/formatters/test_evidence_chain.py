@@ -483,6 +483,10 @@ def test_plan_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 2 and "no such file" in err
     code, _, err = run("plan", policy, "-o", policy)
     assert code == 2 and "policy file" in err
+    code, _, err = run("plan", policy, "-o", "p2.json", "--ssp", "x.json", "--write-ssp", "s.json")
+    assert code == 2 and "--write-ssp" in err
+    code, _, err = run("plan", policy, "-o", "same.json", "--write-ssp", "same.json")
+    assert code == 2 and not (tmp_path / "same.json").exists()
 
 
 # ---------------------------------------------------------------- every document hashed
@@ -528,3 +532,40 @@ def test_the_catalog_behind_a_profile_is_hashed_and_a_change_is_seen(
     # and the approved plan no longer matches the run
     code, _, err = run("check", "pack/profile.json", data, *bind, "--plan", "ap.json")
     assert code == 2 and "catalog" in err and "changed since the plan" in err
+
+
+def test_the_readme_auditor_example_walks_end_to_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two commands of README's "OSCAL for auditors", run as written (from a copy of
+    the repository's policies/ and examples/), give a chain trestle walks and resolves."""
+    import re
+    import shlex
+    import shutil
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### OSCAL for auditors") :]
+    block = section[
+        section.index("```bash") + 7 : section.index("```", section.index("```bash") + 7)
+    ]
+    commands = [
+        shlex.split(re.sub(r"#.*", "", c).replace("\\\n", " "))
+        for c in re.split(r"\n(?=fairpolicy )", block.strip())
+        if c.startswith("fairpolicy")
+    ]
+    assert [c[1] for c in commands] == ["plan", "check"]
+    for folder in ("policies", "examples"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "audit").mkdir()
+    for argv in commands:
+        code, _, err = run(*argv[1:])
+        assert code == 0, (argv, err)
+    audit = tmp_path / "audit"
+    ar, _ = check_documents(audit / "ar.json", audit / "ap.json")
+    catalog_ids, reviewed, _ = _walk_with_trestle(audit, monkeypatch)
+    assert reviewed and reviewed <= catalog_ids
+    meta = ar["assessment-results"]["metadata"]
+    assert {p["name"] for p in meta["parties"]} == {"Ada Lovelace"}
+    docs = json.loads((audit / "results.json").read_text())["policy"]["documents"]
+    assert [d["kind"] for d in docs] == ["catalog"]
