@@ -359,6 +359,9 @@ class _Evaluator:
             family_size=res.family_size,
             bonferroni=bonferroni,
             reason=res.reason,
+            stratum=res.stratum,
+            null_hypothesis=res.null_hypothesis,
+            comparisons=res.comparisons,
         )
 
     def _scores(self, plan: _Plan, st: GroupStats) -> GroupStats:

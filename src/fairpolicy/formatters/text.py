@@ -90,7 +90,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                     fam = f", family of {f.p_value.family_size}" if f.p_value.bonferroni else ""
                     out.append(
                         f"  p-value {f.p_value.p_value:.4g} ({f.p_value.permutations} "
-                        f"permutations{fam})"
+                        f"permutations {f.p_value.where}{fam})"
                     )
                 out += [
                     printable(f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}")

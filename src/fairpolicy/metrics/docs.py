@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fairpolicy.errors import UsageError, did_you_mean
+from fairpolicy.metrics.base import NULL_HYPOTHESES, MetricSpec
 from fairpolicy.metrics.registry import COMMON_PARAMS, REGISTRY, lookup
 
 #: Seed 004's "selection guide": application context → (primary concern, recommended keys).
@@ -82,6 +83,20 @@ def example_control(key: str) -> str:
     return "\n".join(lines)
 
 
+def null_lines(s: MetricSpec) -> list[str]:
+    """What the permutation test (``p_value``) of this metric tests, one line per case."""
+    if s.kind != "classification" or s.secondary_role is not None:
+        return ["permutation null: no permutation test for this metric (use a bootstrap interval)"]
+    if not isinstance(s.null_stratum, tuple):
+        return [f"permutation null: {NULL_HYPOTHESES[s.null_stratum]}"]
+    name, by_value = s.null_stratum
+    out = [f"permutation null, by {name}:"]
+    for stratum in dict.fromkeys(by_value.values()):
+        values = ", ".join(v for v, st in by_value.items() if st == stratum)
+        out.append(f"  {name} = {values}: {NULL_HYPOTHESES[stratum]}")
+    return out
+
+
 def show_metric(key: str) -> str:
     try:
         s = lookup(key)
@@ -95,6 +110,7 @@ def show_metric(key: str) -> str:
         out.append(f"aliases: {', '.join(s.aliases)}")
     if s.multiclass_replacement:
         out.append(f"on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
+    out += null_lines(s)
     out += ["", "parameters:"]
     common = [p for p in COMMON_PARAMS if s.kind == "classification" or p.name in _GENERAL]
     for p in (*s.params, *common):
@@ -139,6 +155,7 @@ def metrics_markdown() -> str:
             out.append(f"- aliases: {', '.join(f'`{a}`' for a in s.aliases)}")
         if s.multiclass_replacement:
             out.append(f"- on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
+        out += [f"- {line.strip()}" for line in null_lines(s)]
         for p in s.params:
             choices = f" (one of {', '.join(map(str, p.choices))})" if p.choices else ""
             out.append(f"- parameter `{p.name}` = `{p.default}`{choices}: {p.help}")

@@ -24,7 +24,7 @@ from fairpolicy.metrics import (
     regression,
     scores,
 )
-from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, TaskKind
+from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, Stratum, TaskKind
 
 CLS = ("target", "prediction", "dimension")
 BOTH: tuple[TaskKind, ...] = ("binary", "multiclass")
@@ -65,7 +65,10 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ),
     ParamSpec("p_value", int, 0, help="permutations for a p-value of the gap (0 = none)"),
     ParamSpec(
-        "bonferroni", bool, False, help="Bonferroni-adjust per-group p-values (family = groups)"
+        "bonferroni",
+        bool,
+        False,
+        help="Bonferroni-adjust per-group p-values (family = the groups; two groups are one test)",
     ),
 )
 
@@ -84,6 +87,19 @@ _EO_REPL = (
 _PP_REPL = ("predictive_parity_multiclass", "per_class_f1_gap")
 _ACC_REPL = ("multiclass_confusion_metrics", "micro_equalized_odds_multiclass", "weighted_f1_gap")
 
+
+#: permutation strata of the parameterised metrics (the compared rate decides)
+_CONFUSION_STRATA: dict[str, Stratum | None] = {
+    "worst_group_accuracy": "rows",
+    "accuracy_gap": "rows",
+    "min_class_recall": None,  # pooled over the compared rows
+    "min_class_precision": None,
+}
+_DISPARITY_STRATA: dict[str, Stratum | None] = {
+    **dict.fromkeys(("selection_rate", "pprev", "ppr", "accuracy", "error_rate", "prev"), "rows"),
+    **dict.fromkeys(("tpr", "tnr", "fpr", "fnr"), "actual"),
+    **dict.fromkeys(("fdr", "for", "ppv", "precision", "npv"), "predicted"),
+}
 
 #: RATES family parameters
 _ALPHA = ParamSpec(
@@ -112,6 +128,7 @@ def _binary(
     aliases: tuple[str, ...] = (),
     *,
     ratio: bool = False,
+    null_stratum: Stratum | None = "rows",
 ) -> MetricSpec:
     return MetricSpec(
         key=key,
@@ -126,10 +143,17 @@ def _binary(
         example_operator=">=" if ratio else "<",
         example_threshold="0.8" if ratio else "0.1",
         batch=binary.BATCH.get(fn),
+        null_stratum=null_stratum,
     )
 
 
-def _binary_score(key: str, fn: MetricFn, summary: str, aliases: tuple[str, ...]) -> MetricSpec:
+def _binary_score(
+    key: str,
+    fn: MetricFn,
+    summary: str,
+    aliases: tuple[str, ...],
+    null_stratum: Stratum | None = "rows",
+) -> MetricSpec:
     """A binary metric of P(positive) scores (seed 004's probabilistic family)."""
     return MetricSpec(
         key=key,
@@ -140,6 +164,7 @@ def _binary_score(key: str, fn: MetricFn, summary: str, aliases: tuple[str, ...]
         multiclass_replacement=("multi_class_auc_gap",),
         needs_scores=True,
         aliases=aliases,
+        null_stratum=null_stratum,
     )
 
 
@@ -175,6 +200,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min true positive rate",
         _EO_REPL,
         ("equal_opportunity_gap", "equal_opportunity_difference", "tpr_diff"),
+        null_stratum="actual",
     ),
     "equalized_odds_diff": _binary(
         "equalized_odds_diff",
@@ -182,6 +208,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max(TPR gap, FPR gap)",
         _EO_REPL,
         ("equalized_odds_difference",),
+        null_stratum="actual",
     ),
     "equalized_odds_ratio": _binary(
         "equalized_odds_ratio",
@@ -189,6 +216,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "min(TPR min/max, FPR min/max) — fairlearn's meaning",
         _EO_REPL,
         ratio=True,
+        null_stratum="actual",
     ),
     "average_odds_diff": _binary(
         "average_odds_diff",
@@ -196,6 +224,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "(TPR gap + FPR gap) / 2",
         _EO_REPL,
         ("average_odds_difference", "average_abs_odds_difference"),
+        null_stratum="actual",
     ),
     "predictive_parity_diff": _binary(
         "predictive_parity_diff",
@@ -203,6 +232,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min precision (PPV)",
         _PP_REPL,
         ("predictive_parity", "ppv_diff"),
+        null_stratum="predicted",
     ),
     "fpr_diff": _binary(
         "fpr_diff",
@@ -210,6 +240,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false positive rate",
         _EO_REPL,
         ("false_positive_rate_difference",),
+        null_stratum="actual",
     ),
     "fnr_diff": _binary(
         "fnr_diff",
@@ -217,6 +248,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false negative rate",
         _EO_REPL,
         ("false_negative_rate_difference",),
+        null_stratum="actual",
     ),
     "accuracy_diff": _binary(
         "accuracy_diff",
@@ -238,6 +270,7 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass.multiclass_equal_opportunity,
         "worst per-class recall (TPR) gap",
         example_threshold="0.15",
+        null_stratum="actual",
     ),
     "multiclass_confusion_metrics": _multi(
         "multiclass_confusion_metrics",
@@ -256,6 +289,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.7",
+        null_stratum=("value", _CONFUSION_STRATA),
     ),
     "weighted_demographic_parity_multiclass": _multi(
         "weighted_demographic_parity_multiclass",
@@ -277,6 +311,7 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass.macro_equal_opportunity_multiclass,
         "unweighted mean of per-class recall (TPR) gaps",
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "micro_equalized_odds_multiclass": _multi(
         "micro_equalized_odds_multiclass",
@@ -299,6 +334,7 @@ REGISTRY: dict[str, MetricSpec] = {
             ),
         ),
         example_threshold="0.15",
+        null_stratum=("strategy", {"macro": "predicted", "weighted": "rows"}),
     ),
     # ---- seed 000 F1 family ----
     "weighted_f1_gap": _multi(
@@ -329,6 +365,7 @@ REGISTRY: dict[str, MetricSpec] = {
         needs_scores=True,
         aliases=("multiclass_auc_gap", "ovr_auc_gap"),
         example_threshold="0.05",
+        null_stratum="actual",
     ),
     "inter_site_auc_variance": MetricSpec(
         key="inter_site_auc_variance",
@@ -340,6 +377,7 @@ REGISTRY: dict[str, MetricSpec] = {
         aliases=("site_auc_variance",),
         value_range=(0.0, 0.25),
         example_threshold="0.001",
+        null_stratum="actual",
     ),
     "calibration_gap": MetricSpec(
         key="calibration_gap",
@@ -401,18 +439,21 @@ REGISTRY: dict[str, MetricSpec] = {
         scores.auc_gap,
         "max − min per-group ROC AUC (single-class groups excluded)",
         ("auc_parity", "roc_auc_gap"),
+        null_stratum="actual",
     ),
     "balance_positive_class": _binary_score(
         "balance_positive_class",
         scores.balance_positive_class,
         "max − min mean score among actual positives",
         ("balance_positive", "balance_for_positive_class"),
+        null_stratum="actual",
     ),
     "balance_negative_class": _binary_score(
         "balance_negative_class",
         scores.balance_negative_class,
         "max − min mean score among actual negatives",
         ("balance_negative", "balance_for_negative_class"),
+        null_stratum="actual",
     ),
     # ---- HOLISTIC: seed 001 multi-class pairwise metrics (metrics/holistic.py) ----
     "multiclass_statistical_parity": _multi(
@@ -430,6 +471,7 @@ REGISTRY: dict[str, MetricSpec] = {
         params=(holistic.PAIR_AGGREGATION,),
         aliases=("multiclass_equality_of_opp",),
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "multiclass_average_odds": _multi(
         "multiclass_average_odds",
@@ -437,6 +479,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "TV distance between class-averaged normalised confusion rows, max|mean over group pairs",
         params=(holistic.PAIR_AGGREGATION,),
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "multiclass_true_positive_difference": _multi(
         "multiclass_true_positive_difference",
@@ -445,6 +488,7 @@ REGISTRY: dict[str, MetricSpec] = {
         params=(holistic.PAIR_AGGREGATION,),
         aliases=("multiclass_true_rates", "multiclass_tpr_difference"),
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "intersectional_disparity": _multi(
         "intersectional_disparity",
@@ -458,6 +502,7 @@ REGISTRY: dict[str, MetricSpec] = {
         rates.calibration_diff,
         "seed 004's Calibration Diff: max − min PPV (same value as predictive_parity_diff)",
         _PP_REPL,
+        null_stratum="predicted",
     ),
     "fdr_diff": _binary(
         "fdr_diff",
@@ -465,6 +510,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false discovery rate (= the PPV gap)",
         _PP_REPL,
         ("false_discovery_rate_difference",),
+        null_stratum="predicted",
     ),
     "for_diff": _binary(
         "for_diff",
@@ -472,6 +518,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false omission rate",
         _PP_REPL,
         ("false_omission_rate_difference",),
+        null_stratum="predicted",
     ),
     "npv_diff": _binary(
         "npv_diff",
@@ -479,6 +526,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min negative predictive value (= the FOR gap)",
         _PP_REPL,
         ("negative_predictive_value_difference",),
+        null_stratum="predicted",
     ),
     "tnr_diff": _binary(
         "tnr_diff",
@@ -486,6 +534,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min true negative rate (specificity; = the FPR gap)",
         _EO_REPL,
         ("true_negative_rate_difference", "specificity_diff"),
+        null_stratum="actual",
     ),
     "error_rate_diff": _binary(
         "error_rate_diff",
@@ -503,6 +552,7 @@ REGISTRY: dict[str, MetricSpec] = {
         value_range=(0.0, math.inf),
         multiclass_replacement=_ACC_REPL,
         example_threshold="0.1",
+        null_stratum=None,
     ),
     "generalized_entropy_index": MetricSpec(
         key="generalized_entropy_index",
@@ -515,6 +565,7 @@ REGISTRY: dict[str, MetricSpec] = {
         value_range=(0.0, math.inf),
         multiclass_replacement=_ACC_REPL,
         example_threshold="0.1",
+        null_stratum=None,
     ),
     "between_group_generalized_entropy_index": MetricSpec(
         key="between_group_generalized_entropy_index",
@@ -567,6 +618,7 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass_replacement=_DP_REPL,
         example_operator="between",
         example_threshold="0.8,1.25",
+        null_stratum=("rate", _DISPARITY_STRATA),
     ),
     "impact_ratio": MetricSpec(
         key="impact_ratio",
@@ -607,6 +659,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "precision_score": _multi(
         "precision_score",
@@ -617,6 +670,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "recall_score": _multi(
         "recall_score",
@@ -627,6 +681,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "f1_score": _multi(
         "f1_score",
@@ -637,6 +692,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "class_imbalance": MetricSpec(
         key="class_imbalance",
@@ -648,6 +704,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.5",
+        null_stratum=None,
     ),
     "group_min_positive_rate": MetricSpec(
         key="group_min_positive_rate",
