@@ -92,6 +92,8 @@ def render(results: Results, opts: RenderOptions) -> str:
                         f"  p-value {f.p_value.p_value:.4g} ({f.p_value.permutations} "
                         f"permutations {f.p_value.where}{fam})"
                     )
+                elif f.p_value is not None and f.p_value.reason:
+                    out.append(printable(f"  no p-value: {f.p_value.reason}"))
                 out += [
                     printable(f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}")
                     for e in f.excluded_groups

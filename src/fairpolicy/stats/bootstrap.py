@@ -162,6 +162,11 @@ JACKKNIFE_MIN_BLOCKS = 20
 ROW_RESAMPLE_LIMIT = 200_000_000
 #: replicates × regression cells drawn per multinomial call (memory of one chunk)
 _REGRESSION_CHUNK = 4_000_000
+#: metric evaluations (permutations × tests) one permutation test may make, and those
+#: evaluations × pooled score cells: above either there is no p-value (the reason gives the
+#: cost) rather than a run a policy could make endless
+PERMUTATION_LIMIT = 2_000_000
+PERMUTATION_CELL_LIMIT = 200_000_000
 #: relative tolerance when a permuted statistic is compared with the observed one
 TIE_TOLERANCE = 1e-12
 METHODS = ("percentile", "bca")
@@ -1226,6 +1231,23 @@ def _rekey(cells: Cells) -> JointCells:
     return JointCells(index.astype(np.int64), cells.classes[nz], cells.counts[nz])
 
 
+def _permutation_cost(stats: GroupStats, permutations: int) -> str | None:
+    """Why this test would be too much work (``PERMUTATION_LIMIT``), None when it is not."""
+    tests = 1 if len(stats.groups) <= 2 else 1 + len(stats.groups)
+    evaluations = permutations * tests
+    cells = 0
+    if stats.scores is not None:
+        cells = sum(int(np.count_nonzero(c)) for g in stats.scores.counts for c in g)
+    if evaluations > PERMUTATION_LIMIT or evaluations * cells > PERMUTATION_CELL_LIMIT:
+        what = f" × {cells} score cells" if cells else ""
+        return (
+            f"{permutations} permutations × {tests} test(s){what} exceeds the limit of "
+            f"{PERMUTATION_LIMIT:.3g} metric evaluations ({PERMUTATION_CELL_LIMIT:.3g} with "
+            "score cells); ask for fewer permutations (p_value, --p-value)"
+        )
+    return None
+
+
 def _versus(groups: Sequence[str], g: int) -> str:
     """The name of group g's test against the rest."""
     others = [h for i, h in enumerate(groups) if i != g]
@@ -1265,6 +1287,8 @@ def permutation_test(
     stats = _needed(spec, stats)
     if why is None and len(stats.groups) < 2:
         why = "a permutation test needs at least two groups"
+    if why is None:
+        why = _permutation_cost(stats, n_p)
     if why is not None or stratum is None:
         return Permutation(None, n_p, int(seed), reason=why, stratum=stratum, null_hypothesis=null)
     p, valid, why = _p_value(
