@@ -110,15 +110,22 @@ s·(θ_a − θ_b), with s the sign on the data, and the interval is folded thro
 (the note says so). With more groups (max − min over several) plain BCa is used and
 the same caveat applies; the percentile interval is the default.
 
-Permutation test. Under H0 the group labels are exchangeable: the pooled cells
-of the compared groups are dealt back to the groups with their sizes by a
-multivariate hypergeometric draw (score metrics: the pooled joint score cells,
-then the pooled count rows of each class with the dealt class totals).
-p = (1 + #{θ* ≥ θ}) / (1 + P) for a "lower is better" metric (a gap), θ* ≤ θ
-for "higher is better" (a ratio), over the defined permutations (same 5 %
-rule), with a relative tolerance of 1e-12 for ties. Per group: that group
-against the union of the others, the same test; with ``bonferroni`` each is
-multiplied by the family size (the number of groups), capped at 1.
+Permutation test. Group labels are permuted within the metric's stratum
+(``MetricSpec.stratum``), so that the null is the metric's own: over all compared rows
+(H0: the groups are interchangeable), within each actual class (H0: P(ŷ, scores | y) is
+the same in every group, whatever the base rates — TPR/FPR, AUC), or within each
+predicted class (H0: P(y | ŷ) is the same — PPV/FDR); a value pooled over the compared
+rows gets no test. The pooled cells of each stratum are dealt back to the groups with
+their sizes in that stratum by a multivariate hypergeometric draw (score metrics: the
+pooled joint score cells, of each class under the actual-class stratum, then each
+class's pooled count rows with the dealt class totals). p = (1 + #{θ* ≥ θ}) / (1 + P)
+for a "lower is better" metric (a gap), θ* ≤ θ for "higher is better" (a ratio), over
+the defined permutations (same 5 % rule), with a relative tolerance of 1e-12 for ties.
+Per group: that group against the union of the others (``comparisons`` names it), the
+same test; with ``bonferroni`` each is multiplied by the family size (the number of
+groups; 1 with two groups, where both per-group tests are the overall test), capped
+at 1. ``docs/statistics.md`` ("Permutation tests") states the nulls and the measured
+type-I errors.
 
 Cost. The draw is vectorised; evaluating the metric is a Python loop over the
 replicates calling ``spec.fn``: measured 30–90 µs per replicate for count
