@@ -85,8 +85,12 @@ def example_control(key: str) -> str:
 
 def null_lines(s: MetricSpec) -> list[str]:
     """What the permutation test (``p_value``) of this metric tests, one line per case."""
-    if s.kind != "classification" or s.secondary_role is not None:
-        return ["permutation null: no permutation test for this metric (use a bootstrap interval)"]
+    if s.kind in ("regression", "ranking"):
+        return ["permutation null: no permutation test (use a bootstrap interval, ci)"]
+    if s.kind == "data":
+        return ["permutation null: no permutation test (it reads the group sizes, which it keeps)"]
+    if s.secondary_role is not None:
+        return [f"permutation null: no permutation test (it also reads input.{s.secondary_role})"]
     if not isinstance(s.null_stratum, tuple):
         return [f"permutation null: {NULL_HYPOTHESES[s.null_stratum]}"]
     name, by_value = s.null_stratum
