@@ -23,20 +23,26 @@ larger grid).
 from __future__ import annotations
 
 import dataclasses
+import io
 import itertools
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fairpolicy.cli import main
 from fairpolicy.metrics.base import NULL_HYPOTHESES, MetricSpec
 from fairpolicy.metrics.docs import show_metric
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, confusion_counts
 from fairpolicy.stats import bootstrap as bs
+from tests.helpers import control, write_policy
 from tests.stats.test_bootstrap import Rows, to_stats
 
 CLASSIFICATION = sorted(
@@ -265,3 +271,25 @@ def test_results_state_the_null_and_name_the_comparisons() -> None:
     assert (
         pooled.p_value is None and pooled.reason and "not a comparison of groups" in pooled.reason
     )
+
+
+def test_end_to_end_the_report_states_the_null_and_the_comparisons(tmp_path: Path) -> None:
+    """A real CLI run: JSON carries the stratum, the null and the named comparisons; the text
+    report (-v) says where labels were permuted and lists each "group vs rest" p-value."""
+    rows = _rows(4)
+    frame = pd.DataFrame(
+        {"y_true": rows["t"], "y_pred": rows["p"], "grp": np.array(["F", "M", "X"])[rows["g"]]}
+    )
+    data = tmp_path / "d.csv"
+    frame.to_csv(data, index=False)
+    pol = write_policy(tmp_path, control("eo", "equal_opportunity_diff", "0.5", dimension="grp"))
+    out = io.StringIO()
+    report = tmp_path / "r.json"
+    argv = ["check", str(pol), str(data), "--p-value", "40", "--bonferroni", "-v"]
+    assert main([*argv, "-o", f"json={report}"], stdout=out) == 0
+    pv = json.loads(report.read_text())["findings"][0]["p_value"]
+    assert pv["stratum"] == "actual" and pv["null_hypothesis"] == NULL_HYPOTHESES["actual"]
+    assert pv["family_size"] == 3 and pv["comparisons"]["X"] == "X vs rest (F, M)"
+    text = out.getvalue()
+    assert "40 permutations within each actual class, family of 3" in text
+    assert "X vs rest (F, M): p = " in text

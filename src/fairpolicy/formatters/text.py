@@ -92,6 +92,13 @@ def render(results: Results, opts: RenderOptions) -> str:
                         f"  p-value {f.p_value.p_value:.4g} ({f.p_value.permutations} "
                         f"permutations {f.p_value.where}{fam})"
                     )
+                    pv = f.p_value
+                    if pv.groups and pv.comparisons and len(pv.groups) > 2:
+                        adj = ", Bonferroni" if pv.bonferroni else ""
+                        out += [
+                            printable(f"    {pv.comparisons.get(g, g)}: p = {p:.4g}{adj}")
+                            for g, p in pv.groups.items()
+                        ]
                 elif f.p_value is not None and f.p_value.reason:
                     out.append(printable(f"  no p-value: {f.p_value.reason}"))
                 out += [
