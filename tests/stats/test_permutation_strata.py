@@ -40,7 +40,7 @@ from fairpolicy.cli import main
 from fairpolicy.metrics.base import NULL_HYPOTHESES, MetricSpec
 from fairpolicy.metrics.docs import show_metric
 from fairpolicy.metrics.registry import REGISTRY
-from fairpolicy.stats import GroupStats, confusion_counts
+from fairpolicy.stats import GroupStats, build_score_stats, confusion_counts
 from fairpolicy.stats import bootstrap as bs
 from tests.helpers import control, write_policy
 from tests.stats.test_bootstrap import Rows, to_stats
@@ -216,17 +216,22 @@ def test_score_cells_are_permuted_within_the_actual_class() -> None:
 
 
 def _null_population(kind: str, seed: int) -> GroupStats:
-    """Two groups of 300 rows, prevalence 0.1 vs 0.6 (``eo``) or selection rate 0.1 vs 0.5
-    (``ppv``), where the metric's own null holds (same TPR/FPR; same PPV/FOR)."""
+    """Two groups of 300 rows, prevalence 0.1 vs 0.6 (``eo``, ``auc``) or selection rate 0.1
+    vs 0.5 (``ppv``), where the metric's own null holds (same TPR/FPR; same PPV/FOR; the
+    same score distribution given the class)."""
     rng = np.random.default_rng((7, seed))
     g = np.repeat([0, 1], 300)
-    if kind == "eo":
+    if kind in ("eo", "auc"):
         t = (rng.random(600) < np.where(g == 0, 0.1, 0.6)).astype(np.int64)
         p = (rng.random(600) < np.where(t == 1, 0.7, 0.2)).astype(np.int64)
     else:
         p = (rng.random(600) < np.where(g == 0, 0.1, 0.5)).astype(np.int64)
         t = (rng.random(600) < np.where(p == 1, 0.7, 0.2)).astype(np.int64)
-    return GroupStats(("grp",), ("a", "b"), ("0", "1"), confusion_counts(g, t, p, 2, 2), 1)
+    st = GroupStats(("grp",), ("a", "b"), ("0", "1"), confusion_counts(g, t, p, 2, 2), 1)
+    if kind == "auc":  # the same binormal scores given the class in both groups
+        score = np.round(rng.normal(0.0, 1.0, 600) + t, 2)
+        st = st.with_extras(scores=build_score_stats(g, 2, t, score[:, None], ("y_score",), 2))
+    return st
 
 
 def _rejection(spec: MetricSpec, kind: str, populations: int) -> float:
@@ -235,19 +240,24 @@ def _rejection(spec: MetricSpec, kind: str, populations: int) -> float:
         stats = _null_population(kind, i)
         point = spec.fn(stats, {}).value
         assert point is not None
-        res = bs.permutation_test(spec, stats, {}, point, 99, i, False)
+        res = bs.permutation_test(spec, stats, {}, point, 99 if kind != "auc" else 39, i, False)
         assert res.p_value is not None
         hits += res.p_value <= 0.05
     return hits / populations
 
 
 @pytest.mark.parametrize(
-    ("key", "kind"), [("equal_opportunity_diff", "eo"), ("predictive_parity_diff", "ppv")]
+    ("key", "kind", "n"),
+    [
+        ("equal_opportunity_diff", "eo", 300),
+        ("predictive_parity_diff", "ppv", 300),
+        ("auc_gap", "auc", 150),
+    ],
 )
-def test_type_one_error_under_unequal_base_rates(key: str, kind: str) -> None:
-    """Equal TPR (or PPV) with very different base (selection) rates: the stratified test
+def test_type_one_error_under_unequal_base_rates(key: str, kind: str, n: int) -> None:
+    """Equal TPR (PPV, class score distributions) with very different base (selection)
+    rates: the stratified test
     rejects at most α + 2 MC errors; permuting all rows (the old null) rejects far more."""
-    n = 300
     spec = REGISTRY[key]
     bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / n)
     assert _rejection(spec, kind, n) <= bound
