@@ -6,7 +6,7 @@ import pytest
 
 from fairpolicy.decide import status_for
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
-from fairpolicy.results import ExcludedGroup, Finding, summarize
+from fairpolicy.results import ConfidenceInterval, ExcludedGroup, Finding, summarize
 
 
 def ctl(op: Operator = Operator.LT, t: float = 0.1, **kw: object) -> Control:
@@ -64,8 +64,14 @@ def test_warn_mode_turns_a_proven_violation_into_warn() -> None:
     assert status_for(c, 0.2, "ci_upper", (0.15, 0.25))[0] == "warn"
 
 
-def _finding(status: str, decision: str, value: float | None = 0.1) -> Finding:
+def _finding(
+    status: str, decision: str, value: float | None = 0.1, interval: bool = True
+) -> Finding:
+    ci = ConfidenceInterval(
+        low=0.05, high=0.15, level=0.95, method="percentile", resamples=200, seed=1, valid=200
+    )
     return Finding(
+        ci=ci if interval else None,
         control_id="c",
         title=None,
         metric_key="m",
@@ -87,3 +93,5 @@ def test_gate_ci_upper_straddle_fails_ci_lower_straddle_does_not() -> None:
     # an undefined value is inconclusive under every rule and follows --inconclusive
     assert summarize([_finding("inconclusive", "ci_lower", None)], "fail").gate == "fail"
     assert summarize([_finding("inconclusive", "point", None)], "pass").gate == "pass"
+    # no interval: ci_lower proves nothing either way, so --inconclusive decides (fail)
+    assert summarize([_finding("inconclusive", "ci_lower", interval=False)], "fail").gate == "fail"

@@ -435,12 +435,13 @@ def test_component_definition_rebinds_one_control(tmp_path: Path) -> None:
     }
     path = tmp_path / "system.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    controls = {c.control_id: c for c in load_policy(path).controls}
+    # the source lies outside the component-definition's folder: allowed explicitly
+    controls = {c.control_id: c for c in load_policy(path, allow_paths=[POLICIES]).controls}
     assert set(controls) == {"mm-1", "mm-2", "mm-3"}
     assert controls["mm-3"].inputs["dimension"] == "gender"
     assert controls["mm-1"].inputs["dimension"] == "site"
     assert controls["mm-1"].threshold.value == 0.05  # the profile's
     assert controls["mm-2"].threshold.value == 0.3  # the component-definition's
     data = _multiclass_data().rename(columns={"sex": "gender"})
-    code, results = _run(path, data, tmp_path)
+    code, results = _run(path, data, tmp_path, "--allow-path", str(POLICIES))
     assert code in (0, 1) and results["summary"]["error"] == 0

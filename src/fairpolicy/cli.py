@@ -9,14 +9,18 @@ Heavy modules are imported inside the commands so ``--help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, TextIO
 
 from fairpolicy import __version__
-from fairpolicy.errors import EXIT_ERROR, FairpolicyError, UsageError, exit_code_for
+from fairpolicy.errors import EXIT_ERROR, FairpolicyError, Terminated, UsageError, exit_code_for
+from fairpolicy.outputs import signals_raise
+from fairpolicy.policy.numbers import cli_float, cli_int
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results
@@ -70,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ROLE=COLUMN",
         help="bind a role (target, prediction, dimension, score) to a column for every control",
     )
-    c.add_argument("--num-classes", type=int, metavar="K", help="declare the number of classes")
+    c.add_argument("--num-classes", type=cli_int, metavar="K", help="declare the number of classes")
     c.add_argument(
         "--inconclusive",
         choices=("pass", "warn", "fail"),
@@ -88,6 +92,29 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="reproducible output: fixed timestamps, content-derived UUIDs "
         "(also on when SOURCE_DATE_EPOCH is set)",
+    )
+    c.add_argument(
+        "--assessor",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person who performed the assessment (repeatable): a party with the assessor "
+        "role in the OSCAL documents",
+    )
+    c.add_argument(
+        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
+    )
+    c.add_argument(
+        "--ssp",
+        metavar="FILE",
+        help="the system security plan (OSCAL SSP) of the assessed system: the assessment "
+        "plan (-o oscal-ap) imports it; --subject names its component for the model",
+    )
+    c.add_argument(
+        "--timestamp",
+        metavar="ISO8601",
+        help="date the run (start and end) with this date-time instead of the clock, e.g. "
+        "2026-01-31T12:00:00Z (beside SOURCE_DATE_EPOCH; --timestamp wins)",
     )
     en = c.add_argument_group("engine (where the counting happens)")
     en.add_argument(
@@ -109,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     en.add_argument(
         "--score-decimals",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="duckdb/spark: round scores in [0, 1] to N decimals before aggregating "
         "(default 4; recorded in the results; error bounds in docs/engines.md)",
@@ -117,11 +144,11 @@ def _parser() -> argparse.ArgumentParser:
     st = c.add_argument_group("statistics (override the controls' own props)")
     st.add_argument(
         "--bootstrap",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="stratified per-group bootstrap with N resamples: a confidence interval per control",
     )
-    st.add_argument("--ci-level", type=float, metavar="L", help="interval level (default 0.95)")
+    st.add_argument("--ci-level", type=cli_float, metavar="L", help="interval level (default 0.95)")
     st.add_argument(
         "--ci-method", choices=("percentile", "bca"), help="interval method (default percentile)"
     )
@@ -132,7 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         "satisfies the threshold; ci_lower: fail only if the whole interval violates it",
     )
     st.add_argument(
-        "--p-value", type=int, metavar="N", help="permutation test of the group labels, N draws"
+        "--p-value", type=cli_int, metavar="N", help="permutation test of the group labels, N draws"
     )
     st.add_argument(
         "--bonferroni",
@@ -141,7 +168,7 @@ def _parser() -> argparse.ArgumentParser:
         help="Bonferroni-adjust per-group p-values",
     )
     st.add_argument(
-        "--seed", type=int, help="seed of every resampling draw (default fixed; recorded)"
+        "--seed", type=cli_int, help="seed of every resampling draw (default fixed; recorded)"
     )
     c.add_argument(
         "--fail-on",
@@ -153,14 +180,81 @@ def _parser() -> argparse.ArgumentParser:
     lim = c.add_argument_group("resource limits")
     lim.add_argument(
         "--max-rows",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="refuse data with more than N rows (exit 2), checked before the rows are read",
+    )
+    lim.add_argument(
+        "--max-groups",
+        type=int,
+        metavar="N",
+        help="refuse a dimension with more than N distinct groups (default 10000)",
+    )
+    lim.add_argument(
+        "--max-classes",
+        type=int,
+        metavar="K",
+        help="refuse more than K classes, declared or found in the labels (default 1000)",
+    )
+    lim.add_argument(
+        "--max-resamples",
+        type=int,
+        metavar="N",
+        help="refuse a bootstrap (ci, --bootstrap) or permutation test (p_value, --p-value) "
+        "of more than N resamples, before the data is read (default 100000)",
+    )
+    lim.add_argument(
+        "--max-cells",
+        type=int,
+        metavar="N",
+        help="refuse a count table (groups x classes^2) or bootstrap replicates (resamples "
+        "x cells) of more than N cells (default 20000000)",
+    )
+    lim.add_argument(
+        "--max-resample-seconds",
+        type=int,
+        metavar="S",
+        help="refuse a bootstrap or permutation test estimated to run longer than S seconds "
+        "(default 600)",
+    )
+    lim.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the policy's hrefs and sources name files under DIR (repeatable); by "
+        "default they must lie in the policy's own folder tree",
     )
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
     c.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+    pl = sub.add_parser(
+        "plan",
+        help="write the OSCAL assessment plan of a policy before any data is seen",
+        description="Resolve POLICY (with the bindings and statistics options a check would "
+        "take) and write the OSCAL assessment plan an assessor approves: controls, objectives, "
+        "methods, thresholds and the columns the run will read. `check --plan` then verifies "
+        "that a run is the planned one.",
+    )
+    pl.add_argument("policy", help="policy file")
+    pl.add_argument("-o", "--output", required=True, metavar="PATH", help="plan file to write")
+    shared = {
+        "--bind", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
+        "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
+        "--decision", "--p-value", "--bonferroni",
+    }  # fmt: skip
+    for action in c._actions:  # the same options as check (argparse's parents do this)
+        if shared & set(action.option_strings):
+            pl._add_action(action)
+    pl.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    c.add_argument(
+        "--plan",
+        metavar="AP",
+        help="the approved assessment plan (`fairpolicy plan`): the run must match it (else "
+        "exit 2) and the OSCAL results import it",
+    )
 
     e = sub.add_parser(
         "export",
@@ -169,10 +263,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("format", choices=("oscal",), help="the format to write")
     e.add_argument("results", help="results JSON written by `check -o json=PATH`")
-    e.add_argument("-o", "--output", required=True, metavar="PATH", help="file to write")
+    e.add_argument(
+        "-o", "--output", required=True, metavar="PATH", help="file to write (- for stdout)"
+    )
     e.add_argument("--subject", metavar="TITLE", help="the assessed system's title")
     e.add_argument("--embed-evidence", action="store_true", help="embed the results JSON")
     e.add_argument("--deterministic", action="store_true", help="content-derived UUIDs")
+    e.add_argument(
+        "--plan", metavar="AP", help="the assessment plan the results import (import-ap)"
+    )
+    e.add_argument(
+        "--assessor",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person who performed the assessment (repeatable): a party with the assessor "
+        "role in the OSCAL documents",
+    )
+    e.add_argument(
+        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
+    )
     e.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     v = sub.add_parser(
@@ -182,6 +292,13 @@ def _parser() -> argparse.ArgumentParser:
         "documents are also checked against the NIST OSCAL JSON schema.",
     )
     v.add_argument("policies", nargs="+", metavar="POLICY")
+    v.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the policies' hrefs and sources name files under DIR (repeatable)",
+    )
     v.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     cv = sub.add_parser(
@@ -210,13 +327,28 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
+    """(format, path) pairs; path None is standard output (``-o FORMAT`` or
+    ``-o FORMAT=-``). At most one format may ask for standard output."""
     from fairpolicy.formatters import get
+    from fairpolicy.outputs import is_stdout
 
     outputs: list[tuple[str, str | None]] = []
     for item in items or ["text"]:
-        name, _, path = item.partition("=")
+        name, sep, path = item.partition("=")
         get(name.strip())  # validates the name now, before any work
-        outputs.append((name.strip(), path or None))
+        if sep and not path:
+            raise UsageError(
+                f"-o {item}: the path is empty.",
+                hint=f"write -o {name.strip()}=PATH, or - for stdout.",
+            )
+        outputs.append((name.strip(), None if path == "" or is_stdout(path) else path))
+    to_stdout = [n for n, p in outputs if p is None]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"{' and '.join(f'-o {n}' for n in to_stdout)} ask for standard output; "
+            "only one format can go there.",
+            hint="give the others a file: -o FORMAT=PATH.",
+        )
     return outputs
 
 
@@ -230,108 +362,88 @@ def _parse_bind(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def check_output_path(path: str) -> None:
-    """Fail before any work when ``path`` cannot be an output file: its directory is
-    missing or is a file, or the path is a directory."""
-    from fairpolicy.errors import OutputError
-
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise OutputError(
-            "this is a directory; name the file to write.",
-            file=path,
-            hint=f"e.g. {os.path.join(path, 'report')}.",
-        )
-    parent = directory
-    while parent and not os.path.exists(parent):
-        parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
-    if parent and not os.path.isdir(parent):
-        raise OutputError(
-            f"'{parent}' is not a directory, so nothing can be written under it.",
-            file=path,
-            hint="choose a path in a directory.",
-        )
-    if not os.path.isdir(directory):
-        raise OutputError(
-            f"the directory '{directory}' does not exist.",
-            file=path,
-            hint="create it first or choose another path.",
-        )
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path`` and rename it into place."""
-    _Staged(path, text).commit()
-
-
-class _Staged:
-    """``text`` written to a temporary file beside ``path``; :meth:`commit` renames it into
-    place. Staging every output before renaming any means a run whose last output fails
-    leaves every previous output as it was."""
-
-    def __init__(self, path: str, text: str) -> None:
-        import tempfile
-
-        from fairpolicy.errors import OutputError
-
-        check_output_path(path)
-        self.path = path
-        self.tmp: str | None = None
-        try:
-            fd, self.tmp = tempfile.mkstemp(
-                dir=os.path.dirname(os.path.abspath(path)), prefix=".fairpolicy-", suffix=".tmp"
-            )
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(self.tmp, 0o666 & ~umask)  # as an ordinary open() would, not mkstemp's
-        except OSError as exc:
-            self.discard()
-            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=path) from None
-
-    def commit(self) -> None:
-        from fairpolicy.errors import OutputError
-
-        assert self.tmp is not None
-        try:
-            os.replace(self.tmp, self.path)
-        except OSError as exc:
-            self.discard()
-            raise OutputError(f"cannot write: {exc.strerror or exc}.", file=self.path) from None
-        self.tmp = None
-
-    def discard(self) -> None:
-        if self.tmp is not None:
-            with suppress(OSError):
-                os.unlink(self.tmp)
-            self.tmp = None
-
-
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
+    try:
+        return _check(args, stdout)
+    except FairpolicyError as exc:
+        if any(o.partition("=")[0].strip() == "github" for o in args.output):
+            _github_error(args, exc, stdout)
+        _note_earlier_reports(args.output, (args.policy, args.data))
+        raise
+
+
+def _note_earlier_reports(items: Sequence[str], inputs: Sequence[str]) -> None:
+    """A run that stops before it has a verdict writes nothing and leaves earlier reports
+    as they were (they may be the last good evidence); say that they are not this run's."""
+    from fairpolicy.errors import printable
+    from fairpolicy.outputs import STDOUT
+
+    earlier = []
+    for item in items:
+        path = item.partition("=")[2]
+        if not path or path == STDOUT or not os.path.isfile(path):
+            continue
+        if any(os.path.exists(i) and os.path.samefile(path, i) for i in inputs):
+            continue  # refused because it is an input: not a report
+        earlier.append(printable(path))
+    if earlier:
+        print(
+            f"note: this run wrote no report; {', '.join(earlier)} "
+            f"{'is' if len(earlier) == 1 else 'are'} from an earlier run, not this one.",
+            file=sys.stderr,
+        )
+
+
+def _check(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.outputs import refuse_clashes, target
     from fairpolicy.runner import is_deterministic
 
     outputs = _parse_outputs(args.output)
-    for _, path in outputs:
-        if path is not None:
-            check_output_path(path)  # before the data is read, not after
-            for role, given in (("policy", args.policy), ("data", args.data)):
-                if os.path.abspath(path) == os.path.abspath(given) or _same_file(path, given):
-                    raise UsageError(
-                        f"-o {path}: this is the {role} file; the report would overwrite it. "
-                        "Choose another output path."
-                    )
+    # every path is checked before the data is read, not after
+    targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
+    refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
+    _check_people(args)
+    ssp = _given_ssp(args, outputs)
+    if args.plan is not None:
+        from fairpolicy.plan import read_plan
+
+        if any(n == "oscal-ap" for n, _ in outputs):
+            raise UsageError(
+                "--plan names the approved assessment plan, and -o oscal-ap would write "
+                "another one.",
+                hint="leave out -o oscal-ap: the results import the plan given with --plan.",
+            )
+        read_plan(args.plan)  # a readable, valid plan before any work
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
-    return _emit(args, results, outputs, deterministic, stdout)
+    if ssp is not None:  # the team's SSP shaped the evidence: its hash is recorded too
+        from fairpolicy.results import DocumentRef
+
+        ref = DocumentRef(path=args.ssp, sha256=ssp[0], kind="system-security-plan")
+        policy = results.policy.model_copy(update={"documents": [*results.policy.documents, ref]})
+        results = results.model_copy(update={"policy": policy})
+    return _emit(args, results, outputs, deterministic, stdout, ssp)
+
+
+def _github_error(args: argparse.Namespace, exc: FairpolicyError, stdout: TextIO) -> None:
+    """``-o github`` on a run that stops with exit 2: an ``::error`` annotation with the
+    reason (on stdout when the github output goes there, else on stderr — the runner reads
+    both) and the reason appended to the step summary."""
+    from fairpolicy.formatters.github import command
+    from fairpolicy.outputs import append_step_summary, error_summary
+
+    reason = exc.render()
+    github_to_stdout = any(
+        o.partition("=")[0].strip() == "github" and o.partition("=")[2] in ("", "-")
+        for o in args.output
+    )
+    line = command("error", reason, title="fairpolicy: could not evaluate (exit 2)") + "\n"
+    (stdout if github_to_stdout else sys.stderr).write(line)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with suppress(FairpolicyError):
+            append_step_summary(summary_file, error_summary(reason))
 
 
 def _run_check(
@@ -359,6 +471,13 @@ def _run_check(
         memory_budget=args.memory_budget,
         score_decimals=args.score_decimals,
         max_rows=args.max_rows,
+        timestamp=args.timestamp,
+        max_groups=args.max_groups,
+        max_classes=args.max_classes,
+        max_resamples=args.max_resamples,
+        max_cells=args.max_cells,
+        max_resample_seconds=args.max_resample_seconds,
+        allow_paths=args.allow_path,
     )
 
 
@@ -395,54 +514,88 @@ def _emit(
     outputs: list[tuple[str, str | None]],
     deterministic: bool,
     stdout: TextIO,
+    ssp: tuple[str, str] | None = None,
 ) -> int:
     from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.outputs import append_step_summary, write_all
 
-    color = (
-        not args.no_color
-        and "NO_COLOR" not in os.environ
-        and hasattr(stdout, "isatty")
-        and stdout.isatty()
-    )
-    if not any(path is None for _, path in outputs):
-        outputs.insert(0, ("text", None))  # the table always reaches the terminal
+    def tty(stream: TextIO) -> bool:
+        return hasattr(stream, "isatty") and stream.isatty()
+
+    names = {n for n, _ in outputs}
+    table: TextIO | None = None  # where the text table goes besides the outputs
+    if "text" not in names:
+        # the table reaches the terminal: on stdout unless another format took it, then on
+        # stderr, so stdout stays clean for jq
+        table = sys.stderr if any(p is None for _, p in outputs) else stdout
+    color = not args.no_color and "NO_COLOR" not in os.environ
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
-    # every output is rendered before any file is written, and every file is written to a
-    # temporary file before any is renamed: a failure leaves the previous reports as they
-    # were (the table still reaches the terminal)
-    shown: list[str] = []
-    staged: list[_Staged] = []
+    if getattr(args, "plan", None) is not None:
+        from fairpolicy.plan import verify
+
+        verify(args.plan, results)  # the run is the planned one, or nothing is written
+        ap_path = args.plan
+    json_path = next((p for n, p in outputs if n == "json" and p), None)
+    ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
+    profile_href = ssp_sha = None
+    # every output is rendered before any file is written, and every file is staged before
+    # any is renamed (outputs.write_all)
+    to_stdout: list[tuple[str, str]] = []
+    files: list[tuple[str, str]] = []
+    if ssp_path is not None:  # with the profile (and catalog) it imports, written beside it
+        from fairpolicy.ssp import profile_chain
+
+        chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
+        files += chain.documents
+        profile_href = chain.profile_href
+    elif ssp is not None:
+        ssp_path, ssp_sha = args.ssp, ssp[0]
+    rendered: dict[str, str] = {}
+    every = [*outputs, *([("text", None)] if table is not None else [])]
+    for name, path in sorted(every, key=lambda o: o[0] != "oscal-ssp"):  # the plan hashes it
+        ap_href = results_href = ssp_href = None
+        if name == "oscal":
+            ap_href = _href(ap_path, path)
+            results_href = _href(json_path, path)
+        if name == "oscal-ap" and ssp_path is not None:
+            ssp_href = _href(ssp_path, path)
+            if "oscal-ssp" in rendered:
+                ssp_sha = hashlib.sha256(rendered["oscal-ssp"].encode()).hexdigest()
+        stream = (table or stdout) if (name == "text" and path is None) else stdout
+        opts = RenderOptions(
+            color=color and path is None and tty(stream),
+            verbose=args.verbose,
+            quiet=args.quiet,
+            path=path,
+            subject=args.subject,
+            embed_evidence=args.embed_evidence,
+            deterministic=deterministic,
+            ap_href=ap_href,
+            results_href=results_href,
+            assessors=tuple(args.assessor),
+            organization=args.organization,
+            ssp_href=ssp_href,
+            ssp_sha256=ssp_sha,
+            plan_given=getattr(args, "plan", None) is not None,
+            profile_href=profile_href if name == "oscal-ssp" else None,
+        )
+        text = rendered[name] = get(name)(results, opts)
+        if path is None:
+            to_stdout.append((name, text))
+        else:
+            files.append((path, text))
     try:
-        for name, path in outputs:
-            ap_href = None
-            if name == "oscal" and ap_path is not None:
-                base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
-                ap_href = os.path.relpath(os.path.abspath(ap_path), base).replace(os.sep, "/")
-            opts = RenderOptions(
-                color=color and path is None,
-                verbose=args.verbose,
-                quiet=args.quiet,
-                path=path,
-                subject=args.subject,
-                embed_evidence=args.embed_evidence,
-                deterministic=deterministic,
-                ap_href=ap_href,
-            )
-            text = get(name)(results, opts)
-            if path is None:
-                shown.append(text)
-            else:
-                staged.append(_Staged(path, text))
-        for output in staged:
-            output.commit()
-    finally:
-        for output in staged:
-            output.discard()  # those not renamed into place
-        for text in shown:
-            stdout.write(text)
+        write_all(files)
+    except BaseException:
+        for name, text in to_stdout:  # the table still reaches the terminal, no verdict
+            if name == "text":  # in a machine format goes to stdout
+                (table or stdout).write(text)
+        raise
+    for name, text in to_stdout:
+        (table if (name == "text" and table is not None) else stdout).write(text)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file and any(n == "github" for n, _ in outputs):
-        _append_step_summary(summary_file, get("markdown")(results, RenderOptions()))
+    if summary_file and "github" in names:
+        append_step_summary(summary_file, get("markdown")(results, RenderOptions()))
     failed = [f.control_id for f in results.findings if f.status == "error"]
     if failed:  # the reasons are in the report; stderr gets the one line CI logs grep for
         print(
@@ -450,6 +603,47 @@ def _emit(
             file=sys.stderr,
         )
     return results.exit_code
+
+
+def _given_ssp(
+    args: argparse.Namespace, outputs: list[tuple[str, str | None]]
+) -> tuple[str, str] | None:
+    """``--ssp``: validated before any work; (SHA-256, the model's component UUID)."""
+    if args.ssp is None:
+        return None
+    if any(n == "oscal-ssp" for n, _ in outputs):
+        raise UsageError(
+            "--ssp names the system security plan, and -o oscal-ssp would write another one.",
+            hint="give one of them: your own SSP (--ssp) or a written one (-o oscal-ssp=PATH).",
+        )
+    from fairpolicy.ssp import read_ssp
+
+    # the subject's title as the outputs write it: --subject, else the data file's name
+    return read_ssp(args.ssp, args.subject or os.path.basename(args.data))
+
+
+def _check_people(args: argparse.Namespace) -> None:
+    """``--assessor`` values are ``Name`` or ``Name <email>`` (before any work is done)."""
+    from fairpolicy.formatters._oscal_common import parse_person
+
+    for text in args.assessor:
+        try:
+            parse_person(text)
+        except ValueError as exc:
+            raise UsageError(
+                f"--assessor: {exc}.", hint="write --assessor 'Ada Lovelace <ada@example.org>'."
+            ) from None
+    if args.organization is not None and not args.organization.strip():
+        raise UsageError("--organization is empty.", hint="name the assessors' organization.")
+
+
+def _href(target: str | None, document: str | None) -> str | None:
+    """``target``'s path relative to the folder of ``document`` (stdout: the working
+    directory), as a relative reference from that document; None without a target."""
+    if target is None:
+        return None
+    base = os.path.dirname(os.path.abspath(document)) if document else os.getcwd()
+    return os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/")
 
 
 #: GitHub rejects step summaries over 1 MiB
@@ -472,45 +666,113 @@ def _append_step_summary(path: str, markdown: str) -> None:
         raise OutputError(f"cannot append the step summary: {exc.strerror}.", file=path) from None
 
 
-def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
+def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
-    from fairpolicy.results import load_results
+    from fairpolicy.outputs import refuse_clashes, target, write_all
+    from fairpolicy.plan import plan_results
     from fairpolicy.runner import is_deterministic
 
-    results = load_results(args.results)
+    _check_people(args)
+    out = target(args.output)
+    refuse_clashes([(f"-o {args.output}", out)], [("policy", args.policy)], noun="plan")
+    ssp_sha = read_ssp_for(args)
+    deterministic = is_deterministic(args.deterministic)
+    params = {
+        k: v
+        for k, v in {
+            "ci": args.bootstrap,
+            "ci_level": args.ci_level,
+            "ci_method": args.ci_method,
+            "decision": args.decision,
+            "p_value": args.p_value,
+            "bonferroni": args.bonferroni,
+        }.items()
+        if v is not None
+    }
+    results = plan_results(
+        args.policy,
+        bind=_parse_bind(args.bind),
+        num_classes=args.num_classes,
+        params=params,
+        timestamp=args.timestamp,
+        deterministic=deterministic,
+    )
     opts = RenderOptions(
         path=args.output,
         subject=args.subject,
+        deterministic=deterministic,
+        assessors=tuple(args.assessor),
+        organization=args.organization,
+        ssp_href=_href(args.ssp, args.output),
+        ssp_sha256=ssp_sha,
+    )
+    write_all([(out, get("oscal-ap")(results, opts))])
+    stdout.write(
+        f"wrote the assessment plan of {len(results.findings)} control(s) to {args.output}\n"
+    )
+    return 0
+
+
+def read_ssp_for(args: argparse.Namespace) -> str | None:
+    """``--ssp`` of ``plan``: validated; its SHA-256 (the model's component is --subject)."""
+    if args.ssp is None:
+        return None
+    from fairpolicy.ssp import read_ssp
+
+    return read_ssp(args.ssp, args.subject)[0]
+
+
+def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.outputs import is_stdout, refuse_clashes, target, write_all
+    from fairpolicy.results import load_results
+    from fairpolicy.runner import is_deterministic
+
+    _check_people(args)
+    out = None if is_stdout(args.output) else target(args.output)  # -: standard output
+    if out is not None:
+        refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
+    results = load_results(args.results)
+    opts = RenderOptions(
+        path=None if out is None else args.output,
+        subject=args.subject,
         embed_evidence=args.embed_evidence,
         deterministic=is_deterministic(args.deterministic),
+        results_href=_href(args.results, args.output),
+        ap_href=_href(args.plan, args.output),
+        plan_given=args.plan is not None,
+        assessors=tuple(args.assessor),
+        organization=args.organization,
     )
-    write_atomic(args.output, get(args.format)(results, opts))
+    text = get(args.format)(results, opts)
+    if out is None:
+        stdout.write(text)
+    else:
+        write_all([(out, text)])
     return 0
 
 
 def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
-    code: int = validate_files(args.policies, stdout)
+    code: int = validate_files(args.policies, stdout, args.allow_path)
     return code
 
 
 def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.outputs import refuse_clashes, target, write_all
     from fairpolicy.policy.convert import convert_file
 
-    staged: list[_Staged] = []  # the catalog and the profile are renamed together
-    try:
-        convert_file(
-            args.policy,
-            args.output,
-            args.profile,
-            write=lambda path, text: staged.append(_Staged(path, text)),
-        )
-        for output in staged:
-            output.commit()
-    finally:
-        for output in staged:
-            output.discard()
+    staged: list[tuple[str, str]] = []  # the catalog and the profile are written together
+    convert_file(
+        args.policy, args.output, args.profile, write=lambda path, text: staged.append((path, text))
+    )
+    targets = [(f"-o {args.output}", target(args.output))]
+    if args.profile:
+        targets.append((f"--profile {args.profile}", target(args.profile)))
+    # also through hard links and symlinks
+    refuse_clashes(targets, [("policy", args.policy)], noun="output")
+    write_all(staged)
     stdout.write(f"wrote {args.output}" + (f" and {args.profile}" if args.profile else "") + "\n")
     return 0
 
@@ -529,9 +791,18 @@ def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def _duckdb_connections() -> int:
+    engine = sys.modules.get("fairpolicy.data.engines.duckdb")
+    return int(getattr(engine, "CONNECTIONS", 0))
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    connections = _duckdb_connections()
     code = _main(argv, stdout)
-    if argv is None:  # run as the program (console script, python -m): the process ends now
+    # run as the program (console script, python -m): the process ends now. Not after
+    # DuckDB ran: its nanobind bindings count the objects left at shutdown, and frozen
+    # objects are never freed, so stderr would fill with "nanobind: leaked instances"
+    if argv is None and _duckdb_connections() == connections:
         import gc
 
         # everything allocated lives until exit; frozen objects are not traversed by the
@@ -556,11 +827,13 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
         command = {
             "check": cmd_check,
             "export": cmd_export,
+            "plan": cmd_plan,
             "validate": cmd_validate,
             "convert": cmd_convert,
             "metrics": cmd_metrics,
         }[args.command]
-        return command(args, out)
+        with signals_raise():
+            return command(args, out)
     except FairpolicyError as exc:
         if debug:
             import traceback
@@ -568,7 +841,12 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             traceback.print_exc()
         print(f"error: {exc.render()}", file=sys.stderr)
         return exit_code_for(exc)
-    except KeyboardInterrupt as exc:
+    except (KeyboardInterrupt, Terminated) as exc:
+        name = "SIGINT" if isinstance(exc, KeyboardInterrupt) else signal.Signals(exc.signum).name
+        print(
+            f"error: interrupted ({name}); staged output files were removed.",
+            file=sys.stderr,
+        )
         return exit_code_for(exc)
     except Exception as exc:  # a bug: still exit 2, never a silent pass
         if debug:

@@ -8,25 +8,42 @@ whether that fails the gate is the run's ``--inconclusive`` choice.
 
 from __future__ import annotations
 
+from fairpolicy.exact import compare, threshold_text
+from fairpolicy.exact import shown as shown_text
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
 from fairpolicy.results import ConfidenceInterval, Status
 
 
 def satisfies(value: float, operator: Operator, threshold: Threshold) -> bool:
-    """Whether ``value <operator> threshold`` holds (``between`` is inclusive)."""
+    """Whether ``value <operator> threshold`` holds (``between`` is inclusive).
+
+    A count-based value carries its exact rational (:class:`fairpolicy.exact.ExactFloat`)
+    and is decided exactly against the exact decimal the policy wrote (``0.3 − 0.2``
+    is not ``< 0.1``); any other value is compared as a float.
+    """
     if operator is Operator.BETWEEN:
         assert threshold.low is not None and threshold.high is not None
-        return threshold.low <= value <= threshold.high
+        return compare(value, "between", threshold.low, threshold.high)
     t = threshold.value
     assert t is not None
-    return {
-        Operator.LT: value < t,
-        Operator.LE: value <= t,
-        Operator.GT: value > t,
-        Operator.GE: value >= t,
-        Operator.EQ: value == t,
-        Operator.NE: value != t,
-    }[operator]
+    return compare(value, operator.value, t)  # type: ignore[arg-type]
+
+
+def _shown(value: float, control: Control) -> str:
+    """The value with 6 significant digits, or more when fewer would contradict the
+    verdict at the threshold (``0.0999999 < 0.1`` is not written ``0.1``)."""
+    t = control.threshold
+    low, high = (t.low, t.high) if control.operator is Operator.BETWEEN else (t.value, None)
+    return shown_text(value, control.operator.value, low, high, digits=6, style="g")
+
+
+def _threshold_shown(control: Control) -> str:
+    """The threshold as the policy wrote it (no digit rounded away)."""
+    t = control.threshold
+    if t.value is not None:
+        return threshold_text(t.value)
+    assert t.low is not None and t.high is not None
+    return f"[{threshold_text(t.low)}, {threshold_text(t.high)}]"
 
 
 def status_for(
@@ -103,10 +120,10 @@ def describe(
     ci: ConfidenceInterval | None = None,
 ) -> str:
     """One sentence a person reads in the table, the JSON and CI logs."""
-    cond = f"{control.operator.value} {control.threshold.render()}"
+    cond = f"{control.operator.value} {_threshold_shown(control)}"
     if value is None:
         return f"inconclusive: {reason or 'value undefined'} (required {cond})"
-    shown = f"{value:.6g}"
+    shown = _shown(value, control)
     if ci is not None and ci.low is not None and ci.high is not None:
         shown += f" ({ci.level:.0%} CI [{ci.low:.6g}, {ci.high:.6g}], {ci.method})"
     if status == "inconclusive":

@@ -138,12 +138,23 @@ class OutputError(FairpolicyError):
     title = "cannot write output"
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind like ``KeyboardInterrupt`` (staged outputs are
+    removed) and exit 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signum)
+
+
 def exit_code_for(exc: BaseException) -> int:
     """The single place where exceptions become exit codes."""
     if isinstance(exc, FairpolicyError):
         return EXIT_ERROR
     if isinstance(exc, KeyboardInterrupt):
         return 130
+    if isinstance(exc, Terminated):
+        return 128 + exc.signum
     return EXIT_ERROR
 
 

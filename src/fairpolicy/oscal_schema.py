@@ -50,7 +50,14 @@ OSCAL_VERSION = "1.2.3"
 SCHEMA_FILE = "oscal_complete_schema.json"
 
 #: Models fairpolicy reads or writes (the schema has more: ssp, poam, mapping-collection).
-MODELS = ("assessment-results", "assessment-plan", "catalog", "profile", "component-definition")
+MODELS = (
+    "assessment-results",
+    "assessment-plan",
+    "system-security-plan",
+    "catalog",
+    "profile",
+    "component-definition",
+)
 
 #: At most this many schema errors become problems of one :func:`check_document` call.
 MAX_PROBLEMS = 25

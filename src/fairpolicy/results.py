@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fairpolicy.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
 
@@ -20,6 +20,9 @@ SCHEMA_VERSION = "1.0"
 Status = Literal["pass", "fail", "warn", "inconclusive", "error"]
 InconclusivePolicy = Literal["pass", "warn", "fail"]
 FailOn = Literal["error", "warning", "never"]
+#: what a finding does to the release gate: ``fail`` makes the run exit 1, ``error`` exit 2,
+#: ``warn`` is reported without failing it, ``pass`` is nothing to report
+GateEffect = Literal["pass", "warn", "fail", "error"]
 
 
 class _Frozen(BaseModel):
@@ -31,12 +34,25 @@ class Tool(_Frozen):
     version: str
 
 
+class DocumentRef(_Frozen):
+    """A file that shaped the verdict besides the policy file and the data."""
+
+    path: str
+    sha256: str
+    #: its OSCAL model: ``catalog``, ``profile``, ``component-definition``,
+    #: ``system-security-plan``
+    kind: str
+
+
 class PolicyInfo(_Frozen):
     path: str | None
     sha256: str | None
     title: str | None = None
     version: str | None = None
     form: str | None = None
+    #: every other document read while resolving the policy (imported profiles and
+    #: catalogs), and the system security plan given with ``--ssp``
+    documents: list[DocumentRef] = Field(default_factory=list)
 
 
 class DataInfo(_Frozen):
@@ -49,6 +65,10 @@ class DataInfo(_Frozen):
 class RunInfo(_Frozen):
     started: str
     finished: str
+    #: the run's measured duration in seconds (monotonic clock); 0 when the timestamps are
+    #: pinned (``--deterministic``, ``SOURCE_DATE_EPOCH``); None in results written before
+    #: it was recorded
+    seconds: float | None = None
     engine: str = "embedded"
     inconclusive: InconclusivePolicy = "fail"
     #: which statuses fail the gate: failures (``error``, default), also warnings
@@ -57,6 +77,9 @@ class RunInfo(_Frozen):
     #: seed of every bootstrap and permutation draw of the run
     seed: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    #: the folder the check ran in, which relative paths above are relative to (left out
+    #: under ``--deterministic``, whose outputs must not depend on the machine's folders)
+    cwd: str | None = None
 
 
 class GroupResult(_Frozen):
@@ -165,6 +188,14 @@ class Finding(_Frozen):
     threshold_source: str | None = None
     objective_id: str | None = None
     statement_id: str | None = None
+    #: what this finding does to the gate under the run's --inconclusive and --fail-on:
+    #: decided once by :func:`gate_effect` when the results are built (never by a formatter)
+    gate_effect: GateEffect = "pass"
+
+    @property
+    def has_interval(self) -> bool:
+        """Whether a confidence interval with both ends was computed."""
+        return self.ci is not None and self.ci.low is not None and self.ci.high is not None
 
 
 class Summary(_Frozen):
@@ -194,6 +225,26 @@ class Results(_Frozen):
         """0 every gating control passed; 1 a gating control failed; 2 could not evaluate."""
         return {"pass": EXIT_PASS, "fail": EXIT_FAIL, "error": EXIT_ERROR}[self.summary.gate]
 
+    @model_validator(mode="after")
+    def _decide_gate(self) -> Results:
+        """Every finding's gate effect and the summary come from :func:`gate_effect` and
+        :func:`summarize`, however the results were built (a run, or a JSON file read back
+        by ``export``): a stored effect or summary can never disagree with the table."""
+        run = self.run
+        findings = [
+            f
+            if f.gate_effect == (e := gate_effect(f, run.inconclusive, run.fail_on))
+            else f.model_copy(update={"gate_effect": e})
+            for f in self.findings
+        ]
+        object.__setattr__(self, "findings", findings)
+        object.__setattr__(self, "summary", summarize(findings, run.inconclusive, run.fail_on))
+        return self
+
+    def effect(self, f: Finding) -> GateEffect:
+        """``f``'s effect on the gate under this run's options (the one table)."""
+        return gate_effect(f, self.run.inconclusive, self.run.fail_on)
+
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
 
@@ -208,13 +259,21 @@ def load_results(path: str) -> Results:
     from pydantic import ValidationError
 
     from fairpolicy.errors import DataError
+    from fairpolicy.files import open_regular
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open_regular(Path(path), DataError, "results JSON") as fh:  # a FIFO would block
+            text = fh.read().decode("utf-8")
     except OSError as exc:
         raise DataError(f"cannot read the results file: {exc.strerror}.", file=path) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"the results file is not UTF-8 (byte {exc.start}).",
+            file=path,
+            hint="pass the file written by `fairpolicy check -o json=PATH`.",
+        ) from None
     try:
-        return Results.model_validate_json(text)
+        results = Results.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -224,22 +283,87 @@ def load_results(path: str) -> Results:
             file=path,
             hint="pass the file written by `fairpolicy check -o json=PATH`.",
         ) from None
+    _refuse_non_finite(results, path)
+    return results
 
 
-def _fails_gate(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -> bool:
-    """A failed control fails the gate (a ``warn`` one too under ``--fail-on warning``);
-    so does an inconclusive one under ``--inconclusive fail`` — except under
-    ``decision: ci_lower``, which fails only on a proven violation. ``--fail-on never``
-    fails nothing."""
-    if fail_on == "never":
-        return False
-    if f.status == "fail" or (f.status == "warn" and fail_on == "warning"):
-        return True
-    if f.status != "inconclusive":
-        return False
-    if f.decision == "ci_lower" and f.value is not None:
-        return False
-    return inconclusive == "fail"
+def _refuse_non_finite(results: Results, path: str) -> None:
+    """DataError naming the finding and field where a value is NaN or infinite: fairpolicy
+    never writes one (an undefined value is null with a reason), so the file was edited
+    or written by something else, and no report may be rendered from it."""
+    import math
+
+    from fairpolicy.errors import DataError
+
+    def first(obj: Any, where: str) -> str | None:
+        if isinstance(obj, float) and not math.isfinite(obj):
+            return where
+        if isinstance(obj, dict):
+            items: Any = obj.items()
+        elif isinstance(obj, list | tuple):
+            items = enumerate(obj)
+        else:
+            return None
+        for k, v in items:
+            if (found := first(v, f"{where}.{k}" if where else str(k))) is not None:
+                return found
+        return None
+
+    doc = results.model_dump()
+    for i, f in enumerate(doc["findings"]):
+        if (where := first(f, "")) is not None:
+            raise DataError(
+                f"finding {i + 1} (control '{f['control_id']}') holds a value that is not a "
+                f"finite number at '{where}' (NaN or Infinity); fairpolicy writes undefined "
+                "values as null with a reason.",
+                file=path,
+                key=where,
+                hint="rerun `fairpolicy check -o json=PATH` to get an unedited results file.",
+            )
+    rest = {k: v for k, v in doc.items() if k != "findings"}
+    if (where := first(rest, "")) is not None:
+        raise DataError(
+            f"the results hold a value that is not a finite number at '{where}' (NaN or Infinity).",
+            file=path,
+            key=where,
+            hint="rerun `fairpolicy check -o json=PATH` to get an unedited results file.",
+        )
+
+
+def gate_effect(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -> GateEffect:
+    """The one table that decides what a finding does to the release gate.
+
+    1. ``error`` → ``error`` (exit 2, whatever the options); ``pass`` → ``pass``.
+    2. What the finding amounts to: a violation (status ``fail``, or ``warn`` for a warn/
+       monitor control) is ``fail``. An ``inconclusive`` one is what ``--inconclusive``
+       says (``fail`` by default) — with one exception: under ``decision: ci_lower`` an
+       interval that *was computed* and straddles the threshold proves no violation, so it
+       is ``warn``. No interval (not computed, or undefined) never earns that exception.
+    3. Enforcement caps it: a ``warn`` or ``monitor`` control never gives more than ``warn``.
+    4. ``--fail-on warning`` turns ``warn`` into ``fail`` (block and warn-mode controls; a
+       monitor control never gates); ``--fail-on never`` turns ``fail`` into ``warn``.
+    """
+    if f.status == "error":
+        return "error"
+    if f.status == "pass":
+        return "pass"
+    effect: GateEffect
+    if f.status == "inconclusive":
+        if f.decision == "ci_lower" and f.value is not None and f.has_interval:
+            effect = "warn"
+        else:
+            effect = inconclusive
+    else:
+        effect = "fail"
+    if effect == "pass":
+        return "pass"
+    if f.enforcement_mode != "block":
+        effect = "warn"
+    if fail_on == "warning" and effect == "warn" and f.enforcement_mode != "monitor":
+        effect = "fail"
+    if fail_on == "never" and effect == "fail":
+        effect = "warn"
+    return effect
 
 
 def summarize(
@@ -247,21 +371,18 @@ def summarize(
 ) -> Summary:
     """Counts per status and the gate verdict.
 
-    The gate is ``error`` if any control could not be evaluated, ``fail`` if a
-    gating control failed (or is inconclusive while ``inconclusive`` is
-    ``fail``), else ``pass``.
+    The gate is ``error`` if any control could not be evaluated, ``fail`` if any
+    finding's :func:`gate_effect` is ``fail``, else ``pass``.
     """
     counts = {s: 0 for s in ("pass", "fail", "warn", "inconclusive", "error")}
+    effects = set()
     for f in findings:
         counts[f.status] += 1
+        effects.add(gate_effect(f, inconclusive, fail_on))
     gate: Literal["pass", "fail", "error"] = "pass"
-    if counts["error"]:
+    if "error" in effects:
         gate = "error"
-    elif any(
-        _fails_gate(f, inconclusive, fail_on)
-        and (f.gating or (fail_on == "warning" and f.enforcement_mode == "warn"))
-        for f in findings
-    ):
+    elif "fail" in effects:
         gate = "fail"
     return Summary(
         total=len(findings),

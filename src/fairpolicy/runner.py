@@ -13,21 +13,28 @@ import datetime as _dt
 import hashlib
 import math
 import os
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fairpolicy import __version__
+from fairpolicy.data import limits as _limits
 from fairpolicy.data.bind import (
+    CLASS_FREE_SCORES,
     LabelKey,
     Labels,
+    emptied_groups,
     encode_dimension,
     encode_labels,
     missing_column_problem,
     numeric_column,
     require_complete,
+    same_column_problems,
     score_column_names,
     validate_scores,
 )
@@ -38,11 +45,12 @@ from fairpolicy.data.engines import (
     parse_size,
     resolve_engine,
 )
-from fairpolicy.data.limits import check_rows
+from fairpolicy.data.limits import Limits, check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, within
-from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem, UsageError
+from fairpolicy.exact import decimal_fraction, with_exact
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
 from fairpolicy.metrics.grid import grid_error
 from fairpolicy.metrics.registry import lookup
@@ -50,6 +58,7 @@ from fairpolicy.policy.schema import ROLES, Control, Operator, Policy
 from fairpolicy.results import (
     ConfidenceInterval,
     DataInfo,
+    DocumentRef,
     ExcludedGroup,
     FailOn,
     Finding,
@@ -80,13 +89,17 @@ DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 
 #: a warning is raised when a compared group has fewer rows than this
 SMALL_GROUP_WARNING = 100
+#: groups a warning names before it says how many more there are
+NAMED_IN_WARNING = 20
 
 
 def _now(deterministic: bool = False) -> str:
     """UTC now; ``SOURCE_DATE_EPOCH`` when set; the epoch itself under ``deterministic``."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.isdigit():
-        t = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC)
+    from fairpolicy.env import source_date_epoch
+
+    epoch = source_date_epoch()
+    if epoch is not None:
+        t = _dt.datetime.fromtimestamp(epoch, tz=_dt.UTC)
     elif deterministic:
         t = _dt.datetime.fromtimestamp(0, tz=_dt.UTC)
     else:
@@ -94,17 +107,49 @@ def _now(deterministic: bool = False) -> str:
     return t.isoformat(timespec="seconds")
 
 
+def fixed_timestamp(text: str | None) -> str | None:
+    """``--timestamp``: an ISO 8601 date-time with a UTC offset (``2026-01-31T12:00:00Z``),
+    as the run's start and end, in UTC, to the second. Raises UsageError."""
+    if text is None:
+        return None
+    try:
+        t = _dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        t = None
+    if t is None or t.tzinfo is None:
+        raise UsageError(
+            f"--timestamp '{text}' is not an ISO 8601 date-time with a UTC offset; write e.g. "
+            "2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00."
+        )
+    return t.astimezone(_dt.UTC).isoformat(timespec="seconds")
+
+
+def policy_info(pol: Policy) -> PolicyInfo:
+    """The policy as the results record it: the file, its hash, and every other document
+    read while resolving it, with theirs."""
+    return PolicyInfo(
+        path=pol.path,
+        sha256=pol.sha256,
+        title=pol.title,
+        version=pol.version,
+        form=pol.form,
+        documents=[DocumentRef(path=p, sha256=h, kind=k) for p, h, k in pol.documents],
+    )
+
+
 def is_deterministic(flag: bool = False) -> bool:
     """``--deterministic`` or ``SOURCE_DATE_EPOCH`` set: reproducible timestamps and UUIDs."""
-    return flag or bool(os.environ.get("SOURCE_DATE_EPOCH"))
+    from fairpolicy.env import source_date_epoch
+
+    return flag or source_date_epoch() is not None  # also validates it (exit 2)
 
 
-def _load(policy: Any) -> Policy:
+def _load(policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = ()) -> Policy:
     if isinstance(policy, Policy):
         return policy
     from fairpolicy.policy.load import load_policy
 
-    loaded: Policy = load_policy(policy)
+    loaded: Policy = load_policy(policy, allow_paths=allow_paths)
     return loaded
 
 
@@ -155,6 +200,7 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
         num_classes=p.get("num_classes"),
         missing=control.missing,
         binary="multiclass" not in spec.tasks,
+        classes=None if p.get("classes") is None else str(p["classes"]),
     )
 
 
@@ -190,8 +236,11 @@ class _Evaluator:
         strings: Sequence[str] = (),
         decimals: int | None = None,
         grid: int | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.table = table
+        #: caps on groups, classes and cells (data/limits.py), checked before the work
+        self.limits = limits or Limits()
         self.seed = seed
         #: the score grid's decimals when the engine rounded scores (None: exact scores)
         self.decimals = decimals
@@ -213,10 +262,42 @@ class _Evaluator:
         #: (binding key, dimension, with scores, secondary column) → statistics
         self.stats: dict[tuple[Hashable, tuple[str, ...], bool, str | None], GroupStats] = {}
         self.warnings: list[str] = []
+        #: (binding key, dimension) → (table, rows kept under ``missing: drop``)
+        self.drops: dict[tuple[Hashable, tuple[str, ...]], tuple[Table, np.ndarray | None]] = {}
 
-    def dimension(self, col: str) -> tuple[np.ndarray, list[str]]:
+    def emptied(self, plan: _Plan) -> list[Excluded]:
+        """Groups that have rows in the data but lost all of them to ``missing: drop``:
+        excluded with the reason (and a warning), never silently absent."""
+        c = plan.control
+        dim = c.dimension_columns
+        if plan.spec.kind == "classification":
+            table, keep = self.table, self.label(plan).keep
+        else:
+            table, keep = self.drops.get((plan.key, dim), (self.table, None))
+        if keep is None or not dim:
+            return []
+        found = emptied_groups(table, dim, keep, self.dims if table is self.table else None)
+        if not found:
+            return []
+        listed = ", ".join(f"{g} ({n} rows)" for g, n in found)
+        self.warnings.append(
+            f"control '{c.control_id}': missing: drop removed every row of group(s) {listed} "
+            f"of '{','.join(dim)}'; they are left out of the comparison (excluded groups)"
+        )
+        return [
+            Excluded(
+                g,
+                n,
+                f"all {n} rows dropped: a missing target or prediction value (missing: drop)",
+            )
+            for g, n in found
+        ]
+
+    def dimension(self, col: str, control: str | None = None) -> tuple[np.ndarray, list[str]]:
         if col not in self.dims:
-            self.dims[col] = encode_dimension(self.table.columns[col])
+            codes, names = encode_dimension(self.table.columns[col])
+            _limits.check_groups(len(names), col, self.limits, self.table.path, control)
+            self.dims[col] = codes, names
         return self.dims[col]
 
     def label(self, plan: _Plan) -> Labels:
@@ -225,16 +306,25 @@ class _Evaluator:
             lab = encode_labels(
                 self.table, plan.control, plan.key, plan.spec.multiclass_replacement
             )
+            _limits.check_classes(
+                len(lab.classes),
+                plan.key.target,
+                self.limits,
+                self.table.path,
+                plan.control.control_id,
+            )
             if lab.score_columns:
                 lab.warnings += validate_scores(self.table, plan.control, lab.score_columns)
             self.warnings += lab.warnings
             self.labels[plan.key] = lab
         return self.labels[plan.key]
 
-    def dims_for(self, columns: Sequence[str], keep: np.ndarray | None) -> DimCodes:
+    def dims_for(
+        self, columns: Sequence[str], keep: np.ndarray | None, control: str | None = None
+    ) -> DimCodes:
         out = {}
         for col in columns:
-            codes, names = self.dimension(col)
+            codes, names = self.dimension(col, control)
             out[col] = (codes if keep is None else codes[keep], names)
         return out
 
@@ -261,6 +351,9 @@ class _Evaluator:
                 spec = dataclasses.replace(plan.spec, secondary_role=None)
                 twin.spec = spec
                 st = st.with_extras(secondary=self.group_stats(twin, [twin]))
+            _limits.check_groups(
+                len(st.groups), ",".join(dim), self.limits, self.table.path, plan.control.control_id
+            )
             self.stats[cache] = st
         return self.stats[cache]
 
@@ -277,7 +370,21 @@ class _Evaluator:
                     if p.key == plan.key and p.error is None
                 )
             )
-            dims = self.dims_for([c for r in requests for c in r], lab.keep)
+            dims = self.dims_for(
+                [c for r in requests for c in r], lab.keep, plan.control.control_id
+            )
+            # the intersection cells are at most the product of the columns' groups (each
+            # with a "missing" slot) and at most the rows: refuse a table over --max-cells
+            k = len(lab.classes)
+            for req in requests:
+                bound = min(math.prod(len(dims[c][1]) + 1 for c in req), len(lab.true_codes))
+                _limits.check_cells(
+                    bound * k * k,
+                    f"the count table of '{','.join(req)}' ({bound:,} groups × {k}² classes)",
+                    self.limits,
+                    self.table.path,
+                    plan.control.control_id,
+                )
             built = build_group_stats(
                 lab.true_codes,
                 lab.pred_codes,
@@ -423,6 +530,8 @@ class _Evaluator:
         """``st`` with the score statistics of this plan's score columns (with ``decimals``:
         every score in [0, 1] rounded to the engines' grid of 10**-decimals)."""
         lab = self.label(plan)
+        if lab.score_problem is not None and plan.spec.key not in CLASS_FREE_SCORES:
+            raise BindingError(lab.score_problem)
         if not lab.score_columns:
             raise BindingError(
                 Problem(
@@ -432,7 +541,7 @@ class _Evaluator:
                     hint="add input.score (a column, a list, or a prefix such as y_score).",
                 )
             )
-        dims = self.dims_for(plan.control.dimension_columns, lab.keep)
+        dims = self.dims_for(plan.control.dimension_columns, lab.keep, plan.control.control_id)
         rows = row_groups(dims, plan.control.dimension_columns, st.groups)
         cols = [self.table.columns[c].to_numpy(zero_copy_only=False) for c in lab.score_columns]
         matrix = np.column_stack([np.asarray(c, dtype=np.float64) for c in cols])
@@ -476,11 +585,12 @@ class _Evaluator:
                 numeric[role], masks[col] = numeric_column(table, c, col, role)
         keep, warnings = require_complete(table, c, masks, c.missing)
         self.warnings += warnings
+        self.drops[(plan.key, c.dimension_columns)] = (table, keep)
         weights = table.weights
         if weights is not None and keep is not None:
             weights = weights[keep]
         if table is self.table:
-            dims = self.dims_for(c.dimension_columns, keep)
+            dims = self.dims_for(c.dimension_columns, keep, c.control_id)
         else:
             dims = _encode_dims(table, c.dimension_columns, keep)
         names, rows, unknown, keys = group_index(dims, c.dimension_columns, weights)
@@ -558,6 +668,7 @@ class _Evaluator:
         self.pushed += sub.read or []
         keep, warnings = require_complete(sub, c, agg.missing, c.missing)
         self.warnings += warnings
+        self.drops[(plan.key, c.dimension_columns)] = (sub, keep)
         assert sub.weights is not None
         weights = sub.weights if keep is None else sub.weights[keep]
         sums = agg.sums if keep is None else agg.sums[keep]
@@ -618,7 +729,7 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
             )
         for role, value in c.inputs.items():
             cols = c.dimension_columns if role == "dimension" else (value,)
-            if role == "score":
+            if role == "score" and spec.kind == "classification":
                 if not score_column_names(table.available, value):
                     problems.append(missing_column_problem(table, c, role, value))
                 continue
@@ -627,6 +738,8 @@ def _plan(policy: Policy, table: Table) -> list[_Plan]:
                 for col in cols
                 if col not in table.available
             ]
+        reads = (*spec.inputs, *spec.one_of, *(("score",) if spec.needs_scores else ()))
+        problems += same_column_problems(c, reads, table.path or "<DataFrame>")
         if problems:
             plan.error = BindingError(problems)
         else:
@@ -703,8 +816,11 @@ def _measure(
     ]
     min_share = control.params.get("min_share")
     if min_share and not small_ok:
-        share = n / max(int(n.sum()) + stats.unknown_n, 1)
-        low = keep & (share < min_share)
+        total = max(int(n.sum()) + stats.unknown_n, 1)
+        share = n / total
+        # decided exactly: a group holding exactly min_share of the rows is kept
+        floor = decimal_fraction(float(min_share))
+        low = keep & np.array([Fraction(int(k), total) < floor for k in n], dtype=bool)
         excluded += [
             Excluded(g, int(n[i]), f"{share[i]:.2%} of the rows, below min_share={min_share:g}")
             for i, g in enumerate(stats.groups)
@@ -742,7 +858,22 @@ def _measure(
             f"{control.min_samples} rows in '{','.join(stats.dimension)}'; at least 2 are "
             "needed to compare",
         ), keep
-    mv = spec.fn(eligible, spec.resolve_params(control.params))
+    try:
+        mv = spec.fn(eligible, spec.resolve_params(control.params))
+    except MetricError as exc:  # name what the metric could not know: file, control, columns
+        bound = [control.inputs[r] for r in ("target", "prediction") if r in control.inputs]
+        column = ", ".join(bound) if spec.kind == "regression" and bound else None
+        raise MetricError(
+            [
+                dataclasses.replace(
+                    p,
+                    file=p.file or file,
+                    control=p.control or control.control_id,
+                    column=p.column or column,
+                )
+                for p in exc.problems
+            ]
+        ) from exc
     return MetricValue(
         mv.value,
         mv.groups,
@@ -750,6 +881,7 @@ def _measure(
         mv.details,
         mv.reason,
         mv.worst_group,
+        mv.exact,
     ), keep
 
 
@@ -759,7 +891,32 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         if plan.error is not None:
             raise plan.error
         stats = ev.group_stats(plan, plans)
-        mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+        gone = ev.emptied(plan)  # groups `missing: drop` emptied: excluded, never absent
+        if gone and len(stats.groups) < 2:
+            mv = MetricValue(
+                None,
+                excluded=tuple(gone),
+                reason=f"{len(stats.groups)} group(s) left in '{','.join(stats.dimension)}' "
+                f"after missing: drop removed every row of {', '.join(e.group for e in gone)}; "
+                "at least 2 are needed to compare",
+            )
+            keep = np.ones(len(stats.groups), dtype=bool)
+        else:
+            mv, keep = _measure(stats, c, spec, ev.table.path or "<DataFrame>")
+            if gone:
+                mv = dataclasses.replace(mv, excluded=(*mv.excluded, *gone))
+        for kind in ("ci", "p_value"):
+            resamples = int(c.params.get(kind) or 0)
+            if resamples > 0 and mv.value is not None:
+                _limits.check_resampling(
+                    kind,
+                    resamples,
+                    _limits.resampled_cells(stats),
+                    len(stats.groups),
+                    ev.limits,
+                    ev.table.path,
+                    c.control_id,
+                )
         ci, group_ci = ev.interval(plan, stats, keep, mv)
         pv = ev.permutation(plan, stats, keep, mv)
     except FairpolicyError as exc:
@@ -789,7 +946,13 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
         ci = ci.model_copy(update={"note": f"{ci.note}; {note}" if ci.note else note})
         if interval is not None and interval[0] is not None and interval[1] is not None:
             interval = (interval[0] - ci_error, interval[1] + ci_error)
-    status, why = status_for(c, mv.value, decision, interval)
+    # a count-based value carries its exact rational: the decision is exact at the threshold
+    value = with_exact(mv.value, mv.exact)
+    if mv.exact is not None and mv.value is not None:
+        details["exact_value"] = str(mv.exact)
+    status, why = status_for(c, value, decision, interval)
+    if ci is not None and ci.reason and decision != "point" and status == "inconclusive":
+        why = f"decision {decision} needs a confidence interval; none was computed: {ci.reason}"
     straddles = (
         error
         and status == "pass"
@@ -811,14 +974,19 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     if small and mv.value is not None:
         ev.warnings.append(
             f"control '{c.control_id}': the value rests on group(s) with fewer than "
-            f"{SMALL_GROUP_WARNING} rows: {', '.join(small)}"
+            f"{SMALL_GROUP_WARNING} rows: {', '.join(small[:NAMED_IN_WARNING])}"
+            + (
+                f" … and {len(small) - NAMED_IN_WARNING:,} more (listed in the JSON report)"
+                if len(small) > NAMED_IN_WARNING
+                else ""
+            )
         )
     return _finding(
         c,
         spec,
-        value=mv.value,
+        value=float(value) if value is not None else None,  # float(exact) when exact
         status=status,
-        message=describe(c, mv.value, status, reason, ci),
+        message=describe(c, value, status, reason, ci),
         reason=reason,
         ci=ci,
         decision=decision,
@@ -894,13 +1062,22 @@ def check(
     memory_budget: int | str | None = None,
     score_decimals: int | None = None,
     max_rows: int | None = None,
+    timestamp: str | None = None,
+    max_groups: int | None = None,
+    max_classes: int | None = None,
+    max_resamples: int | None = None,
+    max_cells: int | None = None,
+    max_resample_seconds: int | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] = (),
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
     ``policy``: a path to a YAML/JSON policy, a parsed mapping/list, or a
     :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
     Parquet file, a glob of such files (``data/*.parquet``; DuckDB or Spark), a
-    pandas DataFrame, or a pyspark DataFrame (evaluated by Spark where it lives).
+    pandas or polars DataFrame, a pyarrow Table (or any table exporting the Arrow C
+    stream), or a pyspark DataFrame (evaluated by Spark where it lives); anything else is
+    a :class:`~fairpolicy.errors.UsageError`.
     ``deterministic`` fixes the run's
     timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
     ``progress(stage, done, total)`` is called as the run advances (the CLI draws a
@@ -914,15 +1091,37 @@ def check(
     ``score_decimals``: the engines' score grid, 10**-N (default 4; recorded in the
     results' run options; the embedded engine reads scores exactly).
     ``max_rows``: refuse data with more rows (exit 2; embedded: before reading rows).
+    ``max_groups``, ``max_classes``, ``max_resamples``, ``max_cells``: the caps on the
+    work a policy can ask for (defaults in :mod:`fairpolicy.data.limits`; the command
+    line's ``--max-groups`` …): distinct groups per grouping, classes, ``ci``/``p_value``
+    resamples (checked before the data is read), cells of a count table or of its
+    bootstrap replicates (resamples × cells), and ``max_resample_seconds``, the estimated
+    time of a bootstrap or permutation test (checked before it starts).
+    ``allow_paths``: folders outside the policy's own folder tree that its hrefs and
+    sources may name (``--allow-path``).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
     """
+    from fairpolicy.data.read import require_data_kind
+
+    require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
     if inconclusive not in ("pass", "warn", "fail"):
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
     if fail_on not in ("error", "warning", "never"):
         raise UsageError(f"fail_on must be error, warning or never, not {fail_on!r}.")
-    started = _now(deterministic)
+    fixed = fixed_timestamp(timestamp)
+    started = fixed or _now(deterministic)
+    epoch_note = (
+        [
+            "--deterministic without SOURCE_DATE_EPOCH or --timestamp: the run is dated "
+            "1970-01-01T00:00:00+00:00; pass --timestamp ISO8601 (or set SOURCE_DATE_EPOCH) "
+            "to date it"
+        ]
+        if deterministic and fixed is None and not os.environ.get("SOURCE_DATE_EPOCH")
+        else []
+    )
+    clock = time.perf_counter()
     stats_options = {
         k: v
         for k, v in {
@@ -940,6 +1139,16 @@ def check(
         raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
     if max_rows is not None and max_rows < 1:
         raise UsageError(f"--max-rows must be at least 1, got {max_rows}.")
+    caps = Limits.of(
+        max_groups=max_groups,
+        max_classes=max_classes,
+        max_resamples=max_resamples,
+        max_cells=max_cells,
+        max_resample_seconds=max_resample_seconds,
+    )
+    for name, value in (("ci", bootstrap), ("p_value", p_value), ("num_classes", num_classes)):
+        if value is not None:
+            _limits.check_requested(name, int(value), caps, from_flag=True)
     run_seed = DEFAULT_SEED if seed is None else int(seed)
     budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
     # the data read starts now, beside the policy's validation (data/prefetch.py) — only
@@ -948,7 +1157,8 @@ def check(
     speculate = max_rows is None and memory_budget is None and _prefetchable(engine, data, budget)
     prefetch = Prefetch.start(policy, data, bind) if speculate else None
     try:
-        pol = apply_overrides(_load(policy), bind, num_classes, stats_options)
+        pol = apply_overrides(_load(policy, allow_paths), bind, num_classes, stats_options)
+        _check_requested(pol, caps)
         decimals = _score_decimals(score_decimals)
         engine_name, notes = resolve_engine(
             engine, data, lambda: _bound_columns(pol, peek_columns(data))[0], budget
@@ -987,7 +1197,9 @@ def check(
             check_rows(table.rows, max_rows, table.path or str(data))
         plans = _plan(pol, table)
         rounded = engine_name in ("duckdb", "spark")
-        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None, decimals)
+        ev = _Evaluator(
+            table, run_seed, strings, decimals if rounded else None, grid=decimals, limits=caps
+        )
         findings = []
         for i, plan in enumerate(plans):
             if progress:
@@ -1008,15 +1220,14 @@ def check(
         "bind": dict(bind or {}),
         "num_classes": num_classes,
         "deterministic": deterministic,
+        "timestamp": fixed,
         **stats_options,
     }
     if engine_name in ("duckdb", "spark") or ev.grid_used:
         run_options["score_decimals"] = decimals
     return Results(
         tool=Tool(version=__version__),
-        policy=PolicyInfo(
-            path=pol.path, sha256=pol.sha256, title=pol.title, version=pol.version, form=pol.form
-        ),
+        policy=policy_info(pol),
         data=DataInfo(
             path=table.path,
             sha256=table.sha256,
@@ -1025,17 +1236,35 @@ def check(
         ),
         run=RunInfo(
             started=started,
-            finished=_now(deterministic),
+            finished=fixed or _now(deterministic),
+            seconds=0.0 if is_deterministic(deterministic) else time.perf_counter() - clock,
             inconclusive=inconclusive,
             fail_on=fail_on,
             seed=run_seed,
             engine=engine_name,
             options={k: v for k, v in run_options.items() if v or k == "score_decimals"},
+            cwd=None if deterministic else os.getcwd(),
         ),
         summary=summarize(findings, inconclusive, fail_on),
         findings=findings,
-        warnings=[*pol.warnings, *notes, *table.warnings, *ev.warnings],
+        warnings=[*epoch_note, *pol.warnings, *notes, *table.warnings, *ev.warnings],
     )
+
+
+def _check_requested(pol: Policy, caps: Limits) -> None:
+    """Every control's resample and class counts within their caps, before any data is
+    read (a control's own props and the policy-wide ``metadata.props`` alike)."""
+    for c in pol.controls:
+        for name in ("ci", "p_value", "num_classes"):
+            value = c.params.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                _limits.check_requested(
+                    name,
+                    value,
+                    caps,
+                    file=c.source.file if c.source and c.source.file else pol.path,
+                    control=c.control_id,
+                )
 
 
 #: the largest score grid exponent (10**-12 is already below float resolution near 1)
@@ -1078,6 +1307,10 @@ def _prefetchable(engine: str, data: Any, budget: int) -> bool:
     send to DuckDB, or the memory guard may refuse, is never read speculatively)."""
     if engine not in ("auto", "embedded") or not isinstance(data, str | os.PathLike):
         return False
+    from fairpolicy.data.read import csv_compression
+
+    if csv_compression(Path(data)) is not None:
+        return False  # decompressing needs pyarrow's codecs: imported on this thread first
     try:
         size = os.stat(data).st_size
     except (OSError, ValueError):

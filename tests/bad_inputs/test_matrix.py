@@ -168,8 +168,10 @@ def test_convert_writes_both_files_or_neither(
     pol.write_text(policy())
     catalog = tmp_path / "catalog.json"
     catalog.write_text("previous")
-    missing = tmp_path / "no" / "profile.json"
-    code = main(["convert", str(pol), "-o", str(catalog), "--profile", str(missing)], io.StringIO())
-    assert code == 2 and "does not exist" in capsys.readouterr().err
+    uncreatable = tmp_path / "p.yaml" / "profile.json"  # a folder that cannot be created
+    code = main(
+        ["convert", str(pol), "-o", str(catalog), "--profile", str(uncreatable)], io.StringIO()
+    )
+    assert code == 2 and "is not a directory" in capsys.readouterr().err
     assert catalog.read_text() == "previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["catalog.json", "p.yaml"]

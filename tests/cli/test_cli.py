@@ -165,13 +165,18 @@ def test_debug_shows_traceback_others_do_not(
     assert "Traceback" in capsys.readouterr().err
 
 
-def test_output_dir_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_output_dir_missing_is_created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Missing parent folders are created (as ``pytest --junitxml`` does); a folder that
+    cannot be created is exit 2 naming it."""
     data = balanced_csv(tmp_path)
     pol = write_policy(tmp_path, control(threshold="0.3"))
-    code, _ = run("check", str(pol), str(data), "-o", f"json={tmp_path / 'nope' / 'r.json'}")
+    report = tmp_path / "nope" / "deeper" / "r.json"
+    code, _ = run("check", str(pol), str(data), "-o", f"json={report}")
+    assert code == 0 and json.loads(report.read_text())["summary"]["gate"] == "pass"
+    code, _ = run("check", str(pol), str(data), "-o", f"json={data / 'sub' / 'r.json'}")
     assert code == 2
     err = capsys.readouterr().err
-    assert "does not exist" in err and "Traceback" not in err
+    assert f"'{data}' is not a directory" in err and "Traceback" not in err
 
 
 def test_no_color_when_not_a_tty(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ def test_nan_labels(tmp_path: Path) -> None:
 
 def test_missing_drop_counts_rows(tmp_path: Path) -> None:
     data = write_csv(tmp_path, "y_true,y_pred,sex\n" + "1,0,F\n,1,M\n1,1,M\n0,0,F\n" * 40)
-    pol = write_policy(tmp_path, control(missing="drop", threshold="1", operator="<="))
+    pol = write_policy(tmp_path, control(missing="drop", threshold="0.5", operator=">="))
     res = fairpolicy.check(pol, data)
     assert res.findings[0].status == "pass"
     assert sum(g.n for g in res.findings[0].groups) == 120

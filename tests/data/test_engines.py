@@ -398,7 +398,7 @@ def test_bad_input_parity(
 @parametrize_engines
 def test_missing_drop_reports_the_same_counts(engine: str, tmp_path: Path) -> None:
     data = write_csv(tmp_path, "y_true,y_pred,sex\n" + "1,0,F\n,1,M\n1,1,M\n0,0,F\n" * 40)
-    pol = write_policy(tmp_path, control(missing="drop", threshold="1", operator="<="))
+    pol = write_policy(tmp_path, control(missing="drop", threshold="0.5", operator=">="))
     exact, other = run_both(pol, data, engine)
     assert_equivalent(exact, other)
     assert any("dropped 40 row(s)" in w for w in other.warnings)

@@ -192,7 +192,10 @@ def test_documents_are_valid_and_linked(name: str, runs: dict[str, dict[str, Any
         assert any(h.startswith("file:///") for h in hrefs)
     else:  # relative paths in the results are rebased onto the AR's folder
         rlinks = [x["href"] for k, v in walk(ar) if k == "rlinks" for x in v]
-        assert rlinks and all(h.startswith("../") for h in rlinks)
+        inputs = [h for h in rlinks if h != "results.json"]
+        assert inputs and all(h.startswith("../") for h in inputs)
+        # every rlink (the results JSON written beside it too) resolves from the AR's folder
+        assert all((r["ar"].parent / h).exists() for h in rlinks), rlinks
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -367,10 +370,24 @@ def test_embed_evidence_is_the_results_json(tmp_path: Path) -> None:
     assert raw == (tmp_path / "r.json").read_bytes()
     assert prop(evidence, "results-sha256") == hashlib.sha256(raw).hexdigest()
     assert evidence["base64"]["media-type"] == "application/json"
-    # without the flag: the hash, not the content
-    assert _check(tmp_path, "credit", ap=None) == 0
+    # without the flag, beside -o json: an rlink to the file with its hash, not the content
+    assert _check(tmp_path, "credit", "-o", f"json={tmp_path / 'r.json'}", ap=None) == 0
     plain = read(tmp_path / "ar.json")["assessment-results"]["back-matter"]["resources"]
     assert not any("base64" in r for r in plain)
+    (linked,) = [r for r in plain if prop(r, "results-sha256")]
+    digest = hashlib.sha256((tmp_path / "r.json").read_bytes()).hexdigest()
+    assert linked["rlinks"] == [
+        {
+            "href": "r.json",
+            "media-type": "application/json",
+            "hashes": [{"algorithm": "SHA-256", "value": digest}],
+        }
+    ]
+    # no results file written: the evidence is embedded (a link to nothing proves nothing)
+    assert _check(tmp_path, "credit", ap=None) == 0
+    alone = read(tmp_path / "ar.json")["assessment-results"]["back-matter"]["resources"]
+    (embedded,) = [r for r in alone if prop(r, "results-sha256")]
+    assert "base64" in embedded and "rlinks" not in embedded
 
 
 @pytest.mark.usefixtures("in_root")
@@ -493,8 +510,15 @@ def test_inconclusive_and_error_are_not_satisfied_without_value(credit: Results)
     assert prop(obs[err], "value-undefined-reason") == "column 'approved' missing"
     assert prop(obs[btw], "threshold") == "0.8,1.25"
     assert prop(obs[btw], "param.value") == "1.5"
-    risks = {prop(k, "control-id") for k in result["risks"]}
-    assert inc not in risks and err not in risks and btw in risks
+    # both fail the gate (--inconclusive fail by default; an error always): each opens a
+    # risk that says it was not shown to be met, never that the value is outside
+    risks = {prop(k, "control-id"): k for k in result["risks"]}
+    assert {inc, err, btw} <= set(risks)
+    assert "not shown to meet" in risks[inc]["title"]
+    assert "could not be evaluated" in risks[err]["title"]
+    assert "outside the policy's threshold" in risks[btw]["statement"]
+    facets = {x["name"]: x["value"] for x in risks[inc]["characterizations"][0]["facets"]}
+    assert facets["likelihood"] == "unknown" and facets["impact"]
 
 
 def test_warn_is_a_failed_objective_with_its_enforcement_mode(credit: Results) -> None:

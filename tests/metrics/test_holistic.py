@@ -318,12 +318,14 @@ def test_hand_computed_two_groups(key: str, evaluate: Evaluate) -> None:
         assert f.status in ("pass", "fail")
         assert abs(f.value - float(HAND_AB[key])) <= TOL
         assert f.details["worst_pair"] == ["A", "B"]
-        assert f.details["pairs"] == [
-            {"groups": ["A", "B"], "classes_compared": 3, "value": f.value}
-        ]
+        (pair,) = f.details["pairs"]
+        assert pair["groups"] == ["A", "B"] and pair["classes_compared"] == 3
+        # the pair's float and the reported value (the exact rational, rounded) agree
+        assert abs(pair["value"] - f.value) <= TOL
+        assert Fraction(f.details["exact_value"]) == HAND_AB[key]
         # two groups: both are equally far from each other, so no single worst group
         assert f.worst_group is None
-        assert {g.group: g.value for g in f.groups} == {"A": f.value, "B": f.value}
+        assert {g.group: g.value for g in f.groups} == {"A": pair["value"], "B": pair["value"]}
 
 
 @pytest.mark.parametrize("key", PAIRWISE)

@@ -240,7 +240,8 @@ def test_min_group_share_and_group_size(run: Callable[..., Finding]) -> None:
     f = run("min_group_share", SIZES, inputs={})
     assert f.value == pytest.approx(0.10, abs=TOL) and f.worst_group == "c"
     assert {g.group: g.value for g in f.groups} == pytest.approx({"a": 0.6, "b": 0.25, "c": 0.1})
-    assert f.details == {"rows": 100, "unknown_n": 5}  # N counts the unknown rows
+    # N counts the unknown rows; the share is also reported exactly (10/100)
+    assert f.details == {"rows": 100, "unknown_n": 5, "exact_value": "1/10"}
     f = run("group_size", SIZES, inputs={})
     assert f.value == 10.0 and f.worst_group == "c"
     assert {g.group: g.value for g in f.groups} == {"a": 60.0, "b": 25.0, "c": 10.0}

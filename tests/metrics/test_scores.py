@@ -160,9 +160,17 @@ def by_group(df: pd.DataFrame, dim: str = "grp") -> dict[str, pd.DataFrame]:
     return {str(g): sub for g, sub in df.groupby(dim)}
 
 
+def decimal_edges(n_bins: int) -> np.ndarray:
+    """The bin edges k/n_bins, each the double nearest the decimal (fairpolicy's documented
+    rule). The libraries use ``np.linspace``, whose 0.3 edge is 0.30000000000000004 and
+    which so puts a score of exactly 0.3, 0.6 or 0.7 in the bin below; fairpolicy departs
+    from them there (``metrics show`` says so; ``test_scores_on_every_edge`` checks it)."""
+    return np.arange(n_bins + 1) / n_bins
+
+
 def fmm_ece(y: np.ndarray, s: np.ndarray, n_bins: int = 10) -> float:
-    """fmm_fairness.metrics._calibration_error (v0.1), written out."""
-    bins = np.linspace(0.0, 1.0, n_bins + 1)
+    """fmm_fairness.metrics._calibration_error (v0.1), written out (with decimal edges)."""
+    bins = decimal_edges(n_bins)
     ece, n = 0.0, len(y)
     for i in range(n_bins):
         lo, hi = bins[i], bins[i + 1]
@@ -174,8 +182,9 @@ def fmm_ece(y: np.ndarray, s: np.ndarray, n_bins: int = 10) -> float:
 
 
 def eval_toolkit_ece(y: np.ndarray, s: np.ndarray, n_bins: int = 10) -> float:
-    """eval_toolkit.metrics.expected_calibration_error (1.12), written out."""
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    """eval_toolkit.metrics.expected_calibration_error (1.12), written out (with decimal
+    edges)."""
+    edges = decimal_edges(n_bins)
     idx = np.clip(np.digitize(s, edges, right=False) - 1, 0, n_bins - 1)
     ece = 0.0
     for b in range(n_bins):
@@ -633,3 +642,39 @@ def test_samd_through_the_runner(fixture: str) -> None:
     # a composite has no per-group value; the groups are listed with their sizes
     assert {g.group: g.value for g in f.groups} == {"F": None, "M": None}
     assert sum(g.n for g in f.groups) == len(pd.read_csv(data))
+
+
+@pytest.mark.parametrize("n_bins", [2, 4, 5, 8, 10, 20, 25, 50, 100])
+def test_scores_on_every_edge(n_bins: int) -> None:
+    """A score written as the decimal k/n_bins lies in bin k (the documented [lo, hi)),
+    a score 1e-9 below it in bin k − 1, and 1.0 in the last bin."""
+    from decimal import Decimal
+
+    from fairpolicy.metrics.scores import bin_index
+
+    ks = np.arange(n_bins + 1)
+    written = np.array([float(str(Decimal(int(k)) / Decimal(n_bins))) for k in ks])
+    assert (bin_index(written, n_bins) == np.minimum(ks, n_bins - 1)).all()
+    below = written[1:] - 1e-9
+    assert (bin_index(below, n_bins) == ks[1:] - 1).all()
+    # linspace's edges, which the libraries use, put some decimal edges in the bin below
+    lib = np.clip(np.digitize(written, np.linspace(0, 1, n_bins + 1)) - 1, 0, n_bins - 1)
+    if n_bins == 10:
+        assert (lib != np.minimum(ks, n_bins - 1)).sum() == 3  # 0.3, 0.6, 0.7
+
+
+def test_decile_scores_bin_upward_in_the_ece() -> None:
+    """COMPAS-like decile scores: every score sits on an edge; the ECE uses bin k for k/10."""
+    from fairpolicy.metrics.scores import _Dist, _ece
+
+    values = np.round(np.arange(11) / 10, 1)
+    pos = np.array([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1])
+    d = _Dist(values=values, pos=pos, neg=1 - pos)
+    expected = (
+        sum(abs(float(p) - float(v)) for p, v in zip(pos, values, strict=True))
+        - abs(float(pos[-1]) - 1.0)
+        - abs(float(pos[-2]) - 0.9)
+    )
+    # bins 0..8 hold one score each; the last bin holds 0.9 and 1.0
+    last = abs((pos[-1] + pos[-2]) / 2 - 0.95) * 2
+    assert _ece(d, 10) == pytest.approx((expected + last) / 11)

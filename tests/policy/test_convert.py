@@ -77,7 +77,8 @@ def test_round_trip_keeps_every_control(source: Path, ext: str, tmp_path: Path) 
     catalog, profile, _ = _convert(source, tmp_path, ext)
     want = {c.control_id: _key(c) for c in original.controls}
     for path, form in ((catalog, "catalog"), (profile, "profile")):
-        policy = load_policy(path)
+        # the profile imports `../catalog.x`, outside its own folder: allowed explicitly
+        policy = load_policy(path, allow_paths=[tmp_path / "out"])
         assert policy.form == form
         assert policy.warnings == ()  # input:x spellings and overrides are gone
         assert {c.control_id: _key(c) for c in policy.controls} == want
@@ -229,7 +230,8 @@ def test_ids_that_are_not_tokens_are_renamed(tmp_path: Path) -> None:
     }
     assert alt == {"dp-sex-2": "dp sex", "c-1st": "1st", "eo-1": "eo:1", "equite": "équité"}
     assert "'eo:1' → 'eo-1'" in doc["metadata"]["remarks"]
-    assert [c.control_id for c in load_policy(profile).controls] == got
+    allowed = load_policy(profile, allow_paths=[profile.parent.parent])
+    assert [c.control_id for c in allowed.controls] == got
     from trestle.oscal.catalog import Catalog
 
     assert Catalog.oscal_read(catalog) is not None
@@ -240,7 +242,9 @@ def test_ids_that_are_not_tokens_are_renamed(tmp_path: Path) -> None:
 
 def _findings(policy: Path, data: Path, tmp_path: Path, name: str) -> tuple[int, list[Any]]:
     report = tmp_path / f"{name}.json"
-    code = main(["check", str(policy), str(data), "-o", f"json={report}"], stdout=io.StringIO())
+    argv = ["check", str(policy), str(data), "-o", f"json={report}"]
+    argv += ["--allow-path", str(tmp_path)]  # the profile imports `../catalog.json`
+    code = main(argv, stdout=io.StringIO())
     results = json.loads(report.read_text(encoding="utf-8"))
     return code, [
         (
@@ -327,8 +331,8 @@ def test_invalid_source_is_a_policy_error(
         ("out.json", "prof.txt", "cannot tell the format of 'prof.txt'"),
         ("out.json", "out.json", "the catalog and the profile would be the same file"),
         ("policy.yaml", None, "would overwrite the policy"),
-        ("nowhere/out.json", None, "does not exist"),
-        ("out.json", "nowhere/profile.json", "does not exist"),
+        ("policy.yaml/out.json", None, "is not a directory"),  # missing folders are created
+        ("out.json", "policy.yaml/profile.json", "is not a directory"),
     ],
 )
 def test_bad_outputs(output: str, profile: str | None, expected: str, tmp_path: Path) -> None:

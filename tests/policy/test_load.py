@@ -343,6 +343,15 @@ def test_bad_operators_are_rejected(written: str, meant: str) -> None:
         (".nan", "threshold 'nan' is not a finite number"),
         (".inf", "threshold 'inf' is not a finite number"),
         ("-.inf", "threshold '-inf' is not a finite number"),
+        # Python's float()/int() and YAML 1.1 read these as numbers; a policy never means them
+        ("0_10", "threshold '0_10' is not a number"),
+        ('"0_10"', "threshold '0_10' is not a number"),
+        ('"\u0661\u0660"', "threshold '\u0661\u0660' is not a number"),
+        ("0x1A", "threshold '0x1A' is not a number"),
+        ("1:30", "threshold '1:30' is not a number"),
+        ('"nan"', "threshold 'nan' is not a finite number"),
+        ('"Infinity"', "threshold 'Infinity' is not a finite number"),
+        ('"1_0.5"', "threshold '1_0.5' is not a number"),
         ('"1e400"', "threshold '1e400' is not a finite number"),
         ("true", "threshold 'true' is not a number"),
         ('"0.1,0.2"', "operator '<' needs one number, got '0.1,0.2'"),
@@ -483,7 +492,7 @@ def test_missing_file_names_the_path(tmp_path: Path) -> None:
 
 
 def test_directory_is_not_a_policy(tmp_path: Path) -> None:
-    assert "cannot read the file" in one_problem(tmp_path)
+    assert "this is a directory, not a regular file" in one_problem(tmp_path)
 
 
 def test_unreadable_yaml_gives_line_and_column() -> None:
@@ -564,7 +573,8 @@ def test_profile_errors(tmp_path: Path) -> None:
 
 
 def test_profile_import_cycle(tmp_path: Path) -> None:
-    write(tmp_path, json.dumps({"profile": {"imports": [{"href": "p.json"}]}}), "p.json")
+    imp = {"href": "p.json", "include-all": {}}
+    write(tmp_path, json.dumps({"profile": {"imports": [imp]}}), "p.json")
     assert "import cycle" in one_problem(tmp_path / "p.json")
 
 

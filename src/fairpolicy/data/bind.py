@@ -1,18 +1,30 @@
 """Bind a control's roles to columns: label encodings, class sets, group codes.
 
-Class handling follows seed 000. Labels may be integers (classes are the
-integers, or ``0..K-1`` once K is known) or strings (classes sorted as
-text). K comes from, in order: the ``num_classes`` parameter or
-``--num-classes``; the bound score columns (``y_score_0..y_score_{K-1}``);
-the union of the label and prediction values. A prediction column holding
-probabilities, text where the target holds numbers, NaN labels, or a string
-label set without ``positive_label`` for a binary metric stop with an error
-naming the fix — never a silent number.
+Class handling follows fmm-fairness-eval (fmm_fairness v0.2). Labels may be integers
+(classes are the integers, or ``0..K-1`` once K is known) or strings (classes sorted as
+text). K comes from, in order: a declared class list (``input.score`` ``label=column``
+pairs or the ``classes`` prop); the ``num_classes`` parameter or ``--num-classes``; the
+bound score columns (``y_score_0..y_score_{K-1}``); the union of the label and
+prediction values.
+
+Score columns are paired with classes explicitly: integer labels pair the k-th column
+with class k; text labels need a declared pairing (``input.score: nevus=p_0, …`` or
+``classes: nevus,…`` in column order), else the metrics that read scores stop with the
+line to write (:attr:`Labels.score_problem`) — sorted label order is never assumed. The
+pairing only permutes the score columns: classes stay in sorted order everywhere.
+
+A prediction column holding probabilities, text where the target holds numbers, NaN
+labels, a float label no integer stands for (``inf``, beyond 2**53), a
+``positive_label`` that names no label exactly, a score column listed twice, or a string
+label set without ``positive_label`` for a binary metric stop with an error naming the
+fix — never a silent number.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +57,8 @@ class LabelKey:
     num_classes: int | None
     missing: str
     binary: bool
+    #: the ``classes`` prop as written: the label vocabulary, in score-column order
+    classes: str | None = None
 
 
 @dataclass
@@ -60,6 +74,9 @@ class Labels:
     warnings: list[str] = field(default_factory=list)
     #: rows per kept entry (engines' weighted tuples); None = one row each
     weights: NDArray[np.int64] | None = None
+    #: why the score columns cannot be paired with the classes (text labels, positional
+    #: columns, no declared order); raised only by the metrics that read scores
+    score_problem: Problem | None = None
 
 
 class _Ctx:
@@ -192,7 +209,31 @@ def _as_int(
             column=column,
             hint=fix + ".",
         )
+    huge = _unlabelable(values)
+    if huge.any():
+        found = table.first_rows(column, unlabelable_rows, limit=1)
+        value = found[0][1] if found else values[int(np.argmax(huge))]
+        where = f" (data row {found[0][0] + 1})" if found else ""
+        raise ctx.error(
+            f"column '{column}' ({role}) holds the value {float(value)!r}{where}, which is not a "
+            f"class label: labels read as numbers must be whole numbers within "
+            f"±{MAX_FLOAT_LABEL:.3g} (2**53); fairpolicy does not turn it into an integer.",
+            column=column,
+            hint="fix or remove that row (an overflow or a missing-value code in the export?), "
+            "or export the labels as text or integers.",
+        )
     return pc.cast(arr, pa.int64(), safe=False)
+
+
+def _unlabelable(values: NDArray[np.float64]) -> NDArray[np.bool_]:
+    with np.errstate(invalid="ignore"):
+        out: NDArray[np.bool_] = np.isinf(values) | (np.abs(values) > MAX_FLOAT_LABEL)
+    return out
+
+
+def unlabelable_rows(arr: pa.ChunkedArray) -> NDArray[np.bool_]:
+    """A float label that no integer label can stand for: ±inf, or beyond ±2**53."""
+    return _unlabelable(_as_float(arr))
 
 
 def encode_labels(
@@ -247,21 +288,47 @@ def encode_labels(
             hint="export both columns with the same label type.",
         )
     integer = kt == "int"
+    boolean = pa.types.is_boolean(t_arr.type) and pa.types.is_boolean(p_arr.type)
     if integer:  # signed integers stay as read (CSV labels arrive as int8 when they fit)
         t_arr, p_arr = _signed(t_arr), _signed(p_arr)
     else:
         t_arr, p_arr = t_arr.cast(pa.string()), p_arr.cast(pa.string())
 
     observed = distinct_values([t_arr] if key.prediction == key.target else [t_arr, p_arr])
+    if not integer:
+        _refuse_padded_twins(ctx, key, observed)
+    label = LabelType(integer, boolean)
 
-    # --- K from scores / declared
+    # --- score columns and the declared class order (input.score pairs, `classes` prop)
     score_cols: tuple[str, ...] = ()
-    k_scores: int | None = None
+    mapped: tuple[str, ...] | None = None
     if key.score:
-        score_cols = resolve_score_columns(table, control, key.score)
+        score_cols, mapped = resolve_score_binding(table, control, key.score)
+    positive_label = key.positive_label
+    if mapped is not None and len(mapped) == 1:  # `input.score: melanoma=p`: P(melanoma)
+        if positive_label is not None and label.value(positive_label) != label.value(mapped[0]):
+            raise ctx.error(
+                f"input.score '{key.score}' says column '{score_cols[0]}' holds P({mapped[0]}), "
+                f"but positive_label is '{positive_label}'.",
+                column=score_cols[0],
+                hint="name the same class in both, or drop one of them.",
+            )
+        positive_label = mapped[0]
+    declared = _declared_order(ctx, key, score_cols, mapped, label)
+    k_scores: int | None = None
+    if score_cols:
         k_scores = 2 if len(score_cols) == 1 else len(score_cols)
     k = key.num_classes
-    if k is not None and k_scores is not None and k != k_scores:
+    if declared is not None:
+        if k is not None and k != len(declared):
+            raise ctx.error(
+                f"num_classes={k}, but {len(declared)} classes are declared "
+                f"{[str(c) for c in declared]} ({_order_source(key, mapped)}).",
+                column=key.target,
+                hint="declare the number of classes once, or make them agree.",
+            )
+        k = len(declared)
+    elif k is not None and k_scores is not None and k != k_scores:
         warnings.append(
             f"control '{control.control_id}': num_classes={k} overrides the {k_scores} "
             f"classes implied by score columns {list(score_cols)}"
@@ -270,7 +337,31 @@ def encode_labels(
         k = k_scores
 
     classes: list[Any]
-    if integer and k is not None:
+    score_problem: Problem | None = None
+    if declared is not None:
+        known = set(declared)
+        stray = [v for v in observed if v not in known]
+        if stray:
+            raise ctx.error(
+                f"label(s) {[str(v) for v in stray[:5]]} of '{key.target}'/'{key.prediction}' "
+                f"are not among the classes {[str(c) for c in declared]} declared by "
+                f"{_order_source(key, mapped)}, so they have no score column.",
+                column=key.target,
+                hint="declare every class with its score column, e.g. input.score: "
+                + _mapping_line([*declared, *stray], score_cols)
+                + ", or fix the labels.",
+            )
+        classes = sorted(declared)
+        if len(score_cols) > 1:  # column of classes[i] at position i
+            column_of = dict(zip(declared, score_cols, strict=True))
+            score_cols = tuple(column_of[c] for c in classes)
+        unseen = [c for c in classes if c not in set(observed)]
+        if unseen and not key.binary:
+            warnings.append(
+                f"control '{control.control_id}': declared class(es) {[str(c) for c in unseen]} "
+                f"never occur in '{key.target}' or '{key.prediction}'"
+            )
+    elif integer and k is not None:
         bad = [v for v in observed if not 0 <= v < k]
         if bad:
             raise ctx.error(
@@ -278,7 +369,8 @@ def encode_labels(
                 f"({'num_classes' if key.num_classes else 'from the score columns'}).",
                 column=key.target,
                 hint="fix the labels, or declare the right number of classes "
-                "(num_classes prop or --num-classes).",
+                "(num_classes prop or --num-classes), or pair each class with its score "
+                "column: input.score: " + _mapping_line(observed, score_cols) + ".",
             )
         classes = list(range(k))
         unseen = [c for c in classes if c not in observed]
@@ -287,6 +379,8 @@ def encode_labels(
                 f"control '{control.control_id}': class(es) {unseen} of K={k} never occur in "
                 f"'{key.target}' or '{key.prediction}'"
             )
+        if len(score_cols) > 1:
+            _require_suffix_order(ctx, key, score_cols)
     elif k is not None and len(observed) > k:
         raise ctx.error(
             f"{len(observed)} distinct labels {observed[:8]} but K={k} classes declared.",
@@ -295,6 +389,8 @@ def encode_labels(
         )
     else:
         classes = list(observed)
+        if len(score_cols) > 1:  # text labels, positional score columns: no pairing
+            score_problem = _unpaired_problem(ctx, key, score_cols, classes)
 
     # --- positive class for binary metrics
     positive: int | None = None
@@ -304,24 +400,28 @@ def encode_labels(
                 Problem(
                     f"metric '{control.metric_key}' is defined for two classes, but "
                     f"'{key.target}'/'{key.prediction}' hold K={len(classes)} classes "
-                    f"{[str(c) for c in classes[:8]]}. fairpolicy does not binarise silently "
-                    "(seed 000).",
+                    f"{[str(c) for c in classes[:8]]}. fairpolicy does not binarise silently.",
                     file=ctx.file,
                     control=ctx.control,
                     column=key.target,
                     hint="use a multi-class metric instead: " + ", ".join(replacement) + ".",
                 )
             )
-        classes, positive = _positive(ctx, key, classes, integer)
-    elif len(classes) == 2:  # K-aware metrics on two classes read the positive class too
-        label = key.positive_label
-        want: Any = label if label is not None else (1 if integer else None)
-        if integer and label is not None:
-            try:
-                want = int(float(label))
-            except ValueError:
-                want = None
-        positive = classes.index(want) if want in classes else None
+        classes, positive = _positive(ctx, key, positive_label, classes, label)
+    elif positive_label is not None and len(classes) == 2:  # K-aware metrics read it on K = 2
+        positive = classes.index(_require_label(ctx, key, positive_label, classes, label))
+    elif positive_label is not None:
+        named = label.value(positive_label)
+        what = "is one of the labels" if named in classes else "is not even one of the labels"
+        warnings.append(
+            f"control '{control.control_id}': positive_label '{positive_label}' is not used "
+            f"(it {what}): metric '{control.metric_key}' compares all K={len(classes)} classes"
+        )
+    elif len(classes) == 2 and integer:
+        positive = classes.index(1) if 1 in classes else None
+    # two text classes: the score metrics read P(positive), so the positive class is named
+    if score_problem is None and score_cols and positive is None and len(classes) == 2:
+        score_problem = None if integer else _no_positive_problem(ctx, key, score_cols, classes)
 
     t_codes = label_codes(t_arr, classes, integer)
     p_codes = t_codes if key.prediction == key.target else label_codes(p_arr, classes, integer)
@@ -337,7 +437,79 @@ def encode_labels(
         score_columns=score_cols,
         warnings=warnings,
         weights=weights,
+        score_problem=score_problem,
     )
+
+
+def _refuse_padded_twins(ctx: _Ctx, key: LabelKey, observed: list[Any]) -> None:
+    """Text labels that differ only by surrounding whitespace (``yes`` and ``yes ``) would
+    be two classes: an export artefact, refused with both spellings named."""
+    seen: dict[str, str] = {}
+    for v in observed:
+        first = seen.setdefault(v.strip(), v)
+        if first != v:
+            raise ctx.error(
+                f"labels {first!r} and {v!r} of '{key.target}'/'{key.prediction}' differ only "
+                "by surrounding whitespace, so they would count as two classes.",
+                column=key.target,
+                hint="trim the labels in the export (one spelling per class).",
+            )
+
+
+#: the largest whole number a float label may hold: beyond it doubles skip integers
+MAX_FLOAT_LABEL = 2**53
+
+
+@dataclass(frozen=True)
+class LabelType:
+    """How text in a policy (positive_label, classes, input.score pairs) names a label."""
+
+    integer: bool
+    #: both label columns are booleans (read as 0/1): ``true``/``false`` name 1/0 too
+    boolean: bool = False
+
+    def value(self, text: str) -> Any:
+        """The label ``text`` names, or None when it cannot name one of these labels:
+        text labels are the text itself; integer labels need a whole number exactly
+        (``1``, ``1.0``; never ``0.5``, ``inf`` or ``1e20``)."""
+        if not self.integer:
+            return text
+        t = text.strip()
+        if self.boolean and t.lower() in ("true", "false"):
+            return int(t.lower() == "true")
+        if re.fullmatch(r"[+-]?[0-9]+", t):
+            return int(t)
+        try:
+            v = float(t)
+        except ValueError:
+            return None
+        if math.isfinite(v) and v.is_integer() and abs(v) <= MAX_FLOAT_LABEL:
+            return int(v)
+        return None
+
+
+def _require_label(
+    ctx: _Ctx, key: LabelKey, text: str, classes: list[Any], label: LabelType
+) -> Any:
+    """The class ``positive_label`` names; an error when it names none of ``classes``."""
+    want = label.value(text)
+    if want is None:
+        raise ctx.error(
+            f"positive_label '{text}' is not a whole number, so it names none of the integer "
+            f"labels {[str(c) for c in classes[:8]]} of '{key.target}'.",
+            column=key.target,
+            hint="set positive_label to one of the label values exactly (e.g. positive_label: "
+            f"'{classes[-1] if classes else 1}').",
+        )
+    if want not in classes:
+        raise ctx.error(
+            f"positive_label {text!r} does not occur among the labels "
+            f"{[str(c) for c in classes[:8]]} of '{key.target}'.",
+            column=key.target,
+            hint="set positive_label to the label value of the positive outcome"
+            f"{did_you_mean(str(text), [str(c) for c in classes])}",
+        )
+    return want
 
 
 def _signed(arr: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -400,11 +572,12 @@ def label_codes(
     return _lookup(chunks, luts, dtype)
 
 
-def _positive(ctx: _Ctx, key: LabelKey, classes: list[Any], integer: bool) -> tuple[list[Any], int]:
+def _positive(
+    ctx: _Ctx, key: LabelKey, label_text: str | None, classes: list[Any], label: LabelType
+) -> tuple[list[Any], int]:
     """Resolve the positive class of a binary metric; returns (classes, index)."""
-    label = key.positive_label
-    if label is None:
-        if not integer:
+    if label_text is None:
+        if not label.integer:
             raise ctx.error(
                 f"the labels are text {[str(c) for c in classes[:4]]}, and a binary metric "
                 "needs to know which one is the positive outcome.",
@@ -412,31 +585,238 @@ def _positive(ctx: _Ctx, key: LabelKey, classes: list[Any], integer: bool) -> tu
                 hint="add the prop `positive_label` (e.g. positive_label: "
                 f"'{classes[-1] if classes else 'yes'}') to the control.",
             )
-        label = "1"
-    if integer:
-        try:
-            want: Any = int(float(label))
-        except ValueError:
-            raise ctx.error(
-                f"positive_label '{label}' is not one of the integer labels {classes}.",
-                column=key.target,
-                hint="set positive_label to one of the label values.",
-            ) from None
+        label_text = "1"
+    if len(classes) >= 2:
+        want = _require_label(ctx, key, label_text, classes, label)
     else:
-        want = label
-    if want not in classes:
-        if len(classes) >= 2:
-            raise ctx.error(
-                f"positive_label {want!r} does not occur among the labels "
-                f"{[str(c) for c in classes[:8]]}.",
-                column=key.target,
-                hint="set positive_label to the label value of the positive outcome.",
-            )
-        classes = [*classes, want]  # the data shows one class; the positive one is absent
+        want = label.value(label_text)
+        if want is None:  # not a whole number: the same message as with two classes
+            _require_label(ctx, key, label_text, classes, label)
+        if want not in classes:
+            classes = [*classes, want]  # the data shows one class; the positive one is absent
     if len(classes) == 1:  # only the positive class occurs: add its complement
-        classes = [*classes, (0 if want != 0 else 1) if integer else OTHER_CLASS]
+        classes = [*classes, (0 if want != 0 else 1) if label.integer else OTHER_CLASS]
     classes = sorted(classes)
     return classes, classes.index(want)
+
+
+# ---------------------------------------------------------------- score columns ↔ classes
+
+
+def parse_score_spec(spec: str) -> tuple[list[str], list[str] | None]:
+    """``input.score`` as written: (column entries, the class of each or None).
+
+    ``p`` (a column or a prefix), ``p_0, p_1`` (columns in class order) or
+    ``nevus=p_0, melanoma=p_1`` (each column with its class). ValueError says what is
+    wrong with a half-written mapping.
+    """
+    entries = [e.strip() for e in spec.split(",")]
+    if any(not e for e in entries) and len(entries) > 1:
+        raise ValueError("has an empty entry (two commas in a row, or a trailing comma)")
+    entries = [e for e in entries if e]
+    pairs = [e.partition("=") for e in entries]
+    with_label = [p for p in pairs if p[1]]
+    if not with_label:
+        return entries, None
+    if len(with_label) != len(pairs):
+        plain = next(p[0] for p in pairs if not p[1])
+        raise ValueError(
+            f"pairs some columns with a class (label=column) but not '{plain}'; "
+            "write every entry as label=column, or none"
+        )
+    labels = [p[0].strip() for p in pairs]
+    columns = [p[2].strip() for p in pairs]
+    for lab, col in zip(labels, columns, strict=True):
+        if not lab or not col:
+            raise ValueError(f"entry '{lab}={col}' needs both a class label and a column")
+    return columns, labels
+
+
+def resolve_score_binding(
+    table: Table, control: Control, spec: str
+) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """The score columns ``input.score`` binds, in the order written, and the class each
+    one holds the probability of when the binding says (``label=column`` pairs).
+
+    A column listed twice, or a class paired twice, is an error naming it.
+    """
+    ctx = _Ctx(table, control)
+    try:
+        columns, labels = parse_score_spec(spec)
+    except ValueError as exc:
+        raise _score_key_error(control, f"input.score '{spec}' {exc}.") from None
+    if labels is not None:
+        for what, items in (("class", labels), ("column", columns)):
+            twice = sorted({x for x in items if items.count(x) > 1})
+            if twice:
+                raise _score_key_error(
+                    control,
+                    f"input.score '{spec}' pairs the {what} '{twice[0]}' more than once.",
+                    column=twice[0] if what == "column" else None,
+                    hint="pair each class with its own score column, once.",
+                )
+        missing = [c for c in columns if c not in table.available]
+        if missing:
+            raise ctx.error(
+                f"score column(s) {missing} of input.score are not in the data."
+                f"{did_you_mean(missing[0], table.available)}",
+                column=missing[0],
+            )
+        return tuple(columns), tuple(labels)
+    return resolve_score_columns(table, control, spec), None
+
+
+def _score_key_error(
+    control: Control, message: str, column: str | None = None, hint: str | None = None
+) -> BindingError:
+    file = control.source.file if control.source else None
+    return BindingError(
+        Problem(
+            message,
+            file=file,
+            control=control.control_id,
+            key="input.score",
+            column=column,
+            hint=hint
+            or "write input.score as one column, a prefix (p → p_0, p_1, …), columns in "
+            "class order (p_0, p_1), or label=column pairs (nevus=p_0, melanoma=p_1).",
+        )
+    )
+
+
+def _declared_order(
+    ctx: _Ctx,
+    key: LabelKey,
+    columns: tuple[str, ...],
+    mapped: tuple[str, ...] | None,
+    label: LabelType,
+) -> list[Any] | None:
+    """The declared classes in score-column order (label values), or None: the
+    ``label=column`` pairs of input.score (two or more) or the ``classes`` prop."""
+    listed: list[str] | None = None
+    if key.classes is not None:
+        listed = [c.strip() for c in key.classes.split(",")]
+        if any(not c for c in listed):
+            raise ctx.error(
+                f"the classes prop '{key.classes}' has an empty entry.",
+                hint="list every class label once, separated by commas, in the order of the "
+                "score columns (e.g. classes: nevus,melanoma,bcc).",
+            )
+    pairs = list(mapped) if mapped is not None and len(mapped) > 1 else None
+    if listed is not None and pairs is not None and listed != pairs:
+        raise ctx.error(
+            f"the classes prop lists {listed}, but input.score pairs the columns with "
+            f"{pairs}; the two orders disagree.",
+            column=columns[0],
+            hint="declare the order once: keep the label=column pairs of input.score and "
+            "drop the classes prop.",
+        )
+    order = pairs if pairs is not None else listed
+    if order is None:
+        return None
+    values = []
+    for text in order:
+        v = label.value(text)
+        if v is None:
+            raise ctx.error(
+                f"class '{text}' ({_order_source(key, mapped)}) is not a whole number, but the "
+                f"labels of '{key.target}' are integers.",
+                column=key.target,
+                hint="name each class by its label value exactly as the data holds it.",
+            )
+        values.append(v)
+    twice = sorted({str(v) for v in values if values.count(v) > 1})
+    if twice:
+        raise ctx.error(
+            f"class '{twice[0]}' is declared more than once ({_order_source(key, mapped)}).",
+            column=key.target,
+            hint="list each class once.",
+        )
+    if len(columns) > 1 and len(values) != len(columns):
+        raise ctx.error(
+            f"the classes prop lists {len(values)} classes {order}, but input.score binds "
+            f"{len(columns)} score columns {list(columns)}.",
+            column=columns[0],
+            hint="list one class per score column, in the columns' order: input.score: "
+            + _mapping_line(values, columns),
+        )
+    return values
+
+
+def _order_source(key: LabelKey, mapped: tuple[str, ...] | None) -> str:
+    if mapped is not None and len(mapped) > 1:
+        return f"input.score '{key.score}'"
+    return f"the classes prop '{key.classes}'"
+
+
+def _mapping_line(labels: list[Any], columns: tuple[str, ...]) -> str:
+    """``a=p_0, b=p_1, …`` pairing ``labels`` with ``columns`` in the order given
+    (``?`` where either side runs out)."""
+    n = max(len(labels), len(columns))
+    lab = [str(x) for x in labels] + ["?"] * (n - len(labels))
+    col = list(columns) + ["?"] * (n - len(columns))
+    return ", ".join(f"{a}={c}" for a, c in zip(lab, col, strict=True))
+
+
+def _require_suffix_order(ctx: _Ctx, key: LabelKey, columns: tuple[str, ...]) -> None:
+    """Integer labels pair the i-th listed column with class i: a list such as
+    ``s_2, s_0, s_1`` (a permutation of the suffixes 0..K-1) contradicts its names."""
+    found = [re.search(r"_([0-9]+)$", c) for c in columns]
+    if not all(found):
+        return
+    suffixes = [int(m.group(1)) for m in found if m]
+    if sorted(suffixes) == list(range(len(columns))) and suffixes != sorted(suffixes):
+        i = next(i for i, s in enumerate(suffixes) if s != i)
+        raise ctx.error(
+            f"input.score lists the score columns as {list(columns)}, so column "
+            f"'{columns[i]}' is read as P(class {i}), against its name.",
+            column=columns[i],
+            hint="list the columns in class order (input.score: "
+            + ", ".join(sorted(columns, key=lambda c: suffixes[columns.index(c)]))
+            + "), or pair each with its class: input.score: "
+            + ", ".join(f"{s}={c}" for s, c in sorted(zip(suffixes, columns, strict=True)))
+            + ".",
+        )
+
+
+def _unpaired_problem(
+    ctx: _Ctx, key: LabelKey, columns: tuple[str, ...], classes: list[Any]
+) -> Problem:
+    return Problem(
+        f"the labels of '{key.target}' are text {[str(c) for c in classes[:8]]}, and "
+        f"input.score '{key.score}' binds the score columns {list(columns)} by position "
+        "only, so which column holds which class's probability is not known (fairpolicy "
+        "does not guess it from the sorted labels).",
+        file=ctx.file,
+        control=ctx.control,
+        key="input.score",
+        column=columns[0],
+        hint="name the class of each column in the policy, in the order your model writes "
+        f"them, e.g. input.score: {_mapping_line(classes, columns)} (this line pairs them in "
+        "sorted-label order: check it against the model), or add the prop classes: "
+        f"{','.join(str(c) for c in classes)} listing the classes in column order.",
+    )
+
+
+def _no_positive_problem(
+    ctx: _Ctx, key: LabelKey, columns: tuple[str, ...], classes: list[Any]
+) -> Problem:
+    what = (
+        f"score column '{columns[0]}' holds P(positive class)"
+        if len(columns) == 1
+        else "on two classes the score metrics read P(positive class)"
+    )
+    pair = f"input.score: {classes[-1]}={columns[0]} or " if len(columns) == 1 else ""
+    return Problem(
+        f"{what}, but the labels of '{key.target}' are text {[str(c) for c in classes]} and "
+        "no positive class is named (fairpolicy does not pick one by sorting the labels).",
+        file=ctx.file,
+        control=ctx.control,
+        key="input.score",
+        column=columns[0],
+        hint=f"name the positive class: {pair}the prop positive_label: {classes[-1]} "
+        "(whichever class the scores are about).",
+    )
 
 
 def resolve_score_columns(table: Table, control: Control, spec: str) -> tuple[str, ...]:
@@ -447,9 +827,23 @@ def resolve_score_columns(table: Table, control: Control, spec: str) -> tuple[st
     ctx = _Ctx(table, control)
     names = [s.strip() for s in spec.split(",") if s.strip()]
     if len(names) > 1:
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise _score_key_error(
+                control,
+                f"input.score '{spec}' lists the score column '{twice[0]}' more than once, "
+                "so one class would be scored by another class's column.",
+                column=twice[0],
+                hint="bind each class's own score column once, in class order, or pair them "
+                "explicitly (input.score: label=column, label=column, …).",
+            )
         missing = [n for n in names if n not in table.available]
         if missing:
-            raise ctx.error(f"score columns {missing} are not in the data.", column=missing[0])
+            raise ctx.error(
+                f"score columns {missing} are not in the data."
+                f"{did_you_mean(missing[0], table.available)}",
+                column=missing[0],
+            )
         return tuple(names)
     name = names[0]
     if name in table.available:
@@ -466,8 +860,14 @@ def resolve_score_columns(table: Table, control: Control, spec: str) -> tuple[st
 
 def score_column_names(table_available: list[str], spec: str) -> list[str]:
     """The columns ``input.score`` may refer to, for reading (before binding)."""
-    names = [s.strip() for s in spec.split(",") if s.strip()]
-    if len(names) > 1 or names[0] in table_available:
+    try:
+        names, labels = parse_score_spec(spec)
+    except ValueError:  # binding reports it; read what the entries name
+        names = [e.partition("=")[2] or e for e in (x.strip() for x in spec.split(",")) if e]
+        labels = None
+    if not names:
+        return []
+    if len(names) > 1 or labels is not None or names[0] in table_available:
         return names
     out, i = [], 0
     while f"{names[0]}_{i}" in table_available:
@@ -639,7 +1039,10 @@ def validate_scores(table: Table, control: Control, columns: tuple[str, ...]) ->
             )
         mats.append(v)
     if len(mats) > 1:
-        flags = table.sum_flags.get(tuple(columns))
+        # the engine flagged the columns in the order written; a pairing may reorder them
+        flags = next(
+            (f for cols, f in table.sum_flags.items() if sorted(cols) == sorted(columns)), None
+        )
         if flags is not None:
             off = flags
         else:
@@ -714,3 +1117,96 @@ def require_complete(
         f"control '{control.control_id}': dropped {table.count(drop)} row(s) with a missing "
         f"{' or '.join(repr(c) for c in bad)} (missing: drop)"
     ]
+
+
+#: score metrics that never read which class a score column is about (a ranking score,
+#: as LL144's scoring rate): an unpaired text-label binding does not stop them
+CLASS_FREE_SCORES = frozenset({"scoring_impact_ratio"})
+
+#: metrics of the predictions alone (selection rates): their value does not depend on the
+#: true labels, so binding target and prediction to one column is meaningful (an audit of
+#: selections, as NYC LL144's impact ratios). A test checks this set against the registry.
+PREDICTION_ONLY = frozenset(
+    {
+        "demographic_parity_diff",
+        "demographic_parity_ratio",
+        "disparity_ratio",
+        "mean_prediction_parity",
+        "multiclass_demographic_parity",
+        "multiclass_statistical_parity",
+        "weighted_demographic_parity_multiclass",
+    }
+)
+
+
+def same_column_problems(
+    control: Control, reads: tuple[str, ...], file: str | None
+) -> list[Problem]:
+    """A metric reading target and prediction (or scores) from one column compares the
+    truth with itself: every prediction right, every AUC 1. An error, never a pass.
+
+    ``reads``: the roles the metric reads (its declared inputs, plus ``score`` for
+    metrics that read scores).
+    """
+    i = control.inputs
+    target = i.get("target")
+    out: list[Problem] = []
+    if target is None:
+        return out
+    if (
+        "prediction" in reads
+        and i.get("prediction") == target
+        and control.metric_key not in PREDICTION_ONLY
+    ):
+        out.append(
+            Problem(
+                f"target and prediction are both bound to column '{target}', so every "
+                "prediction would be counted as correct.",
+                file=file,
+                control=control.control_id,
+                column=target,
+                hint="bind input.prediction (or --bind prediction=COLUMN) to the model's "
+                "predictions, not to the true labels.",
+            )
+        )
+    if "score" in reads and "score" in i:
+        try:
+            columns = parse_score_spec(i["score"])[0]
+        except ValueError:
+            columns = []
+        if target in columns:
+            out.append(
+                Problem(
+                    f"input.score binds the target column '{target}' as a score, so the "
+                    "scores would rank every row by its true label.",
+                    file=file,
+                    control=control.control_id,
+                    column=target,
+                    hint="bind input.score to the model's probability column(s).",
+                )
+            )
+    return out
+
+
+def emptied_groups(
+    table: Table,
+    columns: tuple[str, ...],
+    keep: NDArray[np.bool_],
+    cache: Mapping[str, tuple[NDArray[Any], list[str]]] | None = None,
+) -> list[tuple[str, int]]:
+    """(group, data rows) of the groups of ``columns`` that have rows in ``table`` but
+    none among the ``keep`` rows (``missing: drop`` removed them all)."""
+    from fairpolicy.stats import group_index
+
+    dims = {}
+    for col in columns:
+        if cache is not None and col in cache:
+            dims[col] = cache[col]
+        else:
+            dims[col] = encode_dimension(table.columns[col])
+    names, rows, _, _ = group_index(dims, columns, None)
+    w = np.ones(len(rows), dtype=np.int64) if table.weights is None else table.weights
+    ok = rows >= 0
+    total = np.bincount(rows[ok], weights=w[ok], minlength=len(names))
+    kept = np.bincount(rows[ok & keep], weights=w[ok & keep], minlength=len(names))
+    return [(names[i], int(total[i])) for i in np.flatnonzero((total > 0) & (kept == 0))]

@@ -58,6 +58,9 @@ class Table:
     #: the columns read from the source (default: ``columns``)
     read: list[str] | None = None
 
+    def __post_init__(self) -> None:
+        refuse_nested(self.columns, self.path)
+
     def count(self, mask: NDArray[np.bool_]) -> int:
         """Data rows among the entries selected by ``mask``."""
         if self.weights is None:
@@ -92,12 +95,116 @@ class Table:
         return self.source.first_rows(column, arrow_type, predicate, limit)
 
 
+def refuse_nested(columns: dict[str, Any], file: str | None) -> None:
+    """DataError naming the first bound column of a nested type (list, struct, map,
+    union): every role reads one scalar per row, and no engine can group or count by a
+    list. Checked wherever a :class:`Table` is made, so for every engine and input type."""
+    import pyarrow as pa
+
+    for name, arr in columns.items():
+        kind = arr.type.value_type if pa.types.is_dictionary(arr.type) else arr.type
+        if pa.types.is_nested(kind):
+            raise DataError(
+                f"the column has the nested type {kind}; a bound column must hold one "
+                "value per row (a number or a text), not a list or a record.",
+                file=file or "<DataFrame>",
+                column=name,
+                hint="flatten it before the check (e.g. take the list's first element or "
+                "a struct's field into a column of its own) and bind that column.",
+            )
+
+
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+#: compressed CSV files read directly (pyarrow and DuckDB decompress by extension)
+CSV_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".zstd": "zstd"}
+
+#: the first bytes of file kinds that are not a CSV, and what to do about each
+_MAGIC = (
+    (b"\x1f\x8b", "gzip", "name it .csv.gz (read directly) or decompress it (gunzip)"),
+    (b"BZh", "bz2", "name it .csv.bz2 (read directly) or decompress it (bunzip2)"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "name it .csv.zst (read directly) or decompress it (unzstd)"),
+    (b"PK\x03\x04", "zip", "unzip it (an .xlsx workbook: export the sheet as CSV)"),
+    (b"\xfd7zXZ\x00", "xz", "decompress it (unxz), or recompress it with gzip or zstd"),
+    (b"\x04\x22\x4d\x18", "lz4", "decompress it (unlz4), or recompress it with gzip or zstd"),
+    (b"PAR1", "Parquet", "name it .parquet"),
+)
+
+
+def csv_compression(path: Path) -> str | None:
+    """The compression a CSV's name declares (``data.csv.gz`` → gzip), else None."""
+    return CSV_COMPRESSION.get(path.suffix.lower())
+
+
+def sniff(head: bytes) -> tuple[str, str] | None:
+    """(what it is, fix) when the first bytes of a file say it is no plain CSV: a compressed
+    file, a zip archive, a Parquet file, or UTF-16 text (with or without a byte-order
+    mark); None for anything else (the CSV reader judges it)."""
+    for magic, kind, fix in _MAGIC:
+        if head.startswith(magic):
+            return f"{'an' if kind[0] in 'aeiouxl' else 'a'} {kind} file", fix
+    utf16 = "re-export it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 text (with a byte-order mark)", utf16
+    sample = head[:4096]
+    if len(sample) >= 4 and b"\x00" in sample:
+        even, odd = sample[0::2], sample[1::2]
+        # ASCII text in UTF-16: every other byte is NUL, and the others are not
+        for zeros, chars, order in ((odd, even, "LE"), (even, odd, "BE")):
+            if zeros.count(0) >= 0.9 * len(zeros) and chars.count(0) <= 0.1 * len(chars):
+                return (
+                    f"UTF-16{order} text without a byte-order mark",
+                    f"re-export it as UTF-8 (e.g. iconv -f UTF-16{order} -t UTF-8)",
+                )
+    return None
+
+
+def open_csv_stream(path: Path) -> Any:
+    """The CSV's bytes, decompressed when its name says so (a binary file object). A
+    file whose first bytes contradict its name (a gzip file named .csv, a Parquet file,
+    UTF-16 text, a .gz that is no gzip) is a DataError naming what it is."""
+    from fairpolicy.files import open_regular
+
+    raw = open_regular(path, DataError, "data")
+    head = raw.read(8192)
+    raw.seek(0)
+    declared = csv_compression(path)
+    found = sniff(head)
+    if declared is not None:
+        if found is None or not found[0].endswith(f" {declared} file"):
+            raw.close()
+            what = found[0] if found else "not compressed"
+            raise DataError(
+                f"the name says {declared}-compressed ({path.suffix}), but the file is {what}.",
+                file=str(path),
+                hint="give the file the name its content has (data.csv for plain text).",
+            )
+        if declared in ("gzip", "bz2"):  # the standard library's, on the open file
+            import bz2
+            import gzip
+
+            raw.close()  # checked to be a regular file: opened again by the decompressor
+            return gzip.open(path) if declared == "gzip" else bz2.open(path)
+        import pyarrow as pa
+
+        raw.close()
+        return pa.input_stream(str(path), compression=declared)
+    if found is not None:
+        raw.close()
+        what, fix = found
+        raise DataError(
+            f"this is {what}, not "
+            + ("valid UTF-8 text." if what.startswith("UTF-16") else "a plain-text CSV."),
+            file=str(path),
+            hint=f"{fix}.",
+        )
+    return raw
 
 
 def _csv_header(path: Path) -> list[str]:
@@ -109,7 +216,7 @@ def _raw_header(path: Path) -> list[str]:
     """The first record of the file as written; reads at most one reader block."""
     from fairpolicy.data.limits import MAX_LINE_BYTES
 
-    with path.open("rb") as fh:
+    with open_csv_stream(path) as fh:
         head = fh.read(MAX_LINE_BYTES)
     if not head.strip():
         raise DataError(
@@ -144,6 +251,8 @@ def peek_columns(source: Any) -> list[str]:
     """The column names of a data source, without reading its rows."""
     if _is_dataframe(source):
         return [str(c) for c in source.columns]
+    if is_arrow_like(source):
+        return [str(c) for c in _as_arrow(source).column_names]
     path = Path(os.fspath(source))
     _require_file(path)
     if path.suffix.lower() in (".parquet", ".pq"):
@@ -153,10 +262,30 @@ def peek_columns(source: Any) -> list[str]:
         try:
             return list(pq.read_schema(path).names)
         except (pa.ArrowInvalid, OSError) as exc:
-            raise DataError(
-                f"the Parquet file could not be read: {str(exc).splitlines()[0]}", file=str(path)
-            ) from None
+            raise _parquet_error(path, exc) from None
     return _csv_header(path)
+
+
+def _parquet_error(path: Path, exc: Exception) -> DataError:
+    """A Parquet file that cannot be read, saying what it is when its first bytes tell
+    (a CSV named .parquet, a gzip file…)."""
+    head = b""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        pass
+    found = sniff(head) if head else None
+    hint = None
+    if found is not None and not found[0].endswith("Parquet file"):
+        hint = f"this is {found[0]}, not Parquet."
+    elif head and not head.startswith(b"PAR1") and b"," in head and b"\n" in head:
+        hint = "it looks like a CSV (comma-separated text): name it .csv."
+    return DataError(
+        f"the Parquet file could not be read: {str(exc).splitlines()[0]}",
+        file=str(path),
+        hint=hint,
+    )
 
 
 def _require_file(path: Path) -> None:
@@ -168,6 +297,9 @@ def _require_file(path: Path) -> None:
         )
     if not path.exists():
         raise DataError("the data file does not exist.", file=str(path), hint="check the path.")
+    from fairpolicy.files import require_regular
+
+    require_regular(path, DataError, "data")  # a FIFO or a device would block the reader
 
 
 def read_table(
@@ -186,10 +318,15 @@ def read_table(
     """
     wanted = list(dict.fromkeys(columns))
     strings = set(string_columns)
-    if _is_dataframe(source):
+    if _is_dataframe(source) or is_arrow_like(source):
         from fairpolicy.data.limits import check_rows
 
-        check_rows(len(source), max_rows, "<DataFrame>")
+        name = in_memory_name(source)
+        if is_arrow_like(source):
+            arrow = _as_arrow(source)
+            check_rows(arrow.num_rows, max_rows, name)
+            return _from_arrow(arrow, wanted, strings, name)
+        check_rows(len(source), max_rows, name)
         return _from_dataframe(source, wanted, strings)
     path = Path(os.fspath(source))
     _require_file(path)
@@ -457,9 +594,7 @@ def _read_parquet(
         limits.check_memory(meta.num_rows, len(present), memory_budget, str(path), text)
         arrow = pq.read_table(path, columns=present)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(
-            f"the Parquet file could not be read: {str(exc).splitlines()[0]}", file=str(path)
-        ) from None
+        raise _parquet_error(path, exc) from None
     if arrow.num_rows == 0:
         raise DataError("the file has no data rows.", file=str(path))
     return Table(
@@ -471,17 +606,136 @@ def _read_parquet(
 
 
 def _is_dataframe(obj: Any) -> bool:
-    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+    """A pandas DataFrame (a polars one is read through Arrow: :func:`is_arrow_like`)."""
+    return (
+        type(obj).__name__ == "DataFrame"
+        and hasattr(obj, "columns")
+        and not is_arrow_like(obj)
+        and not type(obj).__module__.startswith("pyspark.")
+    )
+
+
+def is_arrow_like(obj: Any) -> bool:
+    """A pyarrow Table, a polars DataFrame, or any table that exports the Arrow C stream
+    (``__arrow_c_stream__``: DuckDB relations, …); a pandas DataFrame is not."""
+    import sys
+
+    if isinstance(obj, str | bytes | os.PathLike):
+        return False
+    # only when pyarrow is already imported (by the caller who made the table); never
+    # while another thread is still importing it (a partly initialised module)
+    pa = sys.modules.get("pyarrow")
+    kinds = tuple(k for k in (getattr(pa, "Table", None), getattr(pa, "RecordBatch", None)) if k)
+    if kinds and isinstance(obj, kinds):
+        return True
+    top = type(obj).__module__.split(".")[0]
+    if top in ("pandas", "pyspark"):
+        return False
+    return top == "polars" or hasattr(obj, "__arrow_c_stream__")
+
+
+def in_memory_name(obj: Any) -> str:
+    """How messages name an in-memory table: ``<pandas DataFrame>``, ``<pyarrow Table>``…"""
+    if _is_dataframe(obj):
+        return "<DataFrame>"
+    top = type(obj).__module__.split(".")[0]
+    return f"<{top} {type(obj).__name__}>"
+
+
+def _as_arrow(obj: Any) -> pa.Table:
+    """``obj`` as a pyarrow Table: as is, by ``to_arrow()`` (polars), or through the Arrow
+    C stream interface."""
+    import pyarrow as pa
+
+    if isinstance(obj, pa.Table):
+        return obj
+    if isinstance(obj, pa.RecordBatch):
+        return pa.Table.from_batches([obj])
+    try:
+        if hasattr(obj, "__arrow_c_stream__"):
+            return pa.RecordBatchReader.from_stream(obj).read_all()
+        out = obj.to_arrow()
+        if isinstance(out, pa.RecordBatch):
+            out = pa.Table.from_batches([out])
+    except (pa.ArrowException, TypeError, ValueError, AttributeError) as exc:
+        raise DataError(
+            f"the {type(obj).__name__} could not be read as an Arrow table: "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}.",
+            file=in_memory_name(obj),
+            hint="pass a pandas or polars DataFrame, a pyarrow Table, or a CSV/Parquet path.",
+        ) from None
+    if not isinstance(out, pa.Table):
+        raise DataError(
+            f"to_arrow() of the {type(obj).__name__} returned {type(out).__name__}, not a "
+            "pyarrow Table.",
+            file=in_memory_name(obj),
+            hint="pass a pandas or polars DataFrame, a pyarrow Table, or a CSV/Parquet path.",
+        )
+    return out
+
+
+#: what ``check(policy, data)`` accepts as data, as messages list it
+DATA_KINDS = (
+    "a path (str or os.PathLike) to a CSV or Parquet file, a glob of such files, a pandas "
+    "or polars DataFrame, a pyarrow Table, or a pyspark DataFrame"
+)
+
+
+def require_data_kind(data: Any) -> None:
+    """UsageError naming the accepted kinds when ``data`` is none of them (None, a dict,
+    a list, a NumPy array…), before anything is read."""
+    from fairpolicy.errors import UsageError
+
+    if isinstance(data, str | os.PathLike) or _is_dataframe(data) or is_arrow_like(data):
+        return
+    if type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pyspark."):
+        return
+    raise UsageError(
+        f"data must be {DATA_KINDS}; got {type(data).__name__}"
+        + (" (None)." if data is None else ".")
+        + " Fix: pass the predictions file's path, or load it into one of those first "
+        "(e.g. pandas.read_csv(path))."
+    )
+
+
+def _from_arrow(table: pa.Table, wanted: list[str], strings: set[str], name: str) -> Table:
+    import pyarrow as pa
+
+    available = [str(c) for c in table.column_names]
+    refuse_duplicates({c for c in available if available.count(c) > 1}, wanted, name)
+    present = [c for c in wanted if c in available]
+    cols = {}
+    for c in present:
+        arr = table.column(available.index(c))
+        if pa.types.is_large_string(arr.type) or pa.types.is_string_view(arr.type):
+            arr = arr.cast(pa.string())  # polars writes large/view strings
+        refuse_nested({c: arr}, name)
+        if c in strings and not (pa.types.is_string(arr.type) or pa.types.is_dictionary(arr.type)):
+            arr = arr.cast(pa.string())
+        cols[c] = arr
+    if table.num_rows == 0:
+        raise DataError(f"the {name[1:-1]} has no rows.", file=name)
+    return Table(columns=cols, available=available, rows=table.num_rows, path=None)
 
 
 def _from_dataframe(df: Any, wanted: list[str], strings: set[str]) -> Table:
     import pyarrow as pa
 
     available = [str(c) for c in df.columns]
+    refuse_duplicates({c for c in available if available.count(c) > 1}, wanted, "<DataFrame>")
     present = [c for c in wanted if c in available]
     cols = {}
     for c in present:
-        arr = pa.chunked_array([pa.array(df[c].to_numpy(), from_pandas=True)])
+        try:
+            arr = pa.chunked_array([pa.array(df[c].to_numpy(), from_pandas=True)])
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise DataError(
+                f"the column's values cannot be read as one type: {str(exc).splitlines()[0]}",
+                file="<DataFrame>",
+                column=c,
+                hint="give the column one type (numbers or text) before the check.",
+            ) from None
+        refuse_nested({c: arr}, "<DataFrame>")
         if c in strings and not pa.types.is_string(arr.type):
             arr = arr.cast(pa.string())
         cols[c] = arr

@@ -26,6 +26,7 @@ FORMATS: dict[str, str] = {
     "html": "fairpolicy.formatters.html",
     "oscal": "fairpolicy.formatters.oscal",  # assessment results
     "oscal-ap": "fairpolicy.formatters.oscal_ap",  # assessment plan
+    "oscal-ssp": "fairpolicy.formatters.oscal_ssp",  # system security plan
 }
 
 
@@ -45,6 +46,20 @@ class RenderOptions:
     deterministic: bool = False
     #: href of the assessment plan written beside the assessment results (``-o oscal-ap``)
     ap_href: str | None = None
+    #: the plan was approved before the run (``check --plan``), not written by it
+    plan_given: bool = False
+    #: href of the results JSON written by the same run (``-o json``), for the AR's evidence
+    results_href: str | None = None
+    #: href of the system security plan the assessment plan imports (``--ssp`` / ``-o
+    #: oscal-ssp``); without one the plan describes the system in its back-matter
+    ssp_href: str | None = None
+    #: SHA-256 of that SSP, when known
+    ssp_sha256: str | None = None
+    #: href of the profile an SSP written by ``-o oscal-ssp`` imports
+    profile_href: str | None = None
+    #: the assessors (``Name <email>``) and their organization; never invented
+    assessors: tuple[str, ...] = ()
+    organization: str | None = None
 
 
 class Formatter(Protocol):

@@ -11,10 +11,11 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+from fractions import Fraction
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from fairpolicy.results import _fails_gate
+from fairpolicy.exact import ExactFloat, shown, threshold_text
 
 if TYPE_CHECKING:
     from fairpolicy.results import Finding, Results
@@ -52,20 +53,9 @@ STATUS_WORD = {
 
 
 def fails_gate(results: Results, f: Finding) -> bool:
-    """Whether this finding, on its own, makes the run exit non-zero.
-
-    The same rule as :func:`fairpolicy.results.summarize`: an ``error`` always does (exit
-    2); a ``fail`` does unless ``--fail-on never``; a ``warn`` only under ``--fail-on
-    warning`` on a warn-mode control; an ``inconclusive`` one under ``--inconclusive
-    fail`` (except a ``ci_lower`` decision with a value); a non-gating (monitor) control
-    never does.
-    """
-    if f.status == "error":
-        return True
-    run = results.run
-    return _fails_gate(f, run.inconclusive, run.fail_on) and (
-        f.gating or (run.fail_on == "warning" and f.enforcement_mode == "warn")
-    )
+    """Whether this finding, on its own, makes the run exit non-zero: its
+    :func:`fairpolicy.results.gate_effect` under the run's options."""
+    return results.effect(f) in ("fail", "error")
 
 
 def why_not_gating(results: Results, f: Finding) -> str:
@@ -77,7 +67,7 @@ def why_not_gating(results: Results, f: Finding) -> str:
     if f.enforcement_mode != "block":
         return f"enforcement_mode {f.enforcement_mode}"
     if f.status == "inconclusive":
-        if f.decision == "ci_lower" and f.value is not None:
+        if f.decision == "ci_lower" and f.has_interval:
             return "decision ci_lower fails only on a proven violation"
         return f"--inconclusive {results.run.inconclusive}"
     return "not gating"
@@ -88,6 +78,51 @@ def gate_note(results: Results, f: Finding) -> str:
     ``""`` (also for ``warn``: its message already says so)."""
     why = why_not_gating(results, f)
     return f"does not fail the gate: {why}" if why and f.status != "warn" else ""
+
+
+def uncertainty(f: Finding) -> list[tuple[str, object]]:
+    """The finding's uncertainty as data, named the same in every machine-read format
+    (OSCAL observation props, JUnit properties, SARIF result properties): the decision
+    rule; the interval's bounds, level, method, resamples, defined replicates, seed and why
+    it is missing; the permutation p-value, its permutations, seed and Bonferroni family.
+    Unknown values are left out, never written as NaN."""
+    pairs: list[tuple[str, object]] = [("decision", f.decision)]
+    ci = f.ci
+    if ci is not None:
+        pairs += [
+            ("ci-low", ci.low),
+            ("ci-high", ci.high),
+            ("ci-level", ci.level),
+            ("ci-method", ci.method),
+            ("ci-resamples", ci.resamples),
+            ("ci-valid-resamples", ci.valid),
+            ("ci-seed", ci.seed),
+            ("ci-missing-reason", ci.reason),
+            ("ci-note", ci.note),
+        ]
+    pv = f.p_value
+    if pv is not None:
+        pairs += [
+            ("p-value", pv.p_value),
+            ("p-permutations", pv.permutations),
+            ("p-seed", pv.seed),
+            ("p-bonferroni", pv.bonferroni),
+            ("p-family-size", pv.family_size),
+            ("p-missing-reason", pv.reason),
+        ]
+    return [(k, v) for k, v in pairs if v is not None]
+
+
+def group_uncertainty(f: Finding) -> list[tuple[str, str, object]]:
+    """Per compared group: ``(name, group, value)`` for the group's own interval bounds and
+    its (group vs the rest) p-value."""
+    out: list[tuple[str, str, object]] = []
+    for g in f.groups:
+        if g.ci_low is not None and g.ci_high is not None:
+            out += [("group-ci-low", g.group, g.ci_low), ("group-ci-high", g.group, g.ci_high)]
+    if f.p_value is not None and f.p_value.groups:
+        out += [("group-p-value", g, p) for g, p in f.p_value.groups.items()]
+    return out
 
 
 def class_label(f: Finding) -> str:
@@ -133,10 +168,32 @@ def num(x: float | None, digits: int = 4) -> str:
 
 
 def threshold(f: Finding) -> str:
+    """The threshold as the policy wrote it (``0.1234567``, not ``0.123457``)."""
     t = f.threshold
     if isinstance(t, list):
-        return f"[{t[0]:g}, {t[1]:g}]"
-    return "—" if t is None else f"{t:g}"
+        return f"[{threshold_text(t[0])}, {threshold_text(t[1])}]"
+    return "—" if t is None else threshold_text(t)
+
+
+def value_text(f: Finding, digits: int = 4, style: Literal["f", "g"] = "f") -> str:
+    """The control's value with ``digits`` decimals (``style="g"``: significant digits),
+    or more where fewer would contradict the verdict: ``0.09996 < 0.1`` is written
+    ``0.09996``, never ``0.1000``. A count-based value is written from its exact
+    rational (``details.exact_value``), so even a value within 1e-20 of the threshold
+    shows on the right side of it."""
+    if f.value is None:
+        return "—"
+    value: float = f.value
+    exact = f.details.get("exact_value") if isinstance(f.details, dict) else None
+    if isinstance(exact, str):
+        try:
+            value = ExactFloat(Fraction(exact))
+        except (ValueError, ZeroDivisionError):
+            value = f.value
+    t = f.threshold
+    if isinstance(t, list):
+        return shown(value, f.operator, t[0], t[1], digits=digits, style=style)
+    return shown(value, f.operator, t, digits=digits, style=style)
 
 
 def ci_text(f: Finding) -> str:

@@ -261,30 +261,95 @@ class Ids:
 
 
 def last_modified(results: Results, opts: RenderOptions) -> str:
-    """The run's end under ``--deterministic``, else now (UTC, seconds)."""
-    if opts.deterministic:
+    """The run's end under ``--deterministic`` or ``--timestamp``, else now (UTC, seconds)."""
+    if opts.deterministic or results.run.options.get("timestamp"):
         return results.run.finished
     return _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
 
 
 def metadata(title: str, results: Results, opts: RenderOptions) -> Doc:
-    return {
+    doc: Doc = {
         "title": line(title),
         "last-modified": last_modified(results, opts),
         "version": results.tool.version,
         "oscal-version": OSCAL_VERSION,
     }
+    doc.update(people(opts))
+    if not opts.assessors and not opts.organization:
+        doc["remarks"] = NO_PEOPLE
+    return doc
+
+
+# ---------------------------------------------------------------- people
+
+#: said wherever people would be named, when none was given (fairpolicy never invents them)
+NO_PEOPLE = (
+    "No assessor or organization was named (`--assessor`, `--organization`): this document "
+    "records no people, and the only actor is the tool."
+)
+
+_PERSON = re.compile(r"^\s*(?P<name>[^<>]*?)\s*(?:<(?P<email>[^<>\s]+@[^<>\s]+)>)?\s*$")
+
+
+def parse_person(text: str) -> tuple[str, str | None]:
+    """``Name <email>`` → (name, email); a bare name has no email. Raises ValueError."""
+    m = _PERSON.match(text)
+    if not m or not m.group("name"):
+        raise ValueError(f"'{text}' is not a name, optionally followed by <email>")
+    return m.group("name"), m.group("email")
+
+
+def party_uuid(name: str, email: str | None = None, kind: str = "person") -> str:
+    return _v5("party", kind, name, email)
+
+
+def people(opts: RenderOptions) -> Doc:
+    """``roles``, ``parties`` and ``responsible-parties`` for metadata: each assessor a
+    person with the ``assessor`` role (a member of the organization, when one is named),
+    the organization a party of its own. Empty when no one was named."""
+    if not opts.assessors and not opts.organization:
+        return {}
+    parties: list[Doc] = []
+    org_uuid = None
+    if opts.organization:
+        org_uuid = party_uuid(line(opts.organization), kind="organization")
+        parties.append({"uuid": org_uuid, "type": "organization", "name": line(opts.organization)})
+    persons = []
+    for text in opts.assessors:
+        name, email = parse_person(text)
+        person: Doc = {"uuid": party_uuid(name, email), "type": "person", "name": line(name)}
+        if email:
+            person["email-addresses"] = [email]
+        if org_uuid:
+            person["member-of-organizations"] = [org_uuid]
+        parties.append(person)
+        persons.append(person["uuid"])
+    roles = [{"id": "assessor", "title": "Assessor"}]
+    responsible = [{"role-id": "assessor", "party-uuids": persons or [org_uuid]}]
+    if org_uuid:
+        roles.append({"id": "assessment-organization", "title": "Assessment organization"})
+        responsible.append({"role-id": "assessment-organization", "party-uuids": [org_uuid]})
+    return {"roles": roles, "parties": parties, "responsible-parties": responsible}
+
+
+def assessor_uuids(opts: RenderOptions) -> list[str]:
+    """The assessors' party UUIDs, else the organization's, else none."""
+    out = [party_uuid(*parse_person(t)) for t in opts.assessors]
+    if not out and opts.organization:
+        out = [party_uuid(line(opts.organization), kind="organization")]
+    return out
 
 
 # ---------------------------------------------------------------- files
 
 
-def file_href(path: str, out_path: str | None) -> str:
+def file_href(path: str, out_path: str | None, ran_in: str | None = None) -> str:
     """A URI reference to ``path`` (as recorded in the results) from the output document.
 
     An absolute path becomes a ``file:`` URI. A relative path (relative to the
-    directory the check ran in) is rebased onto the output file's directory, since a
-    relative URI resolves against the document holding it; on stdout it is kept.
+    directory the check ran in: ``ran_in``, recorded in the results, else the current
+    one) is rebased onto the output file's directory, since a relative URI resolves
+    against the document holding it; on stdout it is kept.
     """
     p = PurePath(path)
     if p.is_absolute():
@@ -292,8 +357,9 @@ def file_href(path: str, out_path: str | None) -> str:
     rel = path
     if out_path is not None:
         base = os.path.dirname(os.path.abspath(out_path))
+        full = os.path.abspath(os.path.join(ran_in, path) if ran_in else path)
         try:
-            rel = os.path.relpath(os.path.abspath(path), base)
+            rel = os.path.relpath(full, base)
         except ValueError:  # another drive (Windows): no relative reference exists
             return Path(os.path.abspath(path)).as_uri()
     return quote(rel.replace(os.sep, "/"), safe="/")
@@ -320,13 +386,14 @@ def file_resource(
     sha256: str | None,
     opts: RenderOptions,
     props: Sequence[Doc] = (),
+    ran_in: str | None = None,
 ) -> Doc:
     """A back-matter resource for a file: an rlink to it with its SHA-256, when known."""
     res: Doc = {"uuid": uid, "title": line(title), "description": description}
     if props:
         res["props"] = list(props)
     if path:
-        rlink: Doc = {"href": file_href(path, opts.path)}
+        rlink: Doc = {"href": file_href(path, opts.path, ran_in)}
         if media_type(path):
             rlink["media-type"] = media_type(path)
         if sha256:
@@ -356,12 +423,64 @@ def policy_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
         ]
     )
     return file_resource(
-        ids.policy_resource, f"Policy: {name}", description, p.path, p.sha256, opts, props
+        ids.policy_resource,
+        f"Policy: {name}",
+        description,
+        p.path,
+        p.sha256,
+        opts,
+        props,
+        results.run.cwd,
     )
+
+
+def document_resources(results: Results, opts: RenderOptions) -> list[Doc]:
+    """One back-matter resource per other document that shaped the verdict (imported
+    profiles and catalogs, the SSP given with ``--ssp``): an rlink with its SHA-256."""
+    out = []
+    for d in results.policy.documents:
+        out.append(
+            file_resource(
+                _v5("resource", "document", d.kind, d.path, d.sha256),
+                f"{d.kind.replace('-', ' ').capitalize()}: {PurePath(d.path).name}",
+                f"A {d.kind} read while resolving the policy (`{d.path}`, SHA-256 {d.sha256}); "
+                "a change to it changes this hash.",
+                d.path,
+                d.sha256,
+                opts,
+                props_of([("document-kind", d.kind), ("document-sha256", d.sha256)]),
+                results.run.cwd,
+            )
+        )
+    return out
+
+
+def planned(results: Results) -> bool:
+    """Results written by ``fairpolicy plan``: controls resolved, no data read."""
+    return bool(results.run.options.get("planned"))
+
+
+def expected_data(results: Results) -> str:
+    """The columns a planned run will read, with their roles."""
+    roles: dict[str, set[str]] = {}
+    for f in results.findings:
+        for role, col in f.inputs.items():
+            roles.setdefault(col, set()).add(role)
+    return ", ".join(f"`{c}` ({'/'.join(sorted(r))})" for c, r in sorted(roles.items()))
 
 
 def data_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
     d = results.data
+    if planned(results):
+        return {
+            "uuid": ids.data_resource,
+            "title": "Data: the predictions to be assessed",
+            "description": (
+                "No data was read when this plan was written. The run will read these "
+                f"columns (with their roles): {expected_data(results) or 'none'}."
+            ),
+            "props": props_of([("data-columns", ",".join(d.columns) or None)]),
+        }
     name = PurePath(d.path).name if d.path else "in-memory data"
     where = f"`{d.path}`" if d.path else "a data frame passed in memory (no file)"
     description = (
@@ -379,7 +498,14 @@ def data_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
         ]
     )
     return file_resource(
-        ids.data_resource, f"Data: {name}", description, d.path, d.sha256, opts, props
+        ids.data_resource,
+        f"Data: {name}",
+        description,
+        d.path,
+        d.sha256,
+        opts,
+        props,
+        results.run.cwd,
     )
 
 
@@ -391,20 +517,24 @@ def subject_title(results: Results, opts: RenderOptions) -> str:
         return line(opts.subject)
     if results.data.path:
         return line(PurePath(results.data.path).name)
+    if planned(results):
+        return "the model under assessment"
     return "in-memory data"
 
 
 def subject_component(results: Results, ids: Ids) -> Doc:
     d = results.data
     where = f"`{d.path}`" if d.path else "a data frame passed in memory"
+    observed = (
+        f"to be observed through its predictions (columns {expected_data(results)})"
+        if planned(results)
+        else f"observed through its predictions in {where} ({d.rows} rows)"
+    )
     return {
         "uuid": ids.subject,
         "type": "software",
         "title": ids.subject_title,
-        "description": (
-            f"The machine-learning model under assessment, observed through its predictions "
-            f"in {where} ({d.rows} rows)."
-        ),
+        "description": f"The machine-learning model under assessment, {observed}.",
         "props": props_of([("data-path", d.path), ("data-sha256", d.sha256)]),
         "status": {
             "state": "other",

@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -82,6 +83,7 @@ def _annotation(results: Results, f: Finding) -> str:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     policy = results.policy
     name = policy.title or (_ci.shown_path(policy.path) if policy.path else "policy")
     if policy.title and policy.path:
@@ -89,7 +91,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     out = [command("group", f"fairpolicy: {_plain(name)}")]
     for f in results.findings:
         if not (opts.quiet and f.status == "pass"):
-            summary = f"{f.metric_key} = {_ci.num(f.value)} ({f.operator} {_ci.threshold(f)})"
+            summary = f"{f.metric_key} = {_ci.value_text(f)} ({f.operator} {_ci.threshold(f)})"
             if f.ci is not None:
                 summary += f" CI {_ci.ci_text(f)}"
             out.append(_plain(f"{_ci.STATUS_WORD[f.status]} {f.control_id}: {summary}"))

@@ -59,7 +59,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.formatters import _svg
-from fairpolicy.formatters._ci import STATUS_WORD, ci_text
+from fairpolicy.formatters._ci import STATUS_WORD, ci_text, threshold, value_text
+from fairpolicy.formatters._shown import for_humans
 from fairpolicy.formatters._svg import Axis, Band, Cell, Mark, Rule, esc, num
 
 if TYPE_CHECKING:
@@ -124,10 +125,7 @@ def _inside(v: float, band: Band | None) -> bool:
 
 
 def _threshold(f: Finding) -> str:
-    t = f.threshold
-    if isinstance(t, list):
-        return f"[{t[0]:g}, {t[1]:g}]"
-    return "—" if t is None else f"{t:g}"
+    return threshold(f)
 
 
 def _num4(x: float | None) -> str:
@@ -509,7 +507,7 @@ def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
         name = f'<a href="#{anchors[i]}">{cid}</a>' if i in anchors else cid
         rows.append(
             f"<tr><td>{name}</td><td><code>{esc(f.metric_key)}</code></td>"
-            f'<td class="num">{_num4(f.value)}</td>{ci}<td>{esc(_op(f))} {esc(_threshold(f))}</td>'
+            f'<td class="num">{value_text(f)}</td>{ci}<td>{esc(_op(f))} {esc(_threshold(f))}</td>'
             f"<td>{_badge(f.status, mode)}</td><td>{esc(worst)}</td></tr>"
         )
     th = "".join(f"<th scope='col'>{h}</th>" for h in head)
@@ -521,7 +519,7 @@ def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
 def _value_text(f: Finding) -> str:
     if f.value is None:
         return f"undefined — {esc(f.reason or f.message)}"
-    out = f"<strong>{f.value:.6g}</strong>"
+    out = f"<strong>{value_text(f, 6, 'g')}</strong>"
     ci = f.ci
     if ci is not None:
         if ci.low is not None and ci.high is not None:
@@ -983,6 +981,7 @@ def _method_notes(results: Results) -> str:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     findings = results.findings
     detailed = [(i, f) for i, f in enumerate(findings) if not (opts.quiet and f.status == "pass")]
     anchors = {i: f"c{i + 1}" for i, _ in detailed}

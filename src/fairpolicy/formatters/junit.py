@@ -38,9 +38,11 @@ the policy (``-q``: only for the cases that did not pass). The run's warnings ar
 suite's ``<system-err>``.
 
 Times. Every control is computed from the same one pass over the rows, so there is no
-per-control time: each case has ``time="0.000"`` and the suite carries the run's wall
-time (0 under ``--deterministic``/``SOURCE_DATE_EPOCH``). ``timestamp`` is the run's start
-in UTC without a zone, as Ant writes it.
+per-control time: each case has ``time="0.000"`` and the suite carries the run's measured
+duration (``run.seconds``, a monotonic clock, to the millisecond; 0 under
+``--deterministic``/``SOURCE_DATE_EPOCH``; the difference of the whole-second timestamps
+only for results JSON written before ``run.seconds`` existed). ``timestamp`` is the run's
+start in UTC without a zone, as Ant writes it.
 
 Escaping. The document is built with :mod:`xml.etree.ElementTree`, which escapes markup
 in text and attributes (newlines in attributes become ``&#10;``); characters XML 1.0
@@ -56,6 +58,7 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -117,7 +120,7 @@ def _details(results: Results, f: Finding) -> str:
         out.append(f"control: {_line(f.title)}")
     known = _ci.metric_text(f.metric_key)
     out.append(f"metric: {f.metric_key}" + (f" — {known[0]}" if known else ""))
-    out.append(f"value: {_ci.num(f.value, 6)}")
+    out.append(f"value: {_ci.value_text(f, 6)}")
     if f.ci is not None:
         out.append(f"interval: {_ci.ci_phrase(f)}; decision: {f.decision}")
     out.append(f"threshold: {f.operator} {_ci.threshold(f)}")
@@ -170,10 +173,24 @@ def _properties(results: Results) -> list[tuple[str, str]]:
         ("gate", r.summary.gate),
         ("exit_code", r.exit_code),
     ]
+    # each control's uncertainty as data (JUnit test cases carry no properties of their own)
+    for f in r.findings:
+        props += [(f"control.{f.control_id}.{k}", _value(v)) for k, v in _ci.uncertainty(f)]
+        props += [
+            (f"control.{f.control_id}.{k}.{g}", _value(v)) for k, g, v in _ci.group_uncertainty(f)
+        ]
     return [(k, str(v)) for k, v in props if v is not None]
 
 
+def _value(v: object) -> str:
+    """A property value: the shortest text that reads back to the same number."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     policy = results.policy
     suite_name = policy.title or (_ci.shown_path(policy.path) if policy.path else "fairpolicy")
     classname = _x(suite_name)
@@ -182,7 +199,8 @@ def render(results: Results, opts: RenderOptions) -> str:
     errors = sum(1 for o in outcomes if o is not None and o[0] == "error")
     skipped = sum(1 for o in outcomes if o is not None and o[0] == "skipped")
     total = str(len(results.findings))
-    time = _secs(_ci.seconds(results))
+    measured = results.run.seconds  # None: results written before it was recorded
+    time = _secs(_ci.seconds(results) if measured is None else measured)
 
     root = ET.Element(
         "testsuites",
@@ -209,7 +227,7 @@ def render(results: Results, opts: RenderOptions) -> str:
         suite.set("file", _x(_ci.shown_path(results.policy.path)))
     props = ET.SubElement(suite, "properties")
     for name, value in _properties(results):
-        ET.SubElement(props, "property", name=name, value=_x(value))
+        ET.SubElement(props, "property", name=_x(name), value=_x(value))
 
     for f, outcome in zip(results.findings, outcomes, strict=True):
         case = ET.SubElement(

@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -76,7 +77,7 @@ def _table(results: Results, shown: list[Finding]) -> list[str]:
     align += [":---:", "---:", "---", "---"]
     out = [_row(headers), _row(align)]
     for f in shown:
-        cells = [escape(f.control_id), escape(f.metric_key), _ci.num(f.value)]
+        cells = [escape(f.control_id), escape(f.metric_key), _ci.value_text(f)]
         if with_ci:
             cells.append(_ci.ci_text(f))
         cells += [
@@ -148,6 +149,7 @@ def _per_group(f: Finding) -> list[str]:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     s = results.summary
     gate = {"pass": "✅ PASS", "fail": "❌ FAIL", "error": "⛔ ERROR"}[s.gate]
     policy = results.policy
@@ -181,6 +183,8 @@ def render(results: Results, opts: RenderOptions) -> str:
             if note:
                 text += f" ({escape(note)})"
             out.append(f"- {ICON[f.status]} **{escape(f.control_id)}**{where}: {text}")
+            if f.description:  # the requirement, its parameters inserted (catalog statement)
+                out.append(f"  Requirement: _{escape(' '.join(f.description.split()))}_")
 
     excluded = [f for f in results.findings if f.excluded_groups]
     if excluded and not opts.verbose:

@@ -53,13 +53,18 @@ import base64
 import hashlib
 from typing import TYPE_CHECKING
 
+from fairpolicy.formatters import _ci
+from fairpolicy.formatters._ci import value_text
 from fairpolicy.formatters._oscal_common import (
+    NO_PEOPLE,
     Doc,
     Ids,
     activity,
     assessment_assets,
+    assessor_uuids,
     check_ids,
     data_resource,
+    document_resources,
     dump,
     line,
     metadata,
@@ -92,7 +97,8 @@ STATE: dict[str, tuple[str, str]] = {
     "error": ("not-satisfied", "error"),
 }
 
-#: statuses that open a risk
+#: statuses that open a risk (and so does any finding that fails the gate: an
+#: inconclusive control under ``--inconclusive fail``, a control that could not be evaluated)
 RISKY = ("fail", "warn")
 
 
@@ -107,7 +113,10 @@ def render(results: Results, opts: RenderOptions) -> str:
     if opts.ap_href:
         import_ap: Doc = {
             "href": plan_href(opts.ap_href),
-            "remarks": "The assessment plan written by the same `fairpolicy check` run.",
+            "remarks": "The assessment plan approved before the run (`fairpolicy plan`); the "
+            "run was verified to match it."
+            if opts.plan_given
+            else "The assessment plan written by the same `fairpolicy check` run.",
         }
     else:
         import_ap = {
@@ -128,7 +137,8 @@ def render(results: Results, opts: RenderOptions) -> str:
             "resources": [
                 policy_resource(results, ids, opts),
                 data_resource(results, ids, opts),
-                _evidence_resource(results, ids, evidence, opts.embed_evidence),
+                _evidence_resource(results, ids, evidence, opts),
+                *document_resources(results, opts),
             ]
         },
     }
@@ -136,8 +146,12 @@ def render(results: Results, opts: RenderOptions) -> str:
     return dump(model, opts)
 
 
-def _evidence_resource(results: Results, ids: Ids, evidence: bytes, embed: bool) -> Doc:
+def _evidence_resource(results: Results, ids: Ids, evidence: bytes, opts: RenderOptions) -> Doc:
+    """The results JSON: an rlink to the file ``-o json`` wrote in the same run (with its
+    SHA-256), and the JSON itself (base64) with ``--embed-evidence`` or when no file was
+    written — a resource a reader cannot retrieve would be no evidence."""
     sha = hashlib.sha256(evidence).hexdigest()
+    embed = opts.embed_evidence or not opts.results_href
     res: Doc = {
         "uuid": ids.event("resource", "results-json"),
         "title": "fairpolicy results JSON",
@@ -155,6 +169,14 @@ def _evidence_resource(results: Results, ids: Ids, evidence: bytes, embed: bool)
             ]
         ),
     }
+    if opts.results_href:
+        res["rlinks"] = [
+            {
+                "href": plan_href(opts.results_href),
+                "media-type": "application/json",
+                "hashes": [{"algorithm": "SHA-256", "value": sha}],
+            }
+        ]
     if embed:
         res["base64"] = {
             "filename": "results.json",
@@ -176,7 +198,8 @@ class _Renderer:
         observations, findings, risks = [], [], []
         for i, f in enumerate(res.findings):
             obs_uuid = ids.event("observation", i, f.control_id)
-            risk_uuid = ids.event("risk", i, f.control_id) if f.status in RISKY else None
+            risky = f.status in RISKY or res.effect(f) in ("fail", "error")
+            risk_uuid = ids.event("risk", i, f.control_id) if risky else None
             observations.append(self.observation(f, obs_uuid))
             findings.append(self.finding(f, i, obs_uuid, risk_uuid))
             if risk_uuid is not None:
@@ -214,13 +237,72 @@ class _Renderer:
                 "tasks": [task(res, ids)],
             },
             "reviewed-controls": reviewed_controls(res, ids),
+            "attestations": [self.attestation()],
+            "assessment-log": {"entries": [self.log_entry()]},
             "observations": observations or None,
             "risks": risks or None,
             "findings": findings or None,
         }
+        remarks = [] if assessor_uuids(self.opts) else [NO_PEOPLE]
         if res.warnings:
-            doc["remarks"] = "Warnings of the run:\n\n" + "\n".join(f"- {w}" for w in res.warnings)
+            remarks.append("Warnings of the run:\n\n" + "\n".join(f"- {w}" for w in res.warnings))
+        if remarks:
+            doc["remarks"] = "\n\n".join(remarks)
         return doc
+
+    def attestation(self) -> Doc:
+        """What was assessed, how and by whom — stated by the tool, signed by nobody it
+        did not name."""
+        res, s = self.results, self.results.summary
+        who = assessor_uuids(self.opts)
+        p = res.policy
+        prose = (
+            f"{res.tool.name} {res.tool.version} evaluated {s.total} control(s) of the policy "
+            f"{line(p.title or p.path or 'in memory')}"
+            + (f" (SHA-256 {p.sha256})" if p.sha256 else "")
+            + f" on {res.data.rows} rows of {res.data.path or 'in-memory data'}"
+            + (f" (SHA-256 {res.data.sha256})" if res.data.sha256 else "")
+            + f" with the {res.run.engine} engine, seed {res.run.seed}, between "
+            f"{res.run.started} and {res.run.finished}: {s.pass_} pass, {s.fail} fail, "
+            f"{s.warn} warn, {s.inconclusive} inconclusive, {s.error} error; release gate "
+            f"{s.gate} (exit {res.exit_code}). Every number can be recomputed from the "
+            "per-group counts in the results JSON referenced in the back-matter."
+        )
+        if not who:
+            prose += " " + NO_PEOPLE
+        doc: Doc = {
+            "parts": [{"name": "attestation", "ns": NS, "title": "Attestation", "prose": prose}]
+        }
+        if who:
+            doc["responsible-parties"] = [{"role-id": "assessor", "party-uuids": who}]
+        return doc
+
+    def log_entry(self) -> Doc:
+        res = self.results
+        entry: Doc = {
+            "uuid": self.ids.event("log-entry"),
+            "title": "fairpolicy check",
+            "description": (
+                f"`fairpolicy check {res.policy.path or '<policy>'} "
+                f"{res.data.path or '<data>'}` ({res.run.engine} engine): release gate "
+                f"{res.summary.gate}, exit {res.exit_code}."
+            ),
+            "start": res.run.started,
+            "end": res.run.finished,
+            "props": props_of(
+                [
+                    ("tool-version", res.tool.version),
+                    ("engine", res.run.engine),
+                    ("seed", res.run.seed),
+                    ("gate", res.summary.gate),
+                    ("exit-code", res.exit_code),
+                ]
+            ),
+        }
+        who = assessor_uuids(self.opts)
+        if who:
+            entry["logged-by"] = [{"party-uuid": u} for u in who]
+        return entry
 
     # ------------------------------------------------------------ per control
 
@@ -231,13 +313,19 @@ class _Renderer:
             pairs.append(("measured-value", num(f.value)))
         else:
             pairs.append(("value-undefined-reason", f.reason or "the metric is undefined"))
-        pairs += [("status", f.status), ("gating", "true" if f.gating else "false")]
+        pairs += [
+            ("status", f.status),
+            ("gating", "true" if f.gating else "false"),
+            ("gate-effect", self.results.effect(f)),
+        ]
         pairs.append(("worst-group", f.worst_group))
         props = [*props_of([("control-id", f.control_id)]), *planned_props(f), *props_of(pairs)]
         for g in f.groups:
             props += props_of([("group-n", f"{g.group}={g.n}")])
             if g.value is not None:
                 props += props_of([("group-value", f"{g.group}={num(g.value)}")])
+        props += props_of([(k, _datum(v)) for k, v in _ci.uncertainty(f)])
+        props += props_of([(k, f"{g}={num(v)}") for k, g, v in _ci.group_uncertainty(f)])  # type: ignore[arg-type]
         for x in f.excluded_groups:
             p = props_of([("excluded-group", f"{x.group}={x.n}")])
             p[0]["remarks"] = x.reason
@@ -304,6 +392,7 @@ class _Renderer:
                     ("status", f.status),
                     ("enforcement_mode", f.enforcement_mode),
                     ("gating", "true" if f.gating else "false"),
+                    ("gate-effect", self.results.effect(f)),
                     ("severity", f.severity),
                     ("lifecycle_phase", f.lifecycle_phase),
                     ("risk_id", f.risk_id),
@@ -320,11 +409,29 @@ class _Renderer:
     def risk(self, f: Finding, uid: str, obs_uuid: str) -> Doc:
         dimension = f.inputs.get("dimension")
         across = f" across {dimension}" if dimension else ""
-        value = "undefined" if f.value is None else short(f.value)
-        statement = (
-            f"The model's {f.metric_key}{across} is {value}, outside the policy's threshold "
-            f"({f.operator} {threshold_text(f)})."
-        )
+        value = "undefined" if f.value is None else value_text(f, 6, "g")
+        required = f"{f.operator} {threshold_text(f)}"
+        if f.status in RISKY:
+            statement = (
+                f"The model's {f.metric_key}{across} is {value}, outside the policy's "
+                f"threshold ({required})."
+            )
+            title = f"{f.control_id}: {f.metric_key} outside its threshold"
+        elif f.status == "inconclusive":
+            statement = (
+                f"The model's {f.metric_key}{across} ({value}) could not be shown to satisfy "
+                f"the policy's threshold ({required}): {f.reason or 'undefined'}. The control "
+                f"fails the release gate (--inconclusive {self.results.run.inconclusive})."
+            )
+            title = f"{f.control_id}: {f.metric_key} not shown to meet its threshold"
+        else:
+            statement = (
+                f"The control could not be evaluated, so its threshold ({required}) is not "
+                f"shown to be met: {f.reason or f.message}"
+            )
+            title = f"{f.control_id}: {f.metric_key} could not be evaluated"
+        if f.ci is not None and f.ci.low is not None and f.ci.high is not None:
+            statement += f" {f.ci.level:.0%} interval [{short(f.ci.low)}, {short(f.ci.high)}]."
         if f.worst_group:
             n = next((g.n for g in f.groups if g.group == f.worst_group), None)
             statement += f" Worst group: {f.worst_group}" + (f" (n={n})." if n else ".")
@@ -337,7 +444,7 @@ class _Renderer:
             )
         doc: Doc = {
             "uuid": uid,
-            "title": line(f"{f.control_id}: {f.metric_key} outside its threshold"),
+            "title": line(title),
             "description": (f"{f.description}\n\n" if f.description else "") + f.message,
             "statement": statement,
             "props": props_of(
@@ -347,20 +454,100 @@ class _Renderer:
                     ("risk_id", f.risk_id),
                     ("enforcement_mode", f.enforcement_mode),
                     ("lifecycle_phase", f.lifecycle_phase),
+                    ("status", f.status),
+                    ("gate-effect", self.results.effect(f)),
+                    ("measured-value", None if f.value is None else num(f.value)),
+                    ("threshold", threshold_text(f)),
+                    ("operator", f.operator),
                 ]
             ),
             "status": "open",
             "origins": tool_origin(self.ids),
-            "related-observations": [{"observation-uuid": obs_uuid}],
-        }
-        if f.severity:
-            doc["characterizations"] = [
+            "characterizations": [
                 {
                     "origin": tool_origin(self.ids)[0],
-                    "facets": [{"name": "severity", "system": NS, "value": line(f.severity)}],
+                    "facets": [
+                        {"name": name, "system": NS, "value": line(v)}
+                        for name, v in characterization(f)
+                    ],
                 }
-            ]
+            ],
+            "related-observations": [{"observation-uuid": obs_uuid}],
+        }
         return doc
+
+
+def _datum(v: object) -> object:
+    """A number or flag as OSCAL prop text; text as it is."""
+    return num(v) if isinstance(v, int | float) else v
+
+
+#: severity words → the impact facet (anything else is carried as written)
+_IMPACT = {
+    "critical": "very-high",
+    "blocker": "very-high",
+    "high": "high",
+    "major": "high",
+    "error": "high",
+    "medium": "moderate",
+    "moderate": "moderate",
+    "warning": "moderate",
+    "warn": "moderate",
+    "low": "low",
+    "minor": "low",
+    "info": "very-low",
+    "note": "very-low",
+}
+
+
+def exceedance(f: Finding) -> float | None:
+    """How far the measured value lies beyond the threshold, in the metric's units (0 or
+    less: not beyond it; None: no value or no single threshold to measure against)."""
+    if f.value is None or f.threshold is None:
+        return None
+    v, t = f.value, f.threshold
+    if isinstance(t, list):
+        low, high = min(t), max(t)
+        return max(low - v, v - high)
+    if f.operator in ("<", "<=", "lt", "le", "lte"):
+        return v - t
+    if f.operator in (">", ">=", "gt", "ge", "gte"):
+        return t - v
+    if f.operator in ("==", "eq"):
+        return abs(v - t)
+    return None
+
+
+def characterization(f: Finding) -> list[tuple[str, str]]:
+    """The risk's facets (fairpolicy namespace): ``likelihood`` that the control is truly
+    violated — ``demonstrated`` (the value violates it, and so does the whole interval when
+    one decided), ``likely`` (the value violates it but the interval does not prove it, or
+    the control is inconclusive with a violating value), ``possible`` (inconclusive with a
+    satisfying value), ``unknown`` (no value); ``impact`` from the control's severity, else
+    its enforcement mode (block → high, warn → moderate, monitor → low); the measured
+    ``exceedance`` beyond the threshold, and ``relative-exceedance`` (÷ |threshold|)."""
+    exceed = exceedance(f)
+    if f.value is None:
+        likelihood = "unknown"
+    elif f.status in RISKY:
+        likelihood = "demonstrated" if f.decision == "point" or f.ci is not None else "likely"
+    elif exceed is not None and exceed > 0:
+        likelihood = "likely"
+    else:
+        likelihood = "possible"
+    sev = (f.severity or "").strip().lower()
+    impact = _IMPACT.get(sev) or (
+        line(sev) if sev else {"block": "high", "warn": "moderate"}.get(f.enforcement_mode, "low")
+    )
+    facets = [("likelihood", likelihood), ("impact", impact)]
+    if f.severity:
+        facets.append(("severity", line(f.severity)))
+    if exceed is not None:
+        facets.append(("exceedance", num(exceed)))
+        t = f.threshold
+        if isinstance(t, float | int) and t != 0:
+            facets.append(("relative-exceedance", num(exceed / abs(t))))
+    return facets
 
 
 def _group_table(f: Finding) -> str | None:

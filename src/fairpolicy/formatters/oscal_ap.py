@@ -2,9 +2,10 @@
 
 Built with compliance-trestle's ``AssessmentPlan`` model. It plans what the run did:
 
-- ``import-ssp``: ``#uuid`` of a back-matter resource describing the assessed system
-  (there is no OSCAL system security plan; the resource links the predictions file with
-  its SHA-256) — never a dangling fragment;
+- ``import-ssp``: the system security plan — the team's (``--ssp``) or the one written by
+  ``-o oscal-ssp`` — else ``#uuid`` of a back-matter resource describing the assessed
+  system in prose (it links no file: tools that follow ``import-ssp`` must never be sent to
+  the predictions CSV; the data has its own resource);
 - ``local-definitions``: the assessed model as a ``software`` component and one TEST
   ``activity`` per control (props: metric, operator, threshold, bound columns);
 - ``reviewed-controls``: every control of the policy;
@@ -29,9 +30,13 @@ from fairpolicy.formatters._oscal_common import (
     assessment_assets,
     check_ids,
     data_resource,
+    document_resources,
     dump,
+    expected_data,
     file_resource,
     metadata,
+    plan_href,
+    planned,
     policy_resource,
     prune,
     reviewed_controls,
@@ -52,26 +57,52 @@ def render(results: Results, opts: RenderOptions) -> str:
     ids = Ids(results, opts)
     title = results.policy.title or results.policy.path or "policy in memory"
     d = results.data
+    observed = (
+        f"to be observed through its predictions (columns {expected_data(results)})"
+        if planned(results)
+        else "observed through its predictions"
+        + (f" in `{d.path}`" if d.path else "")
+        + f" ({d.rows} rows)"
+    )
     system = file_resource(
         ids.system_resource,
         f"System under assessment: {ids.subject_title} (no OSCAL SSP)",
         (
             "No OSCAL system security plan is imported. The system under assessment is the "
-            f"machine-learning model '{ids.subject_title}', observed through its predictions"
-            + (f" in `{d.path}`" if d.path else "")
-            + f" ({d.rows} rows); it is the component in this plan's local definitions."
+            f"machine-learning model '{ids.subject_title}', {observed}; it is the component "
+            "in this plan's local definitions."
         ),
-        d.path,
-        d.sha256,
+        None,  # the data has its own resource: a link here would be read as the SSP
+        None,
         opts,
     )
+    if opts.ssp_href:
+        import_ssp: Doc = {"href": plan_href(opts.ssp_href)}
+        system["rlinks"] = [
+            {
+                "href": plan_href(opts.ssp_href),
+                "media-type": "application/json",
+                **(
+                    {"hashes": [{"algorithm": "SHA-256", "value": opts.ssp_sha256}]}
+                    if opts.ssp_sha256
+                    else {}
+                ),
+            }
+        ]
+        system["title"] = f"System security plan: {ids.subject_title}"
+        system["description"] = (
+            f"The OSCAL system security plan of '{ids.subject_title}' this plan imports."
+        )
+    else:
+        import_ssp = {
+            "href": f"#{ids.system_resource}",
+            "remarks": "No OSCAL SSP was given (--ssp) or written (-o oscal-ssp=PATH); the "
+            "back-matter resource describes the system.",
+        }
     doc: Doc = {
         "uuid": ids.event("assessment-plan"),
         "metadata": metadata(f"fairpolicy assessment plan — {title}", results, opts),
-        "import-ssp": {
-            "href": f"#{ids.system_resource}",
-            "remarks": "No OSCAL SSP exists for the model; the back-matter resource describes it.",
-        },
+        "import-ssp": import_ssp,
         "local-definitions": {
             "components": [subject_component(results, ids)],
             "activities": [activity(f, i, ids) for i, f in enumerate(results.findings)],
@@ -85,6 +116,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                 system,
                 policy_resource(results, ids, opts),
                 data_resource(results, ids, opts),
+                *document_resources(results, opts),
             ]
         },
     }

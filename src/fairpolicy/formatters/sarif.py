@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fairpolicy.formatters import _ci
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -210,6 +211,10 @@ def _result(results: Results, f: Finding, index: int) -> Doc:
         props["excluded_groups"] = [e.model_dump(mode="json") for e in f.excluded_groups]
     if f.p_value is not None:
         props["p_value"] = f.p_value.p_value
+    props["uncertainty"] = dict(_ci.uncertainty(f))
+    per_group = _ci.group_uncertainty(f)
+    if per_group:
+        props["group_uncertainty"] = [{"name": k, "group": g, "value": v} for k, g, v in per_group]
     return {
         "ruleId": f.control_id,
         "ruleIndex": index,
@@ -304,4 +309,5 @@ def sarif_log(results: Results) -> Doc:
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     return json.dumps(sarif_log(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairpolicy.errors import printable
-from fairpolicy.formatters._ci import ci_text, num, threshold
+from fairpolicy.formatters._ci import ci_text, num, threshold, value_text
+from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -39,11 +40,12 @@ def _row(f: Finding) -> tuple[str, ...]:
     if worst:
         n = next((g.n for g in f.groups if g.group == worst), None)
         worst = f"{worst} (n={n})" if n is not None else worst
-    cells = (f.control_id, f.metric_key, num(f.value), f.operator, threshold(f), status, worst)
+    cells = (f.control_id, f.metric_key, value_text(f), f.operator, threshold(f), status, worst)
     return tuple(printable(c) for c in cells)
 
 
 def render(results: Results, opts: RenderOptions) -> str:
+    results = for_humans(results)  # the worst groups; the JSON has every one
     shown = [f for f in results.findings if not (opts.quiet and f.status == "pass")]
     rows: list[tuple[str, ...]] = [_row(f) for f in shown]
     headers: tuple[str, ...] = HEADERS

@@ -9,8 +9,9 @@ is ``None`` with a reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -79,6 +80,11 @@ class MetricValue:
     reason: str | None = None
     #: group with the least favourable per-group value, when there is one
     worst_group: str | None = None
+    #: the exact rational behind ``value`` when the metric is a ratio of integer counts;
+    #: ``value`` stays the float computation (the bootstrap and permutation replicates
+    #: compute the same floats), the decision compares ``exact`` and the reported value
+    #: is ``float(exact)``
+    exact: Fraction | None = None
 
 
 @dataclass(frozen=True)
@@ -212,6 +218,45 @@ def too_few_groups(stats: GroupStats, defined_count: int) -> str:
     )
 
 
+#: the exact per-group values: their integer (numerators, denominators), or the
+#: rationals themselves (None where undefined)
+Exact = tuple[NDArray[Any], NDArray[Any]] | Sequence[Fraction | None]
+
+
+def is_integral(*arrays: NDArray[Any]) -> bool:
+    """Whether every array holds integers (counts), so exact rationals can be formed."""
+    return all(np.issubdtype(np.asarray(a).dtype, np.integer) for a in arrays)
+
+
+def exact_rates(exact: Exact | None, idx: NDArray[np.intp]) -> list[Fraction] | None:
+    """The exact values of the groups ``idx``, or None when there are none to offer
+    (counts that are not integers)."""
+    if exact is None:
+        return None
+    if isinstance(exact, tuple) and len(exact) == 2 and isinstance(exact[0], np.ndarray):
+        num, den = np.broadcast_arrays(np.asarray(exact[0]), np.asarray(exact[1]))
+        if not is_integral(num, den):
+            return None
+        return [Fraction(int(num[i]), int(den[i])) for i in idx.tolist()]
+    out = [exact[i] for i in idx.tolist()]
+    return None if any(x is None for x in out) else [x for x in out if x is not None]
+
+
+def exact_matrix(
+    num: NDArray[Any], den: NDArray[Any], defined: BoolArray
+) -> list[list[Fraction | None]] | None:
+    """Per-cell exact rates num/den of a (G, K) matrix (None where undefined), or None
+    when the counts are not integers."""
+    num, den = np.broadcast_arrays(np.asarray(num), np.asarray(den))
+    if not is_integral(num, den):
+        return None
+    n, d = num.tolist(), den.tolist()
+    return [
+        [Fraction(n[i][j], d[i][j]) if defined[i, j] else None for j in range(num.shape[1])]
+        for i in range(num.shape[0])
+    ]
+
+
 def _compare(
     stats: GroupStats,
     values: FloatArray,
@@ -220,6 +265,7 @@ def _compare(
     reduce: Literal["gap", "ratio"],
     worst: Literal["min", "max"],
     details: dict[str, Any] | None,
+    exact: Exact | None = None,
 ) -> MetricValue:
     groups = _group_values(stats, values, defined)
     excluded = _excluded(stats, defined, undefined_reason)
@@ -233,13 +279,21 @@ def _compare(
     d = dict(details or {})
     d.update({"max_group": stats.groups[hi], "min_group": stats.groups[lo]})
     worst_group = stats.groups[lo if worst == "min" else hi]
+    rates = exact_rates(exact, ok)
     if reduce == "gap":
-        return MetricValue(float(v.max() - v.min()), groups, excluded, d, worst_group=worst_group)
+        e = max(rates) - min(rates) if rates is not None else None
+        return MetricValue(
+            float(v.max() - v.min()), groups, excluded, d, worst_group=worst_group, exact=e
+        )
     if v.max() == 0:
+        d["all_zero"] = True  # a component that an odds ratio may leave out (binary.py)
         return MetricValue(
             None, groups, excluded, d, reason="every group's rate is 0, so min/max is 0/0"
         )
-    return MetricValue(float(v.min() / v.max()), groups, excluded, d, worst_group=worst_group)
+    e = min(rates) / max(rates) if rates is not None else None
+    return MetricValue(
+        float(v.min() / v.max()), groups, excluded, d, worst_group=worst_group, exact=e
+    )
 
 
 def gap(
@@ -250,13 +304,16 @@ def gap(
     *,
     worst: Literal["min", "max"] = "min",
     details: dict[str, Any] | None = None,
+    exact: Exact | None = None,
 ) -> MetricValue:
     """max − min of a per-group value over the groups where it is defined.
 
     ``worst`` says which end is the unfavourable one (``min`` for rates one
     wants high such as TPR, ``max`` for error rates), to name the worst group.
+    ``exact``: the values' integer numerators and denominators, when they are ratios
+    of counts; the result then carries its exact rational (``MetricValue.exact``).
     """
-    return _compare(stats, values, defined, undefined_reason, "gap", worst, details)
+    return _compare(stats, values, defined, undefined_reason, "gap", worst, details, exact)
 
 
 def ratio(
@@ -266,13 +323,14 @@ def ratio(
     undefined_reason: str,
     *,
     details: dict[str, Any] | None = None,
+    exact: Exact | None = None,
 ) -> MetricValue:
     """min / max of a per-group value over the groups where it is defined.
 
     If every defined value is 0 the ratio is 0/0: undefined, reported as such.
-    The worst group is the one with the smallest value.
+    The worst group is the one with the smallest value. ``exact`` as for :func:`gap`.
     """
-    return _compare(stats, values, defined, undefined_reason, "ratio", "min", details)
+    return _compare(stats, values, defined, undefined_reason, "ratio", "min", details, exact)
 
 
 def class_gaps(values: FloatArray, defined: BoolArray) -> tuple[FloatArray, BoolArray]:

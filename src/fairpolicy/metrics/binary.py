@@ -11,7 +11,9 @@ on K > 2 the runner stops with an error naming the multi-class replacement.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -91,6 +93,13 @@ def rate_of_counts(
 ) -> tuple[FloatArray, BoolArray]:
     """The rate for confusion tables ``counts[..., y_true, y_pred]`` (any leading axes:
     groups, or bootstrap replicates × groups), with its defined-mask."""
+    return safe_rate(*rate_parts(counts, positive, rate))
+
+
+def rate_parts(
+    counts: NDArray[np.int64], positive: int, rate: Rate
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The rate's (numerator, denominator) counts, as :func:`rate_of_counts` divides them."""
     tp = counts[..., positive, positive]
     fn = counts[..., positive, :].sum(axis=-1) - tp
     fp = counts[..., :, positive].sum(axis=-1) - tp
@@ -110,7 +119,7 @@ def rate_of_counts(
         "error_rate": (fp + fn, n),
         "prev": (tp + fn, n),
     }[rate]
-    return safe_rate(num, den)
+    return num, den
 
 
 def batch(
@@ -138,14 +147,35 @@ def batch(
     return fn
 
 
+def _exact_parts(stats: GroupStats, rate: Rate) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    if stats.positive is None:
+        raise ValueError("positive class not set")
+    return rate_parts(stats.counts, stats.positive, rate)
+
+
 def rate_gap(stats: GroupStats, rate: Rate) -> MetricValue:
     values, defined = group_rate(stats, rate)
-    return gap(stats, values, defined, _UNDEFINED[rate], worst=_WORST[rate], details={"rate": rate})
+    return gap(
+        stats,
+        values,
+        defined,
+        _UNDEFINED[rate],
+        worst=_WORST[rate],
+        details={"rate": rate},
+        exact=_exact_parts(stats, rate),
+    )
 
 
 def rate_ratio(stats: GroupStats, rate: Rate) -> MetricValue:
     values, defined = group_rate(stats, rate)
-    return ratio(stats, values, defined, _UNDEFINED[rate], details={"rate": rate})
+    return ratio(
+        stats,
+        values,
+        defined,
+        _UNDEFINED[rate],
+        details={"rate": rate},
+        exact=_exact_parts(stats, rate),
+    )
 
 
 def demographic_parity_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -178,7 +208,9 @@ def equal_opportunity_diff(stats: GroupStats, params: Mapping[str, Any]) -> Metr
     TPR_g = TP_g / (TP_g + FN_g)              (undefined if group g has no positives)
     value = max_g TPR_g − min_g TPR_g
 
-    Equals fairlearn ``equal_opportunity_difference``.
+    Equals fairlearn ``equal_opportunity_difference`` when every group has an actual
+    positive. Deliberate difference: a group without one is excluded and listed here;
+    fairlearn counts its TPR as 0, so with such a group fairlearn's value differs.
     """
     return rate_gap(stats, "tpr")
 
@@ -229,10 +261,23 @@ def _both(stats: GroupStats) -> tuple[MetricValue, MetricValue]:
     return rate_gap(stats, "tpr"), rate_gap(stats, "fpr")
 
 
-def _combine(stats: GroupStats, a: MetricValue, b: MetricValue, value: float | None) -> MetricValue:
+def _combine(
+    stats: GroupStats,
+    a: MetricValue,
+    b: MetricValue,
+    value: float | None,
+    exact: Fraction | None = None,
+) -> MetricValue:
     """Merge the TPR and FPR parts of an odds metric into one MetricValue."""
     excluded = {e.group: e for e in (*a.excluded, *b.excluded)}
     reason = a.reason or b.reason
+    if reason is not None and (a.value is None) != (b.value is None):
+        # one part is known: say so, so that an undefined value is not read as "no signal"
+        known, name = (a, "TPR") if a.value is not None else (b, "FPR")
+        other = "FPR" if name == "TPR" else "TPR"
+        reason = (
+            f"the {other} part is undefined ({reason}); the {name} part alone is {known.value:.6g}"
+        )
     # per-group values shown are those of the component with the larger gap
     main = a if (b.value is None or (a.value is not None and a.value >= b.value)) else b
     details = {
@@ -249,6 +294,7 @@ def _combine(stats: GroupStats, a: MetricValue, b: MetricValue, value: float | N
         details,
         reason=reason,
         worst_group=main.worst_group,
+        exact=exact if reason is None else None,
     )
 
 
@@ -257,12 +303,16 @@ def equalized_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
 
     value = max(max_g TPR_g − min_g TPR_g,  max_g FPR_g − min_g FPR_g)
 
-    Equals fairlearn ``equalized_odds_difference`` (agg="worst_case"). Undefined
-    (inconclusive) if either gap has fewer than two comparable groups.
+    Equals fairlearn ``equalized_odds_difference`` (agg="worst_case") when every
+    group has actual positives and actual negatives. Deliberate difference: a group
+    without them is excluded from that rate and listed; fairlearn counts its TPR or
+    FPR as 0. Undefined (inconclusive) if either gap has fewer than two comparable
+    groups: the worst case of an unknown gap is unknown.
     """
     a, b = _both(stats)
     value = max(a.value, b.value) if a.value is not None and b.value is not None else None
-    return _combine(stats, a, b, value)
+    exact = max(a.exact, b.exact) if a.exact is not None and b.exact is not None else None
+    return _combine(stats, a, b, value, exact)
 
 
 def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -272,11 +322,14 @@ def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricVal
 
     Equals fairlearn ``equalized_odds_difference(agg="mean")`` and, for two
     groups, aif360 ``average_abs_odds_difference`` (the sign-free version of
-    aif360's ``average_odds_difference``).
+    aif360's ``average_odds_difference``), when every group has actual positives and
+    negatives. Deliberate difference: a group without them is excluded from that rate
+    and listed; fairlearn counts its TPR or FPR as 0.
     """
     a, b = _both(stats)
     value = (a.value + b.value) / 2 if a.value is not None and b.value is not None else None
-    return _combine(stats, a, b, value)
+    exact = (a.exact + b.exact) / 2 if a.exact is not None and b.exact is not None else None
+    return _combine(stats, a, b, value, exact)
 
 
 def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -284,21 +337,50 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
 
     value = min(min_g TPR_g / max_g TPR_g,  min_g FPR_g / max_g FPR_g)   (1 = parity)
 
-    Equals fairlearn ``equalized_odds_ratio`` (agg="worst_case"). Note:
+    Equals fairlearn ``equalized_odds_ratio`` (agg="worst_case"). When every
+    compared group's rate of one kind is 0 (e.g. no group has a false positive),
+    that ratio is 0/0: the groups are equal on it, so the value is the other ratio
+    (fairlearn agrees); undefined only when both are 0/0, or when either rate has
+    fewer than two comparable groups. Deliberate difference: a group without actual
+    positives (negatives) is excluded from the TPR (FPR) ratio and listed; fairlearn
+    counts that rate as 0, which makes its ratio 0. Note:
     Venturalitica's key of the same name returns the *sum of the TPR and FPR
     gaps* (a difference, ideal 0); a policy written for it with ``operator: lt``
     must move to ``equalized_odds_diff``/``average_odds_diff`` instead.
     """
     a = rate_ratio(stats, "tpr")
     b = rate_ratio(stats, "fpr")
-    value = min(a.value, b.value) if a.value is not None and b.value is not None else None
-    merged = _combine(stats, a, b, value)
+    a_zero, b_zero = (bool(m.details.get("all_zero")) for m in (a, b))
+    parts = [m for m, zero in ((a, a_zero), (b, b_zero)) if not zero]
+    value: float | None
+    exact: Fraction | None
+    if not parts or any(m.value is None for m in parts):
+        value, exact = None, None
+    else:
+        value = min(m.value for m in parts if m.value is not None)
+        exacts = [m.exact for m in parts]
+        exact = min(e for e in exacts if e is not None) if None not in exacts else None
+    ignore = {"tpr": a_zero and not b_zero, "fpr": b_zero and not a_zero}
+    merged = _combine(
+        stats,
+        a if not ignore["tpr"] else dataclasses.replace(a, reason=None),
+        b if not ignore["fpr"] else dataclasses.replace(b, reason=None),
+        value,
+        exact,
+    )
     details = dict(merged.details)
     details.update({"tpr_ratio": a.value, "fpr_ratio": b.value})
     details.pop("tpr_gap")
     details.pop("fpr_gap")
+    for rate, skipped in ignore.items():
+        if skipped:
+            details[f"{rate}_ratio_note"] = (
+                f"every compared group's {rate.upper()} is 0 (0/0 ratio, the groups are equal "
+                "on it); the value is the other ratio"
+            )
     if value is not None:
-        details["driven_by"] = "tpr" if a.value == value else "fpr"
+        driver = next(m for m in parts if m.value == value)
+        details["driven_by"] = "tpr" if driver is a else "fpr"
     return MetricValue(
         merged.value,
         a.groups if details["driven_by"] == "tpr" else b.groups,
@@ -306,6 +388,7 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
         details,
         reason=merged.reason,
         worst_group=(a if details["driven_by"] == "tpr" else b).worst_group,
+        exact=merged.exact,
     )
 
 

@@ -30,6 +30,17 @@ GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+#: how score columns are paired with classes; shown for every metric that reads scores
+SCORE_COLUMNS_RULE = (
+    "score columns: one column holds P(positive class); several hold one class each. "
+    "Integer labels 0..K-1 pair y_score_k (or the k-th listed column) with class k. Text "
+    "labels need the pairing written down: input.score: nevus=p_0, melanoma=p_1, … or a "
+    "classes prop listing the labels in column order (classes: nevus,melanoma,…); without "
+    "it the control stops with exit 2 and shows the line to write. A single column with "
+    "text labels names its class the same way (input.score: melanoma=p) or by "
+    "positive_label."
+)
+
 #: the common parameters that apply to every kind (the others shape class labels)
 _GENERAL = ("min_samples", "missing")
 
@@ -115,6 +126,8 @@ def show_metric(key: str) -> str:
     if s.multiclass_replacement:
         out.append(f"on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
     out += null_lines(s)
+    if s.needs_scores:
+        out += ["", SCORE_COLUMNS_RULE]
     out += ["", "parameters:"]
     common = [p for p in COMMON_PARAMS if s.kind == "classification" or p.name in _GENERAL]
     for p in (*s.params, *common):
@@ -160,6 +173,8 @@ def metrics_markdown() -> str:
         if s.multiclass_replacement:
             out.append(f"- on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
         out += [f"- {line.strip()}" for line in null_lines(s)]
+        if s.needs_scores:
+            out.append(f"- {SCORE_COLUMNS_RULE}")
         for p in s.params:
             choices = f" (one of {', '.join(map(str, p.choices))})" if p.choices else ""
             out.append(f"- parameter `{p.name}` = `{p.default}`{choices}: {p.help}")

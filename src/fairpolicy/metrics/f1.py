@@ -13,14 +13,17 @@ predicted correctly has F1 = 0, as in scikit-learn.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from fairpolicy.metrics.base import (
     BoolArray,
     FloatArray,
     MetricValue,
+    exact_matrix,
     gap,
     safe_rate,
 )
@@ -30,13 +33,41 @@ from fairpolicy.stats import GroupStats
 _F1_UNDEFINED = "class occurs neither in the labels nor the predictions of this group"
 
 
-def per_class_f1(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
-    """(G, K) matrix of F1_k(g) and where it is defined."""
+def f1_parts(stats: GroupStats) -> tuple[NDArray[Any], NDArray[Any]]:
+    """(G, K) integer (2·TP, 2·TP + FP + FN): the numerators and denominators of F1."""
     c = stats.counts
     tp = np.diagonal(c, axis1=1, axis2=2)
     fp = c.sum(axis=1) - tp
     fn = c.sum(axis=2) - tp
-    return safe_rate(2 * tp, 2 * tp + fp + fn)
+    return 2 * tp, 2 * tp + fp + fn
+
+
+def per_class_f1(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
+    """(G, K) matrix of F1_k(g) and where it is defined."""
+    return safe_rate(*f1_parts(stats))
+
+
+def _exact_f1(stats: GroupStats, ok: BoolArray, how: str) -> list[Fraction | None] | None:
+    """Each group's exact weighted (``how="weighted"``) or macro F1, None where undefined."""
+    num, den = f1_parts(stats)
+    cells = exact_matrix(num, den, ok)
+    if cells is None:
+        return None
+    support = stats.counts.sum(axis=2).tolist()
+    out: list[Fraction | None] = []
+    for i, row in enumerate(cells):
+        present = [(k, x) for k, x in enumerate(row) if x is not None]
+        if how == "weighted":
+            total = sum(support[i])
+            out.append(
+                sum((Fraction(support[i][k], total) * x for k, x in present), Fraction(0))
+                if total > 0
+                else None
+            )
+        else:
+            mean = sum((x for _, x in present), Fraction(0)) / len(present) if present else None
+            out.append(mean)
+    return out
 
 
 def weighted_f1_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -60,6 +91,7 @@ def weighted_f1_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
         "group has no rows",
         worst="min",
         details={"per_group_per_class_f1": _matrix(stats, f1, ok), "classes": list(stats.classes)},
+        exact=_exact_f1(stats, ok, "weighted"),
     )
 
 
@@ -85,6 +117,7 @@ def macro_f1_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
         "group has no rows",
         worst="min",
         details={"per_group_per_class_f1": _matrix(stats, f1, ok), "classes": list(stats.classes)},
+        exact=_exact_f1(stats, ok, "macro"),
     )
 
 
@@ -98,7 +131,7 @@ def per_class_f1_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValu
     ``per_class_gap`` and ``worst_class``.
     """
     f1, ok = per_class_f1(stats)
-    return per_class_summary(stats, f1, ok, _F1_UNDEFINED, "max")
+    return per_class_summary(stats, f1, ok, _F1_UNDEFINED, "max", exact=f1_parts(stats))
 
 
 def _matrix(stats: GroupStats, values: FloatArray, ok: BoolArray) -> dict[str, list[float | None]]:

@@ -36,6 +36,7 @@ When every class occurs in every group the values equal holisticai's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
@@ -49,6 +50,7 @@ from fairpolicy.metrics.base import (
     MetricValue,
     ParamSpec,
     gap,
+    is_integral,
     safe_rate,
     too_few_groups,
     undefined_cells,
@@ -70,6 +72,39 @@ _NO_ROWS = "group has no rows"
 
 #: d(a, b, common classes) for one pair of groups
 Distance = Callable[[int, int, BoolArray], float]
+#: the same distance as an exact rational (from integer counts)
+ExactDistance = Callable[[int, int, BoolArray], Fraction]
+
+
+def _exact_rows(stats: GroupStats) -> list[list[list[Fraction] | None]] | None:
+    """R_g[t, p] as Fractions (None for a true class t without rows in g), or None when
+    the counts are not integers."""
+    c = stats.counts
+    if not is_integral(c):
+        return None
+    out: list[list[list[Fraction] | None]] = []
+    for g in c.tolist():
+        out.append([[Fraction(x, sum(row)) for x in row] if sum(row) else None for row in g])
+    return out
+
+
+def _exact_shares(stats: GroupStats) -> list[list[Fraction] | None] | None:
+    """S_g(p) = P(Ŷ = p | A = g) as Fractions (None for a group without rows)."""
+    c = stats.counts
+    if not is_integral(c):
+        return None
+    pred = c.sum(axis=1).tolist()
+    return [[Fraction(x, sum(row)) for x in row] if sum(row) else None for row in pred]
+
+
+def _half_abs_sum(xs: list[Fraction]) -> Fraction:
+    return sum((abs(x) for x in xs), Fraction(0)) / 2
+
+
+def _mean(xs: list[Fraction]) -> Fraction:
+    return sum(xs, Fraction(0)) / len(xs)
+
+
 #: per-class contributions of one pair, for the worst pair's breakdown
 PerClass = Callable[[int, int, BoolArray], list[float | None]]
 
@@ -98,11 +133,13 @@ def _pairwise(
     per_class: PerClass,
     cell_reason: str,
     details: dict[str, Any],
+    exact_distance: ExactDistance | None = None,
 ) -> MetricValue:
     """Aggregate d(g, h) over the pairs of groups (see the module docstring).
 
     ``defined[g, t]`` says whether group g's row/rate for class t exists; a pair
     compares the classes defined in both groups and is undefined when there is none.
+    ``exact_distance``: d as an exact rational, for the exact value.
     """
     agg = "mean" if params.get("aggregation", "max") == "mean" else "max"
     names, n = stats.groups, stats.n
@@ -160,13 +197,24 @@ def _pairwise(
     )
     out["pairs_compared"] = len(defined_pairs)
     value = float(values.max() if agg == "max" else values.mean())
+    exact: Fraction | None = None
+    if exact_distance is not None:
+        # for the maximum only the pairs that could be it (within 1e-9 of the float
+        # maximum; float distances err by ~1e-16) need their exact distance
+        best = float(values.max())
+        candidates = [p for p in defined_pairs if agg == "mean" or float(p["value"]) >= best - 1e-9]
+        ds = []
+        for p in candidates:
+            ga, gb = (names.index(x) for x in p["groups"])
+            ds.append(exact_distance(ga, gb, defined[ga] & defined[gb]))
+        exact = max(ds) if agg == "max" else _mean(ds)
     # the group furthest from the others on average; none when that is a tie (two groups)
     means = np.array(
         [dist[g][has_pair[g]].mean() if has_pair[g].any() else -1.0 for g in range(g_count)]
     )
     top = np.flatnonzero(means == means.max())
     worst_group = names[int(top[0])] if top.size == 1 else None
-    return MetricValue(value, groups, excluded, out, worst_group=worst_group)
+    return MetricValue(value, groups, excluded, out, worst_group=worst_group, exact=exact)
 
 
 def _tv(x: FloatArray, y: FloatArray) -> float:
@@ -199,7 +247,24 @@ def multiclass_statistical_parity(stats: GroupStats, params: Mapping[str, Any]) 
         "classes": list(stats.classes),
         "per_group": {g: _opt_list(rates[i], ok[i]) for i, g in enumerate(stats.groups)},
     }
-    return _pairwise(stats, params, defined, distance, per_class, _NO_ROWS, details)
+    shares = _exact_shares(stats)
+
+    def exact_distance(a: int, b: int, common: BoolArray) -> Fraction:
+        assert shares is not None
+        sa, sb = shares[a], shares[b]
+        assert sa is not None and sb is not None
+        return _half_abs_sum([x - y for x, y in zip(sa, sb, strict=True)])
+
+    return _pairwise(
+        stats,
+        params,
+        defined,
+        distance,
+        per_class,
+        _NO_ROWS,
+        details,
+        exact_distance if shares is not None else None,
+    )
 
 
 def _matrix_details(stats: GroupStats, rows: FloatArray, defined: BoolArray) -> dict[str, Any]:
@@ -244,7 +309,27 @@ def multiclass_equality_of_opportunity(stats: GroupStats, params: Mapping[str, A
 
     details = _matrix_details(stats, rows, defined)
     details["per_class_of"] = "true class: total-variation distance of its normalised row"
-    return _pairwise(stats, params, defined, distance, per_class, _NO_TRUE, details)
+    erows = _exact_rows(stats)
+
+    def exact_distance(a: int, b: int, common: BoolArray) -> Fraction:
+        assert erows is not None
+        per_t = []
+        for t in np.flatnonzero(common).tolist():
+            ra, rb = erows[a][t], erows[b][t]
+            assert ra is not None and rb is not None
+            per_t.append(_half_abs_sum([x - y for x, y in zip(ra, rb, strict=True)]))
+        return _mean(per_t)
+
+    return _pairwise(
+        stats,
+        params,
+        defined,
+        distance,
+        per_class,
+        _NO_TRUE,
+        details,
+        exact_distance if erows is not None else None,
+    )
 
 
 def multiclass_average_odds(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -276,7 +361,32 @@ def multiclass_average_odds(stats: GroupStats, params: Mapping[str, Any]) -> Met
 
     details = _matrix_details(stats, rows, defined)
     details["per_class_of"] = "predicted class: |difference of the class-averaged rates|"
-    return _pairwise(stats, params, defined, distance, per_class, _NO_TRUE, details)
+    erows = _exact_rows(stats)
+
+    def exact_distance(a: int, b: int, common: BoolArray) -> Fraction:
+        assert erows is not None
+        ts = np.flatnonzero(common).tolist()
+        k = stats.num_classes
+        avg = []
+        for p in range(k):
+            diffs = []
+            for t in ts:
+                ra, rb = erows[a][t], erows[b][t]
+                assert ra is not None and rb is not None
+                diffs.append(ra[p] - rb[p])
+            avg.append(_mean(diffs))
+        return _half_abs_sum(avg)
+
+    return _pairwise(
+        stats,
+        params,
+        defined,
+        distance,
+        per_class,
+        _NO_TRUE,
+        details,
+        exact_distance if erows is not None else None,
+    )
 
 
 def multiclass_true_positive_difference(
@@ -307,7 +417,27 @@ def multiclass_true_positive_difference(
         "classes": list(stats.classes),
         "per_group": {g: _opt_list(tpr[i], defined[i]) for i, g in enumerate(stats.groups)},
     }
-    return _pairwise(stats, params, defined, distance, per_class, _NO_TRUE, details)
+    erows = _exact_rows(stats)
+
+    def exact_distance(a: int, b: int, common: BoolArray) -> Fraction:
+        assert erows is not None
+        diffs = []
+        for t in np.flatnonzero(common).tolist():
+            ra, rb = erows[a][t], erows[b][t]
+            assert ra is not None and rb is not None
+            diffs.append(abs(ra[t] - rb[t]))
+        return _mean(diffs)
+
+    return _pairwise(
+        stats,
+        params,
+        defined,
+        distance,
+        per_class,
+        _NO_TRUE,
+        details,
+        exact_distance if erows is not None else None,
+    )
 
 
 def _slice_keys(stats: GroupStats) -> list[tuple[str, ...] | None]:
@@ -336,7 +466,8 @@ def intersectional_disparity(stats: GroupStats, params: Mapping[str, Any]) -> Me
     One dimension column is allowed: the slices are then its groups.
     """
     c = stats.counts
-    acc, ok = safe_rate(np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2)))
+    hits, rows = np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2))
+    acc, ok = safe_rate(hits, rows)
     n = stats.n
     slice_details: dict[str, dict[str, Any]] = {}
     for i, (g, key) in enumerate(zip(stats.groups, _slice_keys(stats), strict=True)):
@@ -346,10 +477,12 @@ def intersectional_disparity(stats: GroupStats, params: Mapping[str, Any]) -> Me
             "values": None if key is None else dict(zip(stats.dimension, key, strict=True)),
         }
     details: dict[str, Any] = {"dimension": list(stats.dimension), "slice_details": slice_details}
-    mv = gap(stats, acc, ok, _NO_ROWS, worst="min", details=details)
+    mv = gap(stats, acc, ok, _NO_ROWS, worst="min", details=details, exact=(hits, rows))
     if mv.value is None:
         return mv
     out = dict(mv.details)
     out["worst_slice"] = out.pop("min_group")
     out["best_slice"] = out.pop("max_group")
-    return MetricValue(mv.value, mv.groups, mv.excluded, out, worst_group=mv.worst_group)
+    return MetricValue(
+        mv.value, mv.groups, mv.excluded, out, worst_group=mv.worst_group, exact=mv.exact
+    )

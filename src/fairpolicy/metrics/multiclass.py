@@ -16,9 +16,11 @@ where holisticai would invent a uniform 1/K rate, fairpolicy reports the cell.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from fairpolicy.metrics.base import (
     BoolArray,
@@ -26,7 +28,9 @@ from fairpolicy.metrics.base import (
     GroupValue,
     MetricValue,
     class_gaps,
+    exact_matrix,
     gap,
+    is_integral,
     safe_rate,
     too_few_groups,
     undefined_cells,
@@ -40,22 +44,61 @@ _REASON = {
 }
 
 
+def prediction_parts(stats: GroupStats) -> tuple[NDArray[Any], NDArray[Any]]:
+    """(numerators, denominators) of :func:`prediction_rates`."""
+    c = stats.counts
+    num = c.sum(axis=1)
+    return num, np.broadcast_to(c.sum(axis=(1, 2))[:, None], num.shape)
+
+
+def recall_parts(stats: GroupStats) -> tuple[NDArray[Any], NDArray[Any]]:
+    """(numerators, denominators) of :func:`recalls`."""
+    c = stats.counts
+    return np.diagonal(c, axis1=1, axis2=2), c.sum(axis=2)
+
+
+def precision_parts(stats: GroupStats) -> tuple[NDArray[Any], NDArray[Any]]:
+    """(numerators, denominators) of :func:`precisions`."""
+    c = stats.counts
+    return np.diagonal(c, axis1=1, axis2=2), c.sum(axis=1)
+
+
 def prediction_rates(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
     """(G, K) matrix of SR_g(c) = P(Ŷ = c | A = g)."""
-    c = stats.counts
-    return safe_rate(c.sum(axis=1), c.sum(axis=(1, 2))[:, None])
+    return safe_rate(*prediction_parts(stats))
 
 
 def recalls(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
     """(G, K) matrix of TPR_g(c) = P(Ŷ = c | Y = c, A = g)."""
-    c = stats.counts
-    return safe_rate(np.diagonal(c, axis1=1, axis2=2), c.sum(axis=2))
+    return safe_rate(*recall_parts(stats))
 
 
 def precisions(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
     """(G, K) matrix of PPV_g(c) = P(Y = c | Ŷ = c, A = g)."""
-    c = stats.counts
-    return safe_rate(np.diagonal(c, axis1=1, axis2=2), c.sum(axis=1))
+    return safe_rate(*precision_parts(stats))
+
+
+def _exact_summary(
+    cells: list[list[Fraction | None]],
+    idx: NDArray[np.intp],
+    aggregate: str,
+    weights: NDArray[Any] | None,
+) -> Fraction | None:
+    """The exact aggregate of the per-class gaps of the classes ``idx``."""
+    gaps: list[Fraction] = []
+    for k in idx.tolist():
+        col = [x for row in cells if (x := row[k]) is not None]
+        gaps.append(max(col) - min(col))
+    if aggregate == "max":
+        return max(gaps)
+    if aggregate == "mean":
+        return sum(gaps, Fraction(0)) / len(gaps)
+    if weights is None or not is_integral(weights):
+        return None
+    w = [int(weights[k]) for k in idx.tolist()]
+    if sum(w) <= 0:
+        return Fraction(0)
+    return sum((wk * g for wk, g in zip(w, gaps, strict=True)), Fraction(0)) / sum(w)
 
 
 def predicted_share(stats: GroupStats) -> FloatArray:
@@ -72,12 +115,16 @@ def per_class_summary(
     undefined_reason: str,
     aggregate: str,
     weights: FloatArray | None = None,
+    exact: tuple[NDArray[Any], NDArray[Any]] | None = None,
+    exact_weights: NDArray[Any] | None = None,
 ) -> MetricValue:
     """Reduce a (G, K) per-group-per-class rate matrix to one number.
 
     ``aggregate``: ``max`` (worst class gap), ``mean`` (unweighted mean of the
     defined class gaps) or ``weighted`` (Σ_c w_c·gap_c over defined classes,
-    weights renormalised over those classes).
+    weights renormalised over those classes). ``exact``: the matrix's integer
+    (numerators, denominators) and ``exact_weights`` the integer class weights (counts),
+    for the exact value (``MetricValue.exact``).
     """
     gaps, ok = class_gaps(values, defined)
     details: dict[str, Any] = {
@@ -115,11 +162,17 @@ def per_class_summary(
         w = weights[idx]
         value = float((w * gaps[idx]).sum() / w.sum()) if w.sum() > 0 else 0.0
         details["class_weights"] = [float(x) for x in weights]
+    matrix = exact_matrix(exact[0], exact[1], defined) if exact is not None else None
+    exact_value = (
+        _exact_summary(matrix, idx, aggregate, exact_weights) if matrix is not None else None
+    )
     # per-group values shown: each group's rate on the class driving the gap
     col, col_ok = values[:, worst_class], defined[:, worst_class]
     shown = gap(stats, col, col_ok, undefined_reason)
     details.update({k: v for k, v in shown.details.items() if k in ("max_group", "min_group")})
-    return MetricValue(value, shown.groups, (), details, worst_group=shown.worst_group)
+    return MetricValue(
+        value, shown.groups, (), details, worst_group=shown.worst_group, exact=exact_value
+    )
 
 
 def multiclass_demographic_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -134,7 +187,9 @@ def multiclass_demographic_parity(stats: GroupStats, params: Mapping[str, Any]) 
     """
     values, defined = prediction_rates(stats)
     agg = "max" if params.get("aggregation", "max") == "max" else "mean"
-    return per_class_summary(stats, values, defined, _REASON["sr"], agg)
+    return per_class_summary(
+        stats, values, defined, _REASON["sr"], agg, exact=prediction_parts(stats)
+    )
 
 
 def multiclass_equal_opportunity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -146,7 +201,9 @@ def multiclass_equal_opportunity(stats: GroupStats, params: Mapping[str, Any]) -
     Matches Venturalitica's ``multiclass_equal_opportunity``.
     """
     values, defined = recalls(stats)
-    return per_class_summary(stats, values, defined, _REASON["tpr"], "max")
+    return per_class_summary(
+        stats, values, defined, _REASON["tpr"], "max", exact=recall_parts(stats)
+    )
 
 
 def macro_equal_opportunity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -160,7 +217,9 @@ def macro_equal_opportunity_multiclass(stats: GroupStats, params: Mapping[str, A
     metric here is a true macro mean, so it is ≤ that maximum.
     """
     values, defined = recalls(stats)
-    return per_class_summary(stats, values, defined, _REASON["tpr"], "mean")
+    return per_class_summary(
+        stats, values, defined, _REASON["tpr"], "mean", exact=recall_parts(stats)
+    )
 
 
 def weighted_demographic_parity_multiclass(
@@ -181,11 +240,19 @@ def weighted_demographic_parity_multiclass(
     """
     strategy = params.get("strategy", "macro")
     values, defined = prediction_rates(stats)
+    parts = prediction_parts(stats)
     if strategy == "macro":
-        return per_class_summary(stats, values, defined, _REASON["sr"], "max")
+        return per_class_summary(stats, values, defined, _REASON["sr"], "max", exact=parts)
     if strategy == "weighted":
         return per_class_summary(
-            stats, values, defined, _REASON["sr"], "weighted", weights=predicted_share(stats)
+            stats,
+            values,
+            defined,
+            _REASON["sr"],
+            "weighted",
+            weights=predicted_share(stats),
+            exact=parts,
+            exact_weights=stats.counts.sum(axis=(0, 1)),
         )
     base = per_class_summary(stats, values, defined, _REASON["sr"], "max")
     if base.value is None:
@@ -231,12 +298,21 @@ def micro_equalized_odds_multiclass(stats: GroupStats, params: Mapping[str, Any]
     for that. Kept because seed 003 and Venturalitica define it so.
     """
     c = stats.counts
-    acc, ok = safe_rate(np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2)))
-    mv = gap(stats, acc, ok, "group has no rows", worst="min")
+    hits, n = np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2))
+    acc, ok = safe_rate(hits, n)
+    mv = gap(stats, acc, ok, "group has no rows", worst="min", exact=(hits, n))
     if mv.value is None:
         return mv
     details = dict(mv.details, accuracy_gap=mv.value, error_rate_gap=mv.value)
-    return MetricValue(2 * mv.value, mv.groups, mv.excluded, details, worst_group=mv.worst_group)
+    exact = 2 * mv.exact if mv.exact is not None else None
+    return MetricValue(
+        2 * mv.value,
+        mv.groups,
+        mv.excluded,
+        details,
+        worst_group=mv.worst_group,
+        exact=exact,
+    )
 
 
 def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -247,11 +323,19 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
     value, strategy=weighted:        Σ_c P(Ŷ = c)·gap_c / Σ_c P(Ŷ = c) over comparable classes
     """
     values, defined = precisions(stats)
+    parts = precision_parts(stats)
     if params.get("strategy", "macro") == "weighted":
         return per_class_summary(
-            stats, values, defined, _REASON["ppv"], "weighted", weights=predicted_share(stats)
+            stats,
+            values,
+            defined,
+            _REASON["ppv"],
+            "weighted",
+            weights=predicted_share(stats),
+            exact=parts,
+            exact_weights=stats.counts.sum(axis=(0, 1)),
         )
-    return per_class_summary(stats, values, defined, _REASON["ppv"], "max")
+    return per_class_summary(stats, values, defined, _REASON["ppv"], "max", exact=parts)
 
 
 CONFUSION_VALUES = (

@@ -16,12 +16,20 @@ metrics read the target axis only, so a bound prediction changes nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
 
-from fairpolicy.metrics.base import FloatArray, GroupValue, MetricValue, safe_rate
-from fairpolicy.metrics.binary import group_rate
+from fairpolicy.metrics.base import (
+    FloatArray,
+    GroupValue,
+    MetricValue,
+    exact_rates,
+    is_integral,
+    safe_rate,
+)
+from fairpolicy.metrics.binary import group_rate, rate_parts
 from fairpolicy.stats import GroupStats, IntArray
 
 Which = Literal["precision", "recall", "f1"]
@@ -272,7 +280,12 @@ def group_min_positive_rate(stats: GroupStats, params: Mapping[str, Any]) -> Met
     if not defined.any():
         return MetricValue(None, groups, (), details, reason="no group has rows")
     worst = _best(stats, per)
-    return MetricValue(float(values[defined].min()), groups, (), details, worst_group=worst)
+    num, den = rate_parts(c, stats.positive, "prev")
+    rates = exact_rates((num, den), np.flatnonzero(defined))
+    exact = min(rates) if rates else None
+    return MetricValue(
+        float(values[defined].min()), groups, (), details, worst_group=worst, exact=exact
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -294,12 +307,19 @@ def min_group_share(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     total = float(n.sum()) + stats.unknown_n
     shares = [float(v) / total for v in n]
     details = {"rows": int(total), "unknown_n": stats.unknown_n}
+    sizes = stats.n
+    exact = (
+        Fraction(int(sizes.min()), int(sizes.sum()) + stats.unknown_n)
+        if is_integral(sizes) and len(sizes) and int(sizes.sum()) + stats.unknown_n > 0
+        else None
+    )
     return MetricValue(
         float(min(shares)),
         _group_values(stats, list(shares)),
         (),
         details,
         worst_group=_best(stats, list(shares)),
+        exact=exact,
     )
 
 

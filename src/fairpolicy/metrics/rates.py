@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Literal, cast
 
 import numpy as np
 
 from fairpolicy.errors import MetricError
+from fairpolicy.exact import decimal_fraction
 from fairpolicy.metrics.base import (
     Excluded,
     FloatArray,
     GroupValue,
     MetricValue,
+    is_integral,
     safe_rate,
     too_few_groups,
 )
-from fairpolicy.metrics.binary import _UNDEFINED, Rate, group_rate, rate_gap
+from fairpolicy.metrics.binary import _UNDEFINED, Rate, group_rate, rate_gap, rate_parts
 from fairpolicy.stats import INTERSECTION_SEP, GroupStats
 
 # ---------------------------------------------------------------------------
@@ -207,7 +210,10 @@ def generalized_entropy_index(stats: GroupStats, params: Mapping[str, Any]) -> M
     An individual-fairness index over every compared row (unknown-group and
     excluded rows are not counted), computed exactly from the counts. Equals
     aif360 ``generalized_entropy_index`` / ``generalized_entropy_error`` and
-    holisticai ``generalized_entropy_index``. Undefined (None, with the reason)
+    holisticai ``generalized_entropy_index`` for α ≠ 0. Deliberate difference at
+    α = 0: fairpolicy returns the textbook mean log deviation above; aif360 and
+    holisticai compute −1/n · Σ_i ln(b_i/μ) / μ (an extra division by μ), which is
+    that value divided by μ. Undefined (None, with the reason)
     when μ = 0 (every row a false negative) or when α ≤ 0 and some row has
     b = 0: aif360 returns ∞ there, fairpolicy never reports an infinite value.
     Per-group values are each group's own GE(α); ``details`` carry the
@@ -299,6 +305,29 @@ def _disparity_rates(stats: GroupStats, rate: str) -> tuple[FloatArray, Any, str
     return vals, ok, _UNDEFINED[r]
 
 
+def _disparity_exact(stats: GroupStats, rate: str, ok: Any) -> list[Fraction | None] | None:
+    """The exact per-group rates of :func:`_disparity_rates` (None where undefined), or
+    None when the counts are not integers."""
+    if rate == "ppr":
+        tp, fp, _, _ = stats.binary()
+        num = tp + fp
+        den = np.full_like(num, num.sum())
+    else:
+        assert stats.positive is not None
+        r = cast(Rate, _SYNONYM.get(rate, rate))
+        num, den = rate_parts(stats.counts, stats.positive, r)
+    if not is_integral(num, den):
+        return None
+    nums, dens = np.asarray(num).tolist(), np.asarray(den).tolist()
+    pairs = enumerate(zip(nums, dens, strict=True))
+    return [Fraction(a, b) if ok[i] else None for i, (a, b) in pairs]
+
+
+def _log_distance(d: Fraction) -> Fraction | None:
+    """max(D, 1/D): orders ratios as |ln D| does, exactly; None for D = 0 (infinitely far)."""
+    return None if d == 0 else max(d, 1 / d)
+
+
 def disparity_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     """Aequitas disparity: each group's rate divided by a reference group's rate.
 
@@ -377,12 +406,26 @@ def disparity_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
             ratios[ok] > 0, np.abs(np.log(np.where(ratios[ok] > 0, ratios[ok], 1.0))), np.inf
         )
     worst = int(ok[int(np.argmax(distance))])
+    exact_rates = _disparity_exact(stats, rate, defined)
+    exact: Fraction | None = None
+    if exact_rates is not None:
+        ref_exact = exact_rates[ref]
+        assert ref_exact is not None and ref_exact != 0
+        d = {i: x / ref_exact for i in ok.tolist() if (x := exact_rates[i]) is not None}
+        # the farthest from 1, decided exactly (first by name on a tie, as above)
+        worst = next((i for i in d if d[i] == 0), -1)
+        if worst < 0:
+            far = {i: _log_distance(v) for i, v in d.items()}
+            top = max(v for v in far.values() if v is not None)
+            worst = next(i for i, v in far.items() if v == top)
+        exact = d[worst]
     groups = tuple(
         GroupValue(g, int(n[i]), float(ratios[i]) if defined[i] else None)
         for i, g in enumerate(stats.groups)
     )
+    value = float(ratios[worst])
     return MetricValue(
-        float(ratios[worst]), groups, excluded, details, worst_group=stats.groups[worst]
+        value, groups, excluded, details, worst_group=stats.groups[worst], exact=exact
     )
 
 
@@ -424,24 +467,32 @@ def _level(
     hits: FloatArray,
     total: float,
     min_share: float,
-) -> dict[str, Any]:
-    """Impact ratios of one level (a column, or the intersection of all columns)."""
-    agg: dict[tuple[str, ...], list[float]] = {}
+) -> tuple[dict[str, Any], Fraction | None]:
+    """Impact ratios of one level (a column, or the intersection of all columns), and
+    the exact lowest kept impact ratio (None when undefined).
+
+    Counts are integers, so shares and ratios are decided exactly: a category holding
+    exactly ``min_share`` of the rows is kept, and the lowest ratio is exact."""
+    agg: dict[tuple[str, ...], list[int]] = {}
     for k, ni, hi in zip(keys, n, hits, strict=True):
-        cell = agg.setdefault(tuple(k[c] for c in cols), [0.0, 0.0])
-        cell[0] += float(ni)
-        cell[1] += float(hi)
+        cell = agg.setdefault(tuple(k[c] for c in cols), [0, 0])
+        cell[0] += int(ni)
+        cell[1] += int(hi)
+    share_floor = decimal_fraction(min_share)
+    exact_rate: dict[str, Fraction] = {}
     cats: list[dict[str, Any]] = []
     for key in sorted(agg):
         size, hit = agg[key]
+        category = INTERSECTION_SEP.join(key)
+        exact_rate[category] = Fraction(hit, size)
         cats.append(
             {
-                "category": INTERSECTION_SEP.join(key),
-                "n": int(size),
-                "selected": int(hit),
+                "category": category,
+                "n": size,
+                "selected": hit,
                 "share": size / total,
                 "rate": hit / size,
-                "excluded": size / total < min_share,
+                "excluded": Fraction(size) / Fraction(int(total)) < share_floor,
                 "impact_ratio": None,
             }
         )
@@ -452,19 +503,21 @@ def _level(
             f"{len(kept)} category(ies) hold at least min_share={min_share:g} of the rows; "
             "at least 2 are needed to compare"
         )
-        return level
-    top = max(kept, key=lambda c: c["rate"])
+        return level, None
+    top = max(kept, key=lambda c: exact_rate[c["category"]])
+    top_rate = exact_rate[top["category"]]
     level["highest_category"] = top["category"]
     level["highest_rate"] = top["rate"]
-    if top["rate"] == 0:
+    if top_rate == 0:
         level["reason"] = "no category has a selected row, so every impact ratio is 0/0"
-        return level
+        return level, None
+    ratios = {c["category"]: exact_rate[c["category"]] / top_rate for c in cats}
     for c in cats:
-        c["impact_ratio"] = c["rate"] / top["rate"]
-    low = min(kept, key=lambda c: c["impact_ratio"])
+        c["impact_ratio"] = float(ratios[c["category"]])
+    low = min(kept, key=lambda c: ratios[c["category"]])
     level["min_impact_ratio"] = low["impact_ratio"]
     level["lowest_category"] = low["category"]
-    return level
+    return level, ratios[low["category"]]
 
 
 def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricValue:
@@ -511,7 +564,9 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     plan: list[tuple[str, tuple[int, ...]]] = [(stats.dimension[i], (i,)) for i in range(d)]
     if d > 1:
         plan.append((",".join(stats.dimension), tuple(range(d))))
-    levels = [_level(name, keys, cols, n, hits, total, min_share) for name, cols in plan]
+    measured = [_level(name, keys, cols, n, hits, total, min_share) for name, cols in plan]
+    levels = [lv for lv, _ in measured]
+    exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels
     # the finest level's categories are the stats groups, in the same order
     finest = {c["category"]: c for c in levels[-1]["categories"]}
@@ -536,14 +591,16 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     if not compared:
         reasons = "; ".join(f"{lv['level']}: {lv['reason']}" for lv in levels)
         return MetricValue(None, tuple(groups), tuple(excluded), details, reason=reasons)
-    worst = min(compared, key=lambda lv: lv["min_impact_ratio"])
+    worst = min(compared, key=lambda lv: exact_min[lv["level"]] or 0)
     details["worst"] = {"level": worst["level"], "category": worst["lowest_category"]}
+    exact = exact_min[worst["level"]]
     return MetricValue(
         float(worst["min_impact_ratio"]),
         tuple(groups),
         tuple(excluded),
         details,
         worst_group=worst["lowest_category"],
+        exact=exact,
     )
 
 

@@ -46,6 +46,13 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ),
     ParamSpec("num_classes", int, None, help="declared number of classes K (labels 0..K-1)"),
     ParamSpec(
+        "classes",
+        str,
+        None,
+        help="the class labels, comma-separated, in the order of the score columns "
+        "(classes: nevus,melanoma pairs p_0 with nevus); labels outside it are an error",
+    ),
+    ParamSpec(
         "min_share",
         float,
         None,

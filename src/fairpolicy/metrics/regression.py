@@ -9,9 +9,12 @@ groups it is fairlearn's ``between_groups`` convention (the largest pairwise
 difference). Values are in the units of the target (squared units never
 appear: RMSE is compared, not MSE), so thresholds are data-specific.
 
-A group's statistic is undefined, and the group excluded with the reason, when
-it has no rows or when its sums are not finite (an infinite value in the
-target or prediction, or float64 overflow of Σr²); never NaN.
+Each metric reads only the sum it needs (mean prediction Σŷ, mean residual Σr,
+MAE Σ|r|, RMSE Σr²), so a square that overflows cannot make an MAE undefined.
+A group with no rows is excluded with the reason. A sum the metric needs that
+overflows float64 (values beyond ~1e154 for RMSE's squares, sums beyond ~1e308)
+is an error (exit 2) naming the sum, never an excluded group or an inconclusive
+result; infinite input values are refused when the data is bound.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fairpolicy.errors import MetricError
+from fairpolicy.errors import MetricError, Problem
 from fairpolicy.metrics.base import BoolArray, FloatArray, MetricValue, gap, safe_rate
 from fairpolicy.stats import GroupStats
 
@@ -32,9 +35,28 @@ Statistic = Literal["mean_prediction", "mean_residual", "mae", "rmse"]
 _COLUMN: dict[Statistic, int] = {"mean_prediction": 1, "mean_residual": 2, "mae": 3, "rmse": 4}
 
 _NO_ROWS = "group has no rows"
-_NOT_FINITE = (
-    "group's sums are not finite (an infinite target/prediction value, or float64 overflow)"
-)
+
+#: what each statistic sums, for the overflow message
+_SUM_NAME: dict[Statistic, str] = {
+    "mean_prediction": "Σŷ (the predictions)",
+    "mean_residual": "Σ(y − ŷ) (the residuals)",
+    "mae": "Σ|y − ŷ| (the absolute residuals)",
+    "rmse": "Σ(y − ŷ)² (the squared residuals)",
+}
+
+
+def _overflow(stats: GroupStats, statistic: Statistic, groups: list[str]) -> MetricError:
+    shown = ", ".join(f"'{g}'" for g in groups[:5]) + (" …" if len(groups) > 5 else "")
+    return MetricError(
+        Problem(
+            f"the sum {_SUM_NAME[statistic]} of group(s) {shown} in "
+            f"'{','.join(stats.dimension)}' overflows a 64-bit float (its values are too "
+            f"large{' to square' if statistic == 'rmse' else ''}), so {statistic} cannot be "
+            "computed; a result here would be a guess.",
+            hint="rescale input.target and input.prediction by the same factor (e.g. "
+            "express amounts in millions) and scale the threshold to match.",
+        )
+    )
 
 
 def group_statistic(stats: GroupStats, statistic: Statistic) -> tuple[FloatArray, BoolArray]:
@@ -47,31 +69,38 @@ def group_statistic(stats: GroupStats, statistic: Statistic) -> tuple[FloatArray
             "a regression metric was given no regression statistics (bind numeric "
             "input.target and input.prediction)."
         )
-    sums = stats.regression.sums
-    values, defined = safe_rate(sums[:, _COLUMN[statistic]], stats.n)
+    column = stats.regression.sums[:, _COLUMN[statistic]]
+    bad = (stats.n > 0) & ~np.isfinite(column)
+    if bad.any():
+        raise _overflow(stats, statistic, [stats.groups[i] for i in np.flatnonzero(bad)])
+    with np.errstate(over="ignore"):
+        values, defined = safe_rate(column, stats.n)
     if statistic == "rmse":
         values = np.sqrt(np.maximum(values, 0.0))
-    finite = np.isfinite(values) & np.isfinite(sums).all(axis=1)
-    values = np.where(finite, values, 0.0)
-    return values, defined & finite
+    return values, defined
 
 
 def _gap(
     stats: GroupStats, statistic: Statistic, worst: Literal["min", "max", "abs"]
 ) -> MetricValue:
     values, defined = group_statistic(stats, statistic)
-    reason = _NO_ROWS
-    if not defined.all():
-        no_rows = stats.n == 0
-        reason = _NO_ROWS if bool(no_rows[~defined].all()) else _NOT_FINITE
     mv = gap(
         stats,
         values,
         defined,
-        reason,
+        _NO_ROWS,
         worst="max" if worst == "abs" else worst,
         details={"statistic": statistic},
     )
+    if mv.value is not None and not np.isfinite(mv.value):  # max − min beyond 1.8e308
+        raise MetricError(
+            Problem(
+                f"the {statistic} gap across '{','.join(stats.dimension)}' overflows a 64-bit "
+                "float (the group statistics are near ±1e308).",
+                hint="rescale input.target and input.prediction by the same factor and "
+                "scale the threshold to match.",
+            )
+        )
     if worst == "abs" and mv.value is not None:
         ok = np.flatnonzero(defined)
         far = int(ok[np.argmax(np.abs(values[ok]))])
@@ -89,7 +118,7 @@ def mean_prediction_parity(stats: GroupStats, params: Mapping[str, Any]) -> Metr
     (fairlearn's between_groups). The worst group named is the one with the
     lowest mean prediction (the disadvantaged one when the prediction is a
     benefit such as a salary or a loan amount; for a risk score read
-    ``max_group`` in the details). Undefined for a group with non-finite sums.
+    ``max_group`` in the details). A sum that overflows is an error.
     """
     return _gap(stats, "mean_prediction", "min")
 
@@ -102,8 +131,8 @@ def residual_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
 
     Seed 004: |mean_r_g0 − mean_r_g1|, generalised to max − min. Per-group values
     are the signed mean residuals; the worst group is the one whose mean residual
-    is farthest from 0 (the most biased, in either direction). Undefined for a
-    group with non-finite sums.
+    is farthest from 0 (the most biased, in either direction). A sum that overflows
+    is an error.
     """
     return _gap(stats, "mean_residual", "abs")
 
@@ -115,7 +144,7 @@ def mae_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     value = max_g MAE_g − min_g MAE_g               (0 = parity; range [0, ∞), target units)
 
     Seed 004: |MAE_g0 − MAE_g1|, generalised to max − min. The worst group is
-    the one with the largest MAE. Undefined for a group with non-finite sums.
+    the one with the largest MAE. A sum that overflows is an error.
     """
     return _gap(stats, "mae", "max")
 
@@ -128,6 +157,7 @@ def rmse_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
 
     Seed 004 reports the per-group RMSE (its parity is the same max − min
     reduction as the other gaps). The worst group is the one with the largest
-    RMSE. Undefined for a group whose Σr² is not finite (overflow).
+    RMSE. A Σr² that overflows (residuals beyond ~1e154) is an error, not a
+    guess; MAE, mean residual and mean prediction need no squares.
     """
     return _gap(stats, "rmse", "max")

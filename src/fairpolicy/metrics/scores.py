@@ -107,13 +107,32 @@ def _auc(d: _Dist) -> float | None:
     return float(np.dot(pos, below + 0.5 * neg) / (float(p) * float(n)))
 
 
+#: a score within this many bin widths below an edge k/n_bins counts as on the edge: the
+#: double nearest a decimal such as 0.3 lies up to ~1e-16 below it, and s·n_bins adds one
+#: rounding, so 1e-12 separates every score written with up to 12 decimals from the edge
+BIN_EDGE_TOLERANCE = 1e-12
+
+
+def bin_index(values: FloatArray, n_bins: int) -> NDArray[np.intp]:
+    """The bin of each score in [0, 1] under the documented rule: ``n_bins`` equal-width
+    bins [k/n, (k+1)/n), the last one closed [lo, 1].
+
+    The edges are the exact decimals k/n, not ``np.linspace`` floats: ``linspace`` puts
+    the 0.3 edge at 0.30000000000000004, so a score written 0.3 (or 0.6, 0.7) would land
+    in the bin below. Here bin = floor(s·n + BIN_EDGE_TOLERANCE), clipped to the last bin.
+    """
+    with np.errstate(invalid="ignore"):
+        k = np.floor(np.asarray(values, dtype=np.float64) * n_bins + BIN_EDGE_TOLERANCE)
+    return np.clip(k, 0, n_bins - 1).astype(np.intp)
+
+
 def _ece(d: _Dist, n_bins: int) -> float:
-    """ECE with ``n_bins`` equal-width bins on [0, 1]: [lo, hi), the last bin [lo, 1].
+    """ECE with ``n_bins`` equal-width bins on [0, 1]: [lo, hi), the last bin [lo, 1]
+    (edges exactly k/n_bins, see :func:`bin_index`).
 
     value = Σ_b (n_b / n) · |pos_b / n_b − mean score in b|; scores in [0, 1].
     """
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    idx = np.minimum(np.searchsorted(edges, d.values, side="right") - 1, n_bins - 1)
+    idx = bin_index(d.values, n_bins)
     tot = d.total.astype(np.float64)
     n_b = np.bincount(idx, weights=tot, minlength=n_bins)
     pos_b = np.bincount(idx, weights=d.pos.astype(np.float64), minlength=n_bins)
@@ -398,7 +417,12 @@ def calibration_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     """Calibration gap: ECE per group, max − min (fmm_fairness ``calibration_gap``).
 
     Bins: ``n_bins`` (default 10) equal-width bins on [0, 1], each [lo, hi) and
-    the last one closed [lo, 1], so a score of exactly 1.0 is counted.
+    the last one closed [lo, 1], so a score of exactly 1.0 is counted. The edges
+    are the exact decimals k/n_bins (a score within 1e-12 bin widths below an edge
+    counts as on it). Deliberate difference from fmm_fairness: its edges are
+    ``np.linspace`` floats (0.30000000000000004), so a score of exactly 0.3, 0.6 or
+    0.7 (decile scores such as COMPAS's) falls in the bin below there and in the
+    bin it names here; other scores bin identically.
     ECE(g) = Σ_b (n_b / n_g) · |pos_b / n_b − mean score in b|
              (pos_b: rows of the positive class in bin b; empty bins add nothing)
     value = max_g ECE(g) − min_g ECE(g)
@@ -532,7 +556,11 @@ def calibration_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricVa
     a group with a single class is excluded ("single-class" in the seed), and
     groups under min_samples (seed 002: n < 30, the runner's default) are
     excluded. The bin convention is the same as fmm's (both left-closed, last
-    bin closed), so the per-group ECE values coincide. A score outside [0, 1]
+    bin closed), so the per-group ECE values coincide. Deliberate difference from
+    eval-toolkit (and fmm): their edges are ``np.linspace`` floats, so a score of
+    exactly 0.3, 0.6 or 0.7 falls in the bin below; here the edges are the exact
+    decimals k/n_bins (a score within 1e-12 bin widths below an edge counts as on
+    it), so such a score lies in the bin [lo, hi) names. A score outside [0, 1]
     excludes its group (eval-toolkit raises). Seed 002's example calls the
     debiased L2 equal-mass ECE; that estimator splits tied scores by row order,
     so it is not a function of the score distribution and is not offered.

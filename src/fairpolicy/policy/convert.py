@@ -40,8 +40,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fairpolicy.cli import write_atomic
-from fairpolicy.errors import OutputError, Problem, UsageError
+from fairpolicy.errors import Problem, UsageError
+from fairpolicy.outputs import target, write_atomic
 from fairpolicy.policy import oscal
 from fairpolicy.policy.schema import NS, ROLES, Control, Operator, Policy, Threshold
 
@@ -100,20 +100,16 @@ def convert_file(
             file=str(prof),
             hint="give --profile another path than -o",
         )
-    for target in (out, prof):
-        if target is not None and target.resolve() == source.resolve():
+    for path in (out, prof):
+        if path is not None and path.resolve() == source.resolve():
             raise UsageError(
                 "the output would overwrite the policy being converted.",
-                file=str(target),
+                file=str(path),
                 hint="write the catalog (and profile) to new files",
             )
-    for target in (out, prof):  # before anything is written: no half-written pair
-        if target is not None and not target.parent.is_dir():
-            raise OutputError(
-                f"the directory '{target.parent}' does not exist.",
-                file=str(target),
-                hint="create it first or choose another path.",
-            )
+    for path in (out, prof):  # before anything is written: no half-written pair
+        if path is not None:
+            target(str(path))  # a folder on the way that cannot be created, a directory
     data, sha = oscal.read_document(source)
     _refuse_oscal(data, source)
     policy = load_policy(source)
@@ -393,9 +389,11 @@ def _refuse_oscal(data: Any, source: Path) -> None:
 def _last_modified(data: Any, source: Path) -> str:
     """``SOURCE_DATE_EPOCH``, else the source's ``metadata.last-modified`` (when a valid
     OSCAL date-time with a time zone), else the source file's modification time."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
-        return _iso(int(epoch))
+    from fairpolicy.env import source_date_epoch
+
+    epoch = source_date_epoch()
+    if epoch is not None:
+        return _iso(epoch)
     written = None
     if isinstance(data, Mapping):
         for root in ("assessment-plan", "component-definition"):

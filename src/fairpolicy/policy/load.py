@@ -9,10 +9,9 @@ the file before one :class:`~fairpolicy.errors.PolicyError` is raised.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from pydantic import ValidationError
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
 from fairpolicy.policy import oscal
+from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
 from fairpolicy.policy.schema import (
     NS,
@@ -84,13 +84,16 @@ def load_policy(
     source: str | os.PathLike[str] | Mapping[str, Any] | list[Any],
     *,
     base_dir: str | os.PathLike[str] | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] = (),
 ) -> Policy:
     """Load and validate a policy.
 
     ``source`` is a path to a YAML or JSON file, or an already-parsed mapping or list.
     ``base_dir`` is where relative hrefs (a component-definition's ``source``, a
     profile's imports) resolve; default the file's directory, or the working directory
-    for a mapping. Raises :class:`PolicyError` listing every problem found.
+    for a mapping. Files the policy names (imports, sources) must lie in that folder's
+    tree or under one of ``allow_paths`` (``--allow-path``). Raises
+    :class:`PolicyError` listing every problem found.
     """
     sha = file = None
     if isinstance(source, str | os.PathLike):
@@ -106,7 +109,7 @@ def load_policy(
         )
     if base_dir is not None:
         base = Path(base_dir)
-    ctx = Ctx()
+    ctx = Ctx(roots=oscal.confinement(base, allow_paths))
     form, metadata, raws = _normalise(data, file, base, ctx)
     raws = _policy_wide(metadata, raws, file, ctx)
     controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]
@@ -122,6 +125,7 @@ def load_policy(
             form=form,
             controls=tuple(controls),
             warnings=tuple(ctx.warnings),
+            documents=tuple(ctx.documents),
         )
     except ValidationError as exc:  # not expected: _build checks what the models check
         raise PolicyError(str(exc), file=file) from None
@@ -332,6 +336,17 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
                 f"add a prop {roles} naming the column",
             )
     params, settings = _params(spec, others, err)
+    if spec is not None and operator is not None and threshold is not None:
+        vacuous = _vacuous(spec, operator, threshold)
+        if vacuous:
+            lo, hi = spec.value_range
+            err(
+                f"the threshold '{operator.value} {threshold.render()}' can {vacuous}: metric "
+                f"'{spec.key}' takes values in [{lo:g}, {hi:g}]",
+                "threshold",
+                f"write a threshold inside [{lo:g}, {hi:g}] (`fairpolicy metrics show "
+                f"{spec.key}` describes the metric)",
+            )
 
     mode_text = _text(fields.get("enforcement_mode"))
     severity = _text(fields.get("severity"))
@@ -397,15 +412,47 @@ def _operator(value: Any, err: Err) -> Operator | None:
 def _threshold(
     raw: RawControl, fields: Mapping[str, Any], operator: Operator | None, err: Err, ctx: Ctx
 ) -> Threshold | None:
-    """Threshold from the OSCAL param if it has values, else the ``threshold`` prop."""
+    """Threshold from the OSCAL param if it has values, else the ``threshold`` prop;
+    the values it takes precedence over are checked by :func:`_precedence`."""
+    found = _threshold_of(raw, fields, operator, err)
+    if found is not None and raw.threshold is not None and operator is not None:
+        _precedence(raw, fields, operator, found, err, ctx)
+    elif found is not None and raw.replaced_threshold is not None and operator is not None:
+        _replaced_prop(raw, operator, found, err, ctx)
+    return found
+
+
+def _replaced_prop(raw: RawControl, op: Operator, winner: Threshold, err: Err, ctx: Ctx) -> None:
+    """A component-definition's ``threshold`` prop replaced the catalog/profile control's
+    ``threshold`` prop: loosening a profile's is an error, a catalog's a reported warning
+    (as for params, :func:`_precedence`)."""
+    assert raw.replaced_threshold is not None
+    value, old_at, kind = raw.replaced_threshold
+    old = _parse_threshold(value if isinstance(value, list) else [value], op)
+    if old is None or not _loosens(op, winner, old):
+        return
+    here = raw.prop_where.get("threshold", raw.file or "policy")
+    text = (
+        f"threshold '{op.value} {winner.render()}' ({here}, component-definition) is looser "
+        f"than '{op.value} {old.render()}' ({old_at}, {kind})"
+    )
+    if kind == "profile":
+        err(
+            f"{text}; a component-definition may not loosen its profile's threshold",
+            "threshold",
+            "remove the threshold prop, or write one at least as strict as the profile's",
+        )
+    else:
+        ctx.warnings.append(
+            f"control '{_text(raw.control_id)}': {text}; the component-definition's value applies"
+        )
+
+
+def _threshold_of(
+    raw: RawControl, fields: Mapping[str, Any], operator: Operator | None, err: Err
+) -> Threshold | None:
     if raw.threshold is not None:
         key, values = raw.threshold
-        given = ",".join(str(_text(v)) for v in values)
-        if "threshold" in fields and _text(fields["threshold"]) != given:
-            ctx.warnings.append(
-                f"control '{_text(raw.control_id)}': threshold prop "
-                f"'{_text(fields['threshold'])}' is overridden by {key}: '{given}'"
-            )
     elif "threshold" in fields:
         key, value = "threshold", fields["threshold"]
         values = value if isinstance(value, list) else [value]
@@ -420,12 +467,9 @@ def _threshold(
             return None
         for part in text.split(","):
             try:
-                number = float(part)
-            except ValueError:
-                err(f"{key} '{part.strip()}' is not a number", key, "write a number such as 0.1")
-                return None
-            if not math.isfinite(number):
-                err(f"{key} '{part.strip()}' is not a finite number", key)
+                number = parse_float(part.strip())
+            except ValueError as exc:
+                err(f"{key} {exc}", key, NUMBER_HINT)
                 return None
             numbers.append(number)
     written = ",".join(f"{x:g}" for x in numbers)
@@ -447,6 +491,124 @@ def _threshold(
             err(f"operator '{operator.value}' needs one number, got '{written}'", key)
         return None
     return Threshold(value=numbers[0])
+
+
+def _parse_threshold(values: list[Any], operator: Operator) -> Threshold | None:
+    """``values`` (a param's values or a prop's value) as a threshold for ``operator``;
+    None when they do not make one (the winning value's problems are reported elsewhere)."""
+    try:
+        numbers = [
+            parse_float(part.strip()) for v in values for part in str(_text(v) or "").split(",")
+        ]
+    except ValueError:
+        return None
+    if operator is Operator.BETWEEN:
+        ok = len(numbers) == 2 and numbers[0] <= numbers[1]
+        return Threshold(low=numbers[0], high=numbers[1]) if ok else None
+    return Threshold(value=numbers[0]) if len(numbers) == 1 else None
+
+
+def _loosens(op: Operator, new: Threshold, old: Threshold) -> bool:
+    """Does ``value op new`` pass some value that ``value op old`` fails? (The set of
+    passing values under ``new`` is not inside the one under ``old``.)"""
+    if op is Operator.BETWEEN:
+        assert None not in (new.low, new.high, old.low, old.high)
+        return new.low < old.low or new.high > old.high  # type: ignore[operator]
+    assert new.value is not None and old.value is not None
+    if op in (Operator.LT, Operator.LE):
+        return new.value > old.value
+    if op in (Operator.GT, Operator.GE):
+        return new.value < old.value
+    return new.value != old.value  # == and !=: any change passes something new
+
+
+def _precedence(
+    raw: RawControl,
+    fields: Mapping[str, Any],
+    op: Operator,
+    winner: Threshold,
+    err: Err,
+    ctx: Ctx,
+) -> None:
+    """Check the threshold chain (component-definition › profile › catalog param › prop)
+    around the winning param value. A value that loses but is *stricter* than the winner:
+
+    - a ``threshold`` prop that a param overrides: an error naming both (the author wrote
+      the stricter number where it has no effect);
+    - a profile's value that a component-definition loosens: an error naming both (the
+      component must meet the baseline it implements);
+    - a catalog's (or an imported profile's) value that a profile or component-definition
+      loosens: a warning naming both, carried into every report (tailoring a catalog
+      default is what profiles are for, but never silently).
+
+    A looser value that loses is a warning only when it is a prop (it is overridden)."""
+    cid = _text(raw.control_id)
+    pv = raw.threshold_param
+    assert raw.threshold is not None
+    key = raw.threshold[0]
+    win_at = pv.where if pv is not None else key
+    if "threshold" in fields:
+        prop = fields["threshold"]
+        prop_t = _parse_threshold(prop if isinstance(prop, list) else [prop], op)
+        prop_at = raw.prop_where.get("threshold") or (raw.file or "policy")
+        written = _text(prop) if not isinstance(prop, list) else ",".join(map(str, prop))
+        if prop_t is None or prop_t == winner:
+            pass
+        elif _loosens(op, winner, prop_t):
+            err(
+                f"the threshold prop '{op.value} {prop_t.render()}' ({prop_at}) is stricter than "
+                f"{key}: '{op.value} {winner.render()}' ({win_at}), which takes precedence; the "
+                "stricter value would be ignored",
+                "threshold",
+                "remove the threshold prop, or set the param's value (set-parameters) to the "
+                "threshold you mean",
+            )
+        else:
+            ctx.warnings.append(
+                f"control '{cid}': threshold prop '{written}' is overridden by {key}: "
+                f"'{winner.render()}'"
+            )
+    if pv is None:
+        return
+    for old in pv.earlier:
+        old_t = _parse_threshold(old.values or [], op)
+        if old_t is None or not _loosens(op, winner, old_t):
+            continue
+        text = (
+            f"'{op.value} {winner.render()}' ({pv.where}, {pv.kind}) is looser than "
+            f"'{op.value} {old_t.render()}' ({old.where}, {old.kind})"
+        )
+        if pv.kind == "component-definition" and old.kind == "profile":
+            err(
+                f"{key}: {text}; a component-definition may not loosen its profile's threshold",
+                key,
+                "remove the set-parameters entry, or set a value at least as strict as the "
+                "profile's",
+            )
+        else:
+            ctx.warnings.append(f"control '{cid}': threshold {text}; the {pv.kind}'s value applies")
+
+
+def _vacuous(spec: MetricSpec, op: Operator, t: Threshold) -> str | None:
+    """``never pass`` or ``never fail`` when no value in the metric's declared range
+    ``[lo, hi]`` can make ``value op t`` false (or true); None otherwise."""
+    lo, hi = spec.value_range
+    if op is Operator.BETWEEN:
+        assert t.low is not None and t.high is not None
+        if t.high < lo or t.low > hi:
+            return "never pass"
+        return "never fail" if t.low <= lo and t.high >= hi else None
+    assert t.value is not None
+    v = t.value
+    always, never = {
+        Operator.LT: (hi < v, v <= lo),
+        Operator.LE: (hi <= v, v < lo),
+        Operator.GT: (lo > v, v >= hi),
+        Operator.GE: (lo >= v, v > hi),
+        Operator.EQ: (lo == hi == v, v < lo or v > hi),
+        Operator.NE: (v < lo or v > hi, lo == hi == v),
+    }[op]
+    return "never fail" if always else "never pass" if never else None
 
 
 def _params(
@@ -493,19 +655,17 @@ def _coerce(ps: ParamSpec, value: Any) -> Any:
         out = text.lower() in ("true", "yes", "1")
     elif ps.kind is int:
         try:
-            out = int(text)
-        except ValueError:
-            raise ValueError(f"'{text}' is not a whole number") from None
+            out = parse_int(text)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (write ASCII digits, e.g. 30)") from None
         low = 2 if ps.name == "num_classes" else 1
         if out < low:
             raise ValueError(f"{out} is below {low}")
     elif ps.kind is float:
         try:
-            out = float(text)
-        except ValueError:
-            raise ValueError(f"'{text}' is not a number") from None
-        if not math.isfinite(out):
-            raise ValueError(f"'{text}' is not a finite number")
+            out = parse_float(text)
+        except ValueError as exc:
+            raise ValueError(f"{exc} ({NUMBER_HINT})") from None
     if ps.choices is not None and out not in ps.choices:
         allowed = [str(c) for c in ps.choices]
         raise ValueError(

@@ -144,3 +144,6 @@ class Policy(BaseModel):
     form: str
     controls: tuple[Control, ...]
     warnings: tuple[str, ...] = ()
+    #: every other document that shaped the controls (imported profiles and catalogs, the
+    #: source a component-definition implements): (path, SHA-256, OSCAL model)
+    documents: tuple[tuple[str, str, str], ...] = ()

@@ -30,15 +30,16 @@ __all__ = ["schema_errors", "validate_files"]
 SCHEMA_ROOTS = ("catalog", "profile", "component-definition")
 
 
-def validate_files(paths: Sequence[str], stdout: TextIO) -> int:
-    """Validate every file of ``paths``; write one verdict each to ``stdout``; exit code."""
+def validate_files(paths: Sequence[str], stdout: TextIO, allow_paths: Sequence[str] = ()) -> int:
+    """Validate every file of ``paths``; write one verdict each to ``stdout``; exit code.
+    ``allow_paths``: folders outside each policy's own tree its hrefs may name."""
     from fairpolicy.policy.load import load_policy
 
     invalid = 0
     for path in paths:
         errors: list[PolicyError] = []
         try:
-            policy = load_policy(path)
+            policy = load_policy(path, allow_paths=allow_paths)
         except PolicyError as exc:
             errors.append(exc)
         errors += schema_errors(Path(path))
@@ -95,7 +96,10 @@ def _read(path: Path) -> Any:
 
     try:
         if path.suffix.lower() == ".json":
-            return json.loads(path.read_text(encoding="utf-8-sig"))
+            from fairpolicy.files import open_regular
+
+            with open_regular(path, PolicyError, "policy") as fh:  # a FIFO would block
+                return json.loads(fh.read().decode("utf-8-sig"))
         return oscal.read_document(path)[0]
     except (OSError, UnicodeDecodeError, ValueError, PolicyError):
         return None  # unreadable: the loader reports it

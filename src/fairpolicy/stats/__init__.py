@@ -563,8 +563,48 @@ def regression_features(y: NDArray[np.float64], yhat: NDArray[np.float64]) -> ND
 
 
 def _summands(y: NDArray[np.float64], yhat: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
-    r = y - yhat
-    return (y, yhat, r, np.abs(r), r * r, y * y, yhat * yhat)
+    # beyond ~1e154 a square (beyond ~1e308 a residual) is +inf: the metrics that need
+    # that sum report the overflow; the others never read it
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = y - yhat
+        return (y, yhat, r, np.abs(r), r * r, y * y, yhat * yhat)
+
+
+def group_sums(
+    group_of_row: IntArray,
+    values: NDArray[np.float64],
+    n_groups: int,
+    weights: NDArray[np.float64] | None = None,
+    total_weight: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Σ weights·values per group, accurate when the values share a large offset.
+
+    A plain ``np.bincount`` sum of values near 1e9 loses ~1e-6 of their mean (each
+    addition rounds to the running total's ulp). Here each group's sum is shifted: with
+    m_g the group's naive mean, Σ w·x = W_g·m_g + Σ w·(x − m_g), and the deviations are
+    summed without the offset, so the error is that of the spread, not of the offset
+    (the result is within a few ulps of the correctly rounded sum DuckDB's ``fsum``
+    returns). A non-finite naive sum (overflow) is returned as is. ``total_weight``:
+    W_g when the caller has it (the rows per group, for ``weights=None``).
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        wx = values if weights is None else weights * values
+        naive = np.bincount(group_of_row, weights=wx, minlength=n_groups)
+        tw: NDArray[np.float64] = (
+            total_weight
+            if total_weight is not None
+            else np.bincount(group_of_row, weights=weights, minlength=n_groups).astype(np.float64)
+        )
+        has = tw > 0
+        shift = np.where(has, naive / np.where(has, tw, 1.0), 0.0)
+        shift = np.where(np.isfinite(shift), shift, 0.0)
+        dev_terms = values - np.take(shift, group_of_row)
+        if weights is not None:
+            dev_terms *= weights
+        dev = np.bincount(group_of_row, weights=dev_terms, minlength=n_groups)
+        out = tw * shift + dev
+    result: NDArray[np.float64] = np.where(np.isfinite(naive) & np.isfinite(out), out, naive)
+    return result
 
 
 def build_regression_stats(
@@ -576,8 +616,9 @@ def build_regression_stats(
     *,
     keep_cells: bool = False,
 ) -> RegressionStats:
-    """Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ² per group with ``np.bincount`` weights; with
-    ``keep_cells`` also each group's distinct (y, ŷ) pairs and their counts (one sort).
+    """Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ² per group (:func:`group_sums`: accurate under a
+    large common offset); with ``keep_cells`` also each group's distinct (y, ŷ) pairs
+    and their counts (one sort).
 
     ``weights`` (None = 1) counts each row that many times.
     """
@@ -585,9 +626,11 @@ def build_regression_stats(
     g, y, yhat = group_of_row[keep], y[keep], yhat[keep]
     parts = _summands(y, yhat)
     w = None if weights is None else weights[keep]
-    if w is not None:
-        parts = tuple(p * w.astype(np.float64) for p in parts)
-    sums = np.stack([np.bincount(g, weights=p, minlength=n_groups) for p in parts], axis=1)
+    wf = None if w is None else w.astype(np.float64)
+    total_w = np.bincount(g, weights=wf, minlength=n_groups).astype(np.float64)
+    sums = np.stack([group_sums(g, p, n_groups, wf, total_w) for p in parts], axis=1).reshape(
+        n_groups, len(parts)
+    )
     cells = None
     if keep_cells:
         order = np.lexsort((yhat, y, g))

@@ -163,6 +163,9 @@ def expand_paths(data: Any) -> list[Path]:
         raise DataError("the data file does not exist.", file=text, hint="check the path.")
     if path.is_dir():
         raise DataError("this is a directory, not a data file.", file=text)
+    from fairpolicy.files import require_regular
+
+    require_regular(path, DataError, "data")  # a FIFO would block the engine's reader
     return [path]
 
 
@@ -233,7 +236,11 @@ def resolve_engine(
             f"Engines: {', '.join(ENGINES)}."
         )
     spark_df = is_spark_dataframe(data)
-    frame = not spark_df and type(data).__name__ == "DataFrame" and hasattr(data, "columns")
+    from fairpolicy.data.read import is_arrow_like
+
+    frame = not spark_df and (
+        (type(data).__name__ == "DataFrame" and hasattr(data, "columns")) or is_arrow_like(data)
+    )
     if spark_df:
         if engine not in ("auto", "spark"):
             raise UsageError(
@@ -246,7 +253,8 @@ def resolve_engine(
         if engine not in ("auto", "embedded"):
             raise UsageError(
                 f"--engine {engine} reads files (CSV or Parquet, globs allowed) or, for "
-                "spark, a Spark DataFrame; a pandas DataFrame is evaluated in memory. "
+                "spark, a Spark DataFrame; a pandas DataFrame (or polars, or an Arrow table) is "
+                "evaluated in memory. "
                 "Fix: pass engine='auto', or write the frame to Parquet and pass its path."
             )
         return "embedded", []

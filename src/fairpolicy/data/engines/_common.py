@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -223,3 +224,58 @@ def build_table(
         source=source,
         sum_flags=flags,
     )
+
+
+def _type_kind(t: pa.DataType) -> str:
+    """A Parquet column type as the pipeline sees it: integer widths and string
+    encodings read alike; integers, floats, text and booleans do not."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_integer(t):
+        return "integer"
+    if pa.types.is_floating(t):
+        return "floating point"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "string"
+    return str(t)
+
+
+class ParquetSchemas:
+    """The footers of the Parquet files a pattern matches, to refuse a bound column whose
+    type differs between them (an engine would merge ``1`` and ``1.0``, or text and
+    numbers, into different groups or classes without a word)."""
+
+    def __init__(self, files: Sequence[Path | str], pattern: str | None) -> None:
+        import pyarrow.parquet as pq
+
+        self.pattern = pattern
+        self.schemas: list[tuple[str, pa.Schema]] = []
+        if len(files) > 1:
+            for f in files:
+                try:
+                    self.schemas.append((str(f), pq.read_schema(f)))
+                except Exception:  # unreadable: the engine's own read reports it
+                    continue
+
+    def check(self, columns: Sequence[str]) -> None:
+        from fairpolicy.errors import DataError
+
+        for column in dict.fromkeys(columns):
+            kinds: dict[str, str] = {}
+            for name, schema in self.schemas:
+                i = schema.get_field_index(column)
+                kind = "absent" if i < 0 else _type_kind(schema.field(i).type)
+                kinds.setdefault(kind, name)
+            if len(kinds) > 1:
+                (k1, f1), (k2, f2) = list(kinds.items())[:2]
+                raise DataError(
+                    f"the files this pattern matches disagree on column '{column}': "
+                    f"{f1} has it as {k1}, {f2} as {k2}. Read together, such values would "
+                    "become different groups or classes (1 and 1.0, or a number and text).",
+                    file=self.pattern,
+                    column=column,
+                    hint=f"write '{column}' with one type in every file (e.g. cast it before "
+                    "writing), or check the files one at a time.",
+                )

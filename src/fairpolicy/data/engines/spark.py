@@ -27,6 +27,7 @@ from fairpolicy.data.engines._common import (
     FLOAT_RE,
     NUMBER_RE,
     WEIGHT,
+    ParquetSchemas,
     RegressionAggregate,
     Request,
     build_table,
@@ -123,6 +124,7 @@ class SparkSource:
         self.text = False
         self.frame = is_spark_dataframe(data)
         self.duplicates: set[str] = set()
+        self._schemas = ParquetSchemas([], None)
         if self.frame:
             self.df = data
             self.path: str | None = None
@@ -139,6 +141,8 @@ class SparkSource:
             files = [str(f) for f in local]
             parquet = is_parquet(local[0])
             self.sha256 = _digest(local)
+            if parquet:
+                self._schemas = ParquetSchemas(local, self.path)
         try:
             with _quiet():
                 if parquet:
@@ -232,6 +236,7 @@ class SparkSource:
         from fairpolicy.data.read import refuse_duplicates
 
         refuse_duplicates(self.duplicates, columns, self.path)
+        self._schemas.check(columns)
 
     def _collect(self, sdf: Any) -> pa.Table:
         import pyarrow as pa

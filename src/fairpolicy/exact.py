@@ -1,0 +1,175 @@
+"""Exact decisions at the threshold, and printed values that never contradict them.
+
+Count-based metrics are ratios of integers (weighted counts on an engine are integers
+too), so their verdict can be decided exactly: the metric returns the exact rational
+beside its float (:class:`ExactFloat`), and :func:`compare` checks it against the exact
+decimal the policy wrote ("0.1" is exactly 1/10, not the double nearest to it). A
+metric that is not a ratio of integers (scores, regression) is compared as a float.
+
+:func:`shown` writes a value with as many digits as it takes for the written number to
+satisfy the threshold exactly when the value does: ``0.09999 < 0.1`` never prints as
+``0.1000 < 0.1 PASS``.
+
+This module imports nothing else from fairpolicy: metrics, the decision and the
+formatters all use it.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Context, Decimal
+from fractions import Fraction
+from typing import Literal
+
+Op = Literal["<", "<=", ">", ">=", "==", "!=", "between"]
+
+
+class ExactFloat(float):
+    """A float that also carries the exact rational it rounds (``.exact``).
+
+    ``float(exact)`` is the correctly rounded value; arithmetic on it gives plain
+    floats, so only the decision (which looks for ``.exact``) sees the difference.
+    """
+
+    exact: Fraction
+
+    def __new__(cls, exact: Fraction) -> ExactFloat:
+        self = super().__new__(cls, float(exact))
+        self.exact = exact
+        return self
+
+    def __reduce__(self) -> tuple[type[ExactFloat], tuple[Fraction]]:
+        return (ExactFloat, (self.exact,))
+
+
+def exact_of(value: float) -> Fraction | None:
+    """The exact rational behind ``value`` if it carries one, else None."""
+    return value.exact if isinstance(value, ExactFloat) else None
+
+
+def with_exact(value: float | None, exact: Fraction | None) -> float | None:
+    """``value`` as an :class:`ExactFloat` when its exact rational is known."""
+    if value is None or exact is None:
+        return value
+    return ExactFloat(exact)
+
+
+def decimal_fraction(t: float) -> Fraction:
+    """The exact decimal a threshold float stands for: the shortest decimal that reads
+    back as the same double (``0.1`` → 1/10), which is what the policy wrote whenever
+    it wrote at most 15 significant digits."""
+    return Fraction(repr(float(t)))
+
+
+def _holds(v: Fraction | float, op: Op, low: Fraction | float, high: Fraction | float) -> bool:
+    if op == "between":
+        return low <= v <= high
+    return {
+        "<": v < low,
+        "<=": v <= low,
+        ">": v > low,
+        ">=": v >= low,
+        "==": v == low,
+        "!=": v != low,
+    }[op]
+
+
+def compare(value: float, op: Op, low: float, high: float | None = None) -> bool:
+    """Whether ``value <op> low`` (``between``: ``low <= value <= high``, inclusive).
+
+    A value carrying its exact rational (:class:`ExactFloat`) is compared exactly against
+    the exact decimal thresholds; any other value as a float against the thresholds'
+    floats (a metric that is not a ratio of integers has no exact value to offer).
+    """
+    hi = low if high is None else high
+    exact = exact_of(value)
+    if exact is not None:
+        return _holds(exact, op, decimal_fraction(low), decimal_fraction(hi))
+    return _holds(float(value), op, float(low), float(hi))
+
+
+def _fixed(x: Fraction, digits: int) -> str:
+    """``x`` rounded half-even to ``digits`` decimals, written out (no exponent)."""
+    ctx = Context(prec=max(60, digits + 40))
+    d = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
+    return f"{d.quantize(Decimal(1).scaleb(-digits), context=ctx):f}"
+
+
+def _sci(x: Fraction, digits: int) -> str:
+    """``x`` with ``digits`` significant digits in exponent form."""
+    ctx = Context(prec=max(digits, 1))
+    d = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
+    return f"{d:e}"
+
+
+def _general(value: float, x: Fraction, exact: bool, d: int) -> str:
+    """``d`` significant digits, ``g`` style (trailing zeros dropped)."""
+    if not exact:
+        return f"{value:.{min(d, 17)}g}"
+    ctx = Context(prec=d)
+    dec = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
+    if d <= 15:
+        return f"{float(dec):.{d}g}"  # d digits read back exactly from the double
+    return format(dec.normalize(ctx), "f" if -20 < dec.adjusted() < 20 else "e")
+
+
+_OPS = frozenset({"<", "<=", ">", ">=", "==", "!=", "between"})
+
+
+def shown(
+    value: float,
+    op: str | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    digits: int = 4,
+    style: Literal["f", "g"] = "f",
+) -> str:
+    """``value`` with ``digits`` decimals, or more when fewer would contradict the verdict.
+
+    The written decimal is read back (exactly for a value carrying its exact rational,
+    as a float otherwise) and compared with the threshold the way :func:`compare`
+    compares the value; digits are added until both agree (for a float at most until
+    the shortest spelling that reads back as the same double). Without an operator and
+    threshold the value is written with ``digits`` decimals. Magnitudes below
+    10^-digits or from 10^15 up are written in exponent form with the same rule.
+    ``style="g"``: ``digits`` significant digits (Python's ``g``) instead of decimals.
+    """
+    if not math.isfinite(value):
+        return str(value)
+    exact = exact_of(value)
+    x = exact if exact is not None else Fraction(value)
+    sci = (value != 0 and abs(value) < 10.0**-digits) or abs(value) >= 1e15
+
+    def text(d: int) -> str:
+        if style == "g":
+            return _general(value, x, exact is not None, d)
+        return _sci(x, d) if sci else _fixed(x, d)
+
+    if op is None or low is None or op not in _OPS:
+        return text(digits)
+    operator: Op = op  # type: ignore[assignment]
+    hi = low if high is None else high
+    truth = compare(value, operator, low, high)
+    for d in range(digits, 100):
+        s = text(d)
+        if exact is not None:
+            agrees = _holds(Fraction(s), operator, decimal_fraction(low), decimal_fraction(hi))
+        else:
+            agrees = _holds(float(s), operator, float(low), float(hi))
+        if agrees == truth:
+            return s
+    return repr(float(value))
+
+
+def threshold_text(t: float) -> str:
+    """A threshold as written: ``g`` formatting when it reads back exactly, else the
+    shortest exact spelling (``0.1234567`` rather than ``0.123457``)."""
+    g = f"{t:g}"
+    return g if float(g) == t else repr(float(t))
+
+
+def fraction_text(x: Fraction | None) -> str | None:
+    """``"3/10"`` (or ``"0"``, ``"1"``), for the results' details."""
+    if x is None:
+        return None
+    return str(x)

@@ -1,0 +1,163 @@
+"""``-o oscal-ssp``: a minimal OSCAL system security plan (NIST OSCAL 1.2.3) for the model.
+
+The evidence chain an auditor's tools walk is AR → AP (``import-ap``) → SSP
+(``import-ssp``) → profile (``import-profile``) → catalog. A team with its own SSP passes
+it with ``--ssp``; otherwise this writes one describing only what fairpolicy knows:
+
+- ``import-profile``: the profile the policy resolves through — the policy itself when it
+  is a profile, else one written beside the SSP (see :mod:`fairpolicy.ssp`);
+- ``system-characteristics``: the system named by ``--subject`` (else the data file), an
+  identifier derived from it, the predictions as its one information type, status
+  ``other`` (fairpolicy does not know whether the model is deployed) and an authorization
+  boundary that says it was not established;
+- ``system-implementation``: the system itself (``this-system``) and the model as a
+  ``software`` component (the same UUID as the subject of the plan and the results);
+- ``control-implementation``: one implemented requirement per evaluated control, by the
+  model component, with the metric, operator, threshold and bound columns as props and
+  status ``planned`` — an SSP states intent; the results say what was measured;
+- people only when named (``--assessor``, ``--organization``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fairpolicy.errors import OutputError
+from fairpolicy.formatters._oscal_common import (
+    Doc,
+    Ids,
+    _v5,
+    check_ids,
+    data_resource,
+    document_resources,
+    dump,
+    line,
+    metadata,
+    planned_props,
+    policy_resource,
+    props_of,
+    prune,
+    subject_component,
+)
+
+if TYPE_CHECKING:
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.results import Results
+
+
+def render(results: Results, opts: RenderOptions) -> str:
+    from trestle.oscal.ssp import SystemSecurityPlan
+
+    check_ids(results, opts, "OSCAL system security plan")
+    if not opts.profile_href:
+        raise OutputError(
+            "an OSCAL system security plan imports a profile, and none is known for this run.",
+            file=opts.path,
+            hint="write it with `fairpolicy check ... -o oscal-ssp=PATH` (which writes the "
+            "profile beside it), or pass your own SSP with --ssp.",
+        )
+    ids = Ids(results, opts)
+    this_system = _v5("component", "this-system", ids.subject_title)
+    d = results.data
+    seen: dict[str, int] = {}
+    requirements = []
+    for i, f in enumerate(results.findings):
+        if f.control_id in seen:
+            continue
+        seen[f.control_id] = i
+        requirements.append(
+            {
+                "uuid": _v5("implemented-requirement", ids.subject_title, f.control_id),
+                "control-id": f.control_id,
+                "props": planned_props(f),
+                "by-components": [
+                    {
+                        "component-uuid": ids.subject,
+                        "uuid": _v5("by-component", ids.subject_title, f.control_id),
+                        "description": (
+                            f"The model's predictions are evaluated with `{f.metric_key}` "
+                            f"against the threshold ({f.operator} {_threshold(f.threshold)}) "
+                            "by fairpolicy on every release candidate."
+                        ),
+                        "implementation-status": {"state": "planned"},
+                    }
+                ],
+            }
+        )
+    doc: Doc = {
+        "uuid": _v5("system-security-plan", ids.subject_title, results.policy.sha256),
+        "metadata": metadata(f"System security plan — {ids.subject_title}", results, opts),
+        "import-profile": {"href": opts.profile_href},
+        "system-characteristics": {
+            "system-ids": [
+                {
+                    "identifier-type": "https://ietf.org/rfc/rfc4122",
+                    "id": _v5("system", ids.subject_title),
+                }
+            ],
+            "system-name": ids.subject_title,
+            "description": (
+                f"The machine-learning system '{ids.subject_title}', assessed for fairness "
+                "from its predictions. Written by fairpolicy, which knows only the model's "
+                "predictions and the policy: extend this plan with the system's owners, "
+                "users, environment and authorization."
+            ),
+            "props": props_of([("data-path", d.path), ("data-sha256", d.sha256)]),
+            "system-information": {
+                "information-types": [
+                    {
+                        "title": "Model predictions",
+                        "description": (
+                            "The model's predictions with the ground truth and the protected "
+                            "attributes the controls read"
+                            + (f" (columns: {', '.join(d.columns)})" if d.columns else "")
+                            + "."
+                        ),
+                    }
+                ]
+            },
+            "status": {
+                "state": "other",
+                "remarks": "fairpolicy does not know whether the model is deployed.",
+            },
+            "authorization-boundary": {
+                "description": "Not established by fairpolicy: the boundary is the model "
+                "under assessment and the data it was evaluated on."
+            },
+        },
+        "system-implementation": {
+            "components": [
+                {
+                    "uuid": this_system,
+                    "type": "this-system",
+                    "title": line(ids.subject_title),
+                    "description": "The system as a whole.",
+                    "status": {"state": "other"},
+                },
+                subject_component(results, ids),
+            ]
+        },
+        "control-implementation": {
+            "description": (
+                "Each fairness control of the profile is implemented by evaluating the "
+                "model's predictions with fairpolicy; the assessment results record each "
+                "measured value."
+            ),
+            "implemented-requirements": requirements,
+        },
+        "back-matter": {
+            "resources": [
+                policy_resource(results, ids, opts),
+                *document_resources(results, opts),
+                data_resource(results, ids, opts),
+            ]
+        },
+    }
+    model = SystemSecurityPlan.model_validate(prune(doc))
+    return dump(model, opts)
+
+
+def _threshold(t: float | list[float] | None) -> str:
+    if isinstance(t, list):
+        return ",".join(repr(v) for v in t)
+    return "—" if t is None else repr(t)

@@ -1,0 +1,165 @@
+"""The documents around an assessment: the profile a written SSP imports, a user's SSP.
+
+``-o oscal-ssp=PATH`` writes a system security plan whose ``import-profile`` must point at
+a real OSCAL profile, so that AR → AP → SSP → profile → catalog resolves in any OSCAL
+tool. Which profile depends on the policy's form:
+
+- a **profile**: the policy itself;
+- a **catalog**: a profile importing all of it, written beside the SSP
+  (``<ssp>.profile.json``);
+- a **component-definition** implementing a catalog or profile (its
+  ``control-implementations[].source``): that profile, or a profile importing that catalog;
+- a **simple policy** (a bare list, the assessment-plan form, a self-contained
+  component-definition): converted with ``fairpolicy convert``'s rules into a catalog and
+  a profile beside the SSP (``<ssp>.catalog.json``, ``<ssp>.profile.json``).
+
+``--ssp FILE`` instead names the team's own SSP: it must be a valid OSCAL SSP (NIST
+schema) with a component for the system under assessment (matched by ``--subject``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fairpolicy.errors import OutputError, PolicyError, UsageError
+
+
+@dataclass
+class Chain:
+    """The profile an SSP imports (href relative to the SSP's folder) and the documents to
+    write beside it, as ``(path, text)``."""
+
+    profile_href: str
+    documents: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _rel(target: Path, base: Path) -> str:
+    try:
+        return Path(os.path.relpath(target.resolve(), base.resolve())).as_posix()
+    except ValueError:  # another drive on Windows
+        return target.resolve().as_uri()
+
+
+def _sibling(ssp: Path, suffix: str) -> Path:
+    stem = ssp.name[: -len(ssp.suffix)] if ssp.suffix else ssp.name
+    return ssp.with_name(f"{stem}.{suffix}.json")
+
+
+def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> Chain:
+    """The profile an SSP written at ``ssp_path`` imports for the policy at
+    ``policy_path`` (see the module docstring). Raises OutputError/PolicyError."""
+    from fairpolicy.policy import oscal
+    from fairpolicy.policy.convert import _dump, _last_modified, convert_policy, profile_for
+
+    ssp = Path(ssp_path)
+    if policy_path is None or not Path(policy_path).is_file():
+        raise OutputError(
+            "an OSCAL system security plan imports the policy's profile, and the policy was "
+            "not read from a file.",
+            file=ssp_path,
+            hint="check a policy file, or pass your own SSP with --ssp.",
+        )
+    source = Path(policy_path)
+    if form == "profile":
+        return Chain(_rel(source, ssp.parent))
+    data, sha = oscal.read_document(source)
+    if form == "catalog":
+        return _importing(source, data, ssp, profile_for, _dump)
+    if form == "component-definition":
+        target = _implemented_source(data, source)
+        if target is not None:
+            tdata, _ = oscal.read_document(target)
+            if isinstance(tdata, Mapping) and "profile" in tdata:
+                return Chain(_rel(target, ssp.parent))
+            if isinstance(tdata, Mapping) and "catalog" in tdata:
+                return _importing(target, tdata, ssp, profile_for, _dump)
+    from fairpolicy.policy.load import load_policy
+
+    policy = load_policy(source)
+    catalog_path, profile_path = _sibling(ssp, "catalog"), _sibling(ssp, "profile")
+    catalog = convert_policy(
+        policy,
+        last_modified=_last_modified(data, source),
+        source_href=_rel(source, catalog_path.parent),
+        source_sha256=sha,
+    )
+    profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))
+    return Chain(
+        _rel(profile_path, ssp.parent),
+        [(str(catalog_path), _dump(catalog, "json")), (str(profile_path), _dump(profile, "json"))],
+    )
+
+
+def _importing(catalog_path: Path, catalog: Any, ssp: Path, profile_for: Any, dump: Any) -> Chain:
+    profile_path = _sibling(ssp, "profile")
+    profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))
+    return Chain(_rel(profile_path, ssp.parent), [(str(profile_path), dump(profile, "json"))])
+
+
+def _implemented_source(data: Any, source: Path) -> Path | None:
+    """The one catalog/profile file a component-definition implements, if it names one."""
+    from fairpolicy.policy import oscal
+
+    body = data.get("component-definition") if isinstance(data, Mapping) else None
+    if not isinstance(body, Mapping):
+        return None
+    ctx = oscal.Ctx()
+    found: set[Path] = set()
+    for comp in oscal.items(body, "components", None, ctx):
+        for impl in oscal.items(comp, "control-implementations", None, ctx):
+            src = impl.get("source") if isinstance(impl, Mapping) else None
+            path = oscal.resolve_href(src, source.parent, body, None, ctx)
+            if path is not None:
+                found.add(path.resolve())
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def read_ssp(path: str, subject: str | None) -> tuple[str, str]:
+    """Validate the team's SSP at ``path``; returns (its SHA-256, the UUID of the component
+    for the system under assessment, found by ``subject``). Raises UsageError/PolicyError."""
+    import hashlib
+
+    from fairpolicy.oscal_schema import check_document
+    from fairpolicy.policy import oscal
+
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"--ssp {path}: no such file.", hint="pass the path of an OSCAL SSP.")
+    data, _ = oscal.read_document(p)
+    if not isinstance(data, Mapping) or list(data) != ["system-security-plan"]:
+        raise PolicyError(
+            "--ssp: the file is not an OSCAL system security plan (its root must be "
+            "'system-security-plan').",
+            file=path,
+            hint="pass an SSP, or leave --ssp out and write one with -o oscal-ssp=PATH.",
+        )
+    check_document(_jsonable(data), "system-security-plan", path, error=PolicyError)
+    sha = hashlib.sha256(p.read_bytes()).hexdigest()
+    comps = data["system-security-plan"].get("system-implementation", {}).get("components", [])
+    titles = {str(c.get("title", "")).strip(): str(c.get("uuid")) for c in comps}
+    if subject is None or subject.strip() not in titles:
+        raise UsageError(
+            f"--ssp {path}: no component of the SSP is the system under assessment"
+            + (f" ('{subject}')" if subject else "")
+            + f"; its components are: {', '.join(repr(t) for t in titles) or 'none'}.",
+            file=path,
+            hint="name the model's component with --subject '<its title>'.",
+        )
+    return sha, titles[subject.strip()]
+
+
+def _jsonable(obj: Any) -> Any:
+    """YAML-parsed values as JSON would hold them (dates as their text)."""
+    import datetime as _dt
+
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, _dt.datetime | _dt.date):
+        return obj.isoformat()
+    return obj
