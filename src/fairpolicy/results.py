@@ -116,16 +116,32 @@ class ConfidenceInterval(_Frozen):
 
 
 class PValue(_Frozen):
-    """Permutation test of the group labels (done on counts)."""
+    """Permutation test of the group labels (done on counts), within the metric's stratum."""
 
     p_value: float | None
     permutations: int
     seed: int
     #: per group (that group against the rest), Bonferroni-adjusted when asked
     groups: dict[str, float] | None = None
+    #: distinct tests in ``groups``: the number of groups, 1 with two groups (one test)
     family_size: int | None = None
     bonferroni: bool = False
     reason: str | None = None
+    #: where group labels were permuted: all rows, within each actual or predicted class
+    stratum: Literal["rows", "actual", "predicted"] | None = None
+    #: the null hypothesis the p-value tests, in words
+    null_hypothesis: str | None = None
+    #: per group, the comparison its p-value tests ("A vs B", "A vs rest (B, C)")
+    comparisons: dict[str, str] | None = None
+
+    @property
+    def where(self) -> str:
+        """Where the group labels were permuted, for the human formats."""
+        return {
+            "actual": "within each actual class",
+            "predicted": "within each predicted class",
+            "rows": "over all rows",
+        }.get(self.stratum or "", "of the group labels")
 
 
 class ExcludedGroup(_Frozen):

@@ -268,6 +268,7 @@ class _Evaluator:
         seed: int = 0,
         strings: Sequence[str] = (),
         decimals: int | None = None,
+        grid: int | None = None,
         limits: Limits | None = None,
     ) -> None:
         self.table = table
@@ -276,6 +277,11 @@ class _Evaluator:
         self.seed = seed
         #: the score grid's decimals when the engine rounded scores (None: exact scores)
         self.decimals = decimals
+        #: the score grid every engine resamples (bootstrap, permutations) on: the engines'
+        #: own grid, or on the embedded engine the same 10**-grid rounding of its exact scores
+        self.grid = decimals if decimals is not None else grid
+        #: the embedded engine resampled some score statistics on the grid (run options)
+        self.grid_used = False
         #: columns read as text (dimension and site columns anywhere in the policy)
         self.strings = frozenset(strings)
         #: engines: the tuples of a regression/ranking binding's own columns
@@ -472,6 +478,7 @@ class _Evaluator:
             return None, {}
         from fairpolicy.stats import bootstrap
 
+        stats, point = self.resampled(plan, stats, keep, mv)
         key = (id(stats), resamples)
         if key not in self.replicates:
             self.replicates[key] = (
@@ -484,7 +491,7 @@ class _Evaluator:
             stats,
             keep,
             plan.spec.resolve_params(c.params),
-            mv.value,
+            point,
             reps,
             float(c.params.get("ci_level", 0.95)),
             str(c.params.get("ci_method", "percentile")),
@@ -512,11 +519,12 @@ class _Evaluator:
         from fairpolicy.stats import bootstrap
 
         bonferroni = bool(c.params.get("bonferroni", False))
+        stats, point = self.resampled(plan, stats, keep, mv)
         res = bootstrap.permutation_test(
             plan.spec,
             stats.select(keep),
             plan.spec.resolve_params(c.params),
-            mv.value,
+            point,
             permutations,
             self._seed(plan, stats, "permutation"),
             bonferroni,
@@ -529,9 +537,61 @@ class _Evaluator:
             family_size=res.family_size,
             bonferroni=bonferroni,
             reason=res.reason,
+            stratum=res.stratum,
+            null_hypothesis=res.null_hypothesis,
+            comparisons=res.comparisons,
         )
 
-    def _scores(self, plan: _Plan, st: GroupStats) -> GroupStats:
+    def resampled(
+        self, plan: _Plan, stats: GroupStats, keep: np.ndarray, mv: MetricValue
+    ) -> tuple[GroupStats, float]:
+        """(statistics, point value) a score metric's bootstrap and permutation test resample.
+
+        Every engine resamples the same cells: the DuckDB and Spark engines aggregate scores
+        on the grid of ``10**-decimals`` (``--score-decimals``), so the embedded engine
+        resamples its scores rounded to that same grid (``data.engines._common.snap``, the
+        engines' own rounding), not its exact per-row cells. With the same seed the
+        replicates, intervals and p-values are then identical on every engine; the runner
+        widens the interval by the grid's error bound (:meth:`ci_grid_error`) before it
+        decides. The point value stays exact. Count metrics are unchanged.
+        """
+        assert mv.value is not None
+        if (
+            not plan.spec.needs_scores
+            or self.decimals is not None
+            or self.grid is None
+            or stats.scores is None
+            or stats.secondary is not None  # no interval or p-value anyway
+        ):
+            return stats, mv.value
+        dim = plan.control.dimension_columns
+        cache = (plan.key, dim, True, f"grid:{self.grid}")
+        if cache not in self.stats:
+            counts = self.stats.get((plan.key, dim, False, None), stats)
+            self.stats[cache] = self._scores(plan, counts, self.grid)
+        grid = self.stats[cache]
+        self.grid_used = True
+        value = plan.spec.fn(grid.select(keep), plan.spec.resolve_params(plan.control.params)).value
+        return grid, mv.value if value is None else value
+
+    def ci_grid_error(
+        self, plan: _Plan, stats: GroupStats, keep: np.ndarray, mv: MetricValue
+    ) -> float:
+        """How far an interval resampled on the score grid may lie from the exact scores'
+        interval: the grid's error bound of the metric on the grid statistics (the same
+        number on every engine); 0 for count metrics."""
+        if not plan.spec.needs_scores or self.grid is None or mv.value is None:
+            return 0.0
+        grid, _ = self.resampled(plan, stats, keep, mv)
+        params = plan.spec.resolve_params(plan.control.params)
+        on_grid = mv if grid is stats else plan.spec.fn(grid.select(keep), params)
+        if on_grid.value is None:
+            return math.inf
+        return grid_error(plan.spec.key, grid.select(keep), params, on_grid, self.grid)
+
+    def _scores(self, plan: _Plan, st: GroupStats, decimals: int | None = None) -> GroupStats:
+        """``st`` with the score statistics of this plan's score columns (with ``decimals``:
+        every score in [0, 1] rounded to the engines' grid of 10**-decimals)."""
         lab = self.label(plan)
         if lab.score_problem is not None and plan.spec.key not in CLASS_FREE_SCORES:
             raise BindingError(lab.score_problem)
@@ -552,6 +612,12 @@ class _Evaluator:
         matrix = np.column_stack([np.asarray(c, dtype=np.float64) for c in cols])
         if lab.keep is not None:
             matrix = matrix[lab.keep]
+        if decimals is not None:
+            from fairpolicy.data.engines._common import snap
+
+            with np.errstate(invalid="ignore"):
+                inside = (matrix >= 0.0) & (matrix <= 1.0)
+            matrix = np.where(inside, snap(matrix, decimals), matrix)
         scores = build_score_stats(
             rows,
             len(st.groups),
@@ -958,8 +1024,18 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             "max_error": error if math.isfinite(error) else None,
         }
     interval = (ci.low, ci.high) if ci else None
-    if error and interval and interval[0] is not None and interval[1] is not None:
-        interval = (interval[0] - error, interval[1] + error)
+    if ci is not None and ci.low is not None and spec.needs_scores and ev.grid is not None:
+        # resampled on the score grid on every engine: widen by its bound before deciding
+        ci_error = ev.ci_grid_error(plan, stats, keep, mv)
+        note = (
+            f"resampled on the score grid of 10^-{ev.grid} on every engine (the same cells, so "
+            "the same interval); widened by the grid's error bound "
+            + (f"±{ci_error:.3g}" if math.isfinite(ci_error) else "(unbounded)")
+            + " before deciding"
+        )
+        ci = ci.model_copy(update={"note": f"{ci.note}; {note}" if ci.note else note})
+        if interval is not None and interval[0] is not None and interval[1] is not None:
+            interval = (interval[0] - ci_error, interval[1] + ci_error)
     # a count-based value carries its exact rational: the decision is exact at the threshold
     value = with_exact(mv.value, mv.exact)
     if mv.exact is not None and mv.value is not None:
@@ -1235,7 +1311,9 @@ def check(
             check_rows(table.rows, max_rows, table.path or str(data))
         plans = _plan(pol, table)
         rounded = engine_name in ("duckdb", "spark")
-        ev = _Evaluator(table, run_seed, strings, decimals if rounded else None, caps)
+        ev = _Evaluator(
+            table, run_seed, strings, decimals if rounded else None, grid=decimals, limits=caps
+        )
         findings = []
         for i, plan in enumerate(plans):
             if progress:
@@ -1259,7 +1337,7 @@ def check(
         "timestamp": fixed,
         **stats_options,
     }
-    if engine_name in ("duckdb", "spark"):
+    if engine_name in ("duckdb", "spark") or ev.grid_used:
         run_options["score_decimals"] = decimals
     return Results(
         tool=Tool(version=__version__),

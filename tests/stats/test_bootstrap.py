@@ -725,8 +725,12 @@ def test_per_group_p_values_and_bonferroni() -> None:
     assert raw.groups["g3"] < 0.05  # the odd group out
     assert max(adj.groups.values()) == 1.0  # capped
     two = bs.permutation_test(spec, st.select(np.array([1, 0, 0, 1], bool)), {}, 0.1, 99, 0, True)
-    assert two.family_size == 2 and two.groups is not None
-    assert set(two.groups.values()) == {min(1.0, 2 * (two.p_value or 0))}
+    # two groups: "g0 vs rest" and "g3 vs rest" are the one test itself, so Bonferroni over
+    # a family of 1 leaves it alone (it used to double it)
+    assert two.family_size == 1 and two.groups is not None
+    assert set(two.groups.values()) == {two.p_value}
+    assert two.comparisons == {"g0": "g0 vs g3", "g3": "g3 vs g0"}
+    assert raw.comparisons is not None and raw.comparisons["g3"] == "g3 vs rest (g0, g1, g2)"
 
 
 def test_permutation_with_scores_and_versus_rest() -> None:

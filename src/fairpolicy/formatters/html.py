@@ -583,12 +583,14 @@ def _facts(f: Finding, spec: MetricSpec | None) -> str:
     if f.p_value is not None:
         pv = f.p_value
         txt = "undefined" if pv.p_value is None else f"{pv.p_value:.4g}"
-        txt += f" (permutation test, {pv.permutations:,} permutations, seed {pv.seed}"
+        txt += f" (permutation test, {pv.permutations:,} permutations {pv.where}, seed {pv.seed}"
         if pv.bonferroni and pv.family_size:
             txt += f", Bonferroni family of {pv.family_size}"
         txt += ")"
         if pv.reason:
             txt += f" — {pv.reason}"
+        elif pv.null_hypothesis:
+            txt += f" — H0: {pv.null_hypothesis}"
         rows.append(("p-value", esc(txt)))
     rows.append(("Enforcement", esc(mode) + ("" if f.gating else " · does not gate")))
     inputs = ", ".join(f"{k} = {v}" for k, v in f.inputs.items())

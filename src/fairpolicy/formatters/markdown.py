@@ -142,7 +142,8 @@ def _per_group(f: Finding) -> list[str]:
         fam = f", family of {f.p_value.family_size}" if f.p_value.bonferroni else ""
         out += [
             "",
-            f"p-value {f.p_value.p_value:.4g} ({f.p_value.permutations} permutations{fam})",
+            f"p-value {f.p_value.p_value:.4g} ({f.p_value.permutations} permutations "
+            f"{f.p_value.where}{fam})",
         ]
     return out
 

@@ -92,8 +92,17 @@ def render(results: Results, opts: RenderOptions) -> str:
                     fam = f", family of {f.p_value.family_size}" if f.p_value.bonferroni else ""
                     out.append(
                         f"  p-value {f.p_value.p_value:.4g} ({f.p_value.permutations} "
-                        f"permutations{fam})"
+                        f"permutations {f.p_value.where}{fam})"
                     )
+                    pv = f.p_value
+                    if pv.groups and pv.comparisons and len(pv.groups) > 2:
+                        adj = ", Bonferroni" if pv.bonferroni else ""
+                        out += [
+                            printable(f"    {pv.comparisons.get(g, g)}: p = {p:.4g}{adj}")
+                            for g, p in pv.groups.items()
+                        ]
+                elif f.p_value is not None and f.p_value.reason:
+                    out.append(printable(f"  no p-value: {f.p_value.reason}"))
                 out += [
                     printable(f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}")
                     for e in f.excluded_groups

@@ -31,6 +31,28 @@ TaskKind = Literal["binary", "multiclass", "regression", "ranking", "data"]
 #: ``data`` — only the dimension (and target, if bound) → group sizes (+ ``counts``).
 Kind = Literal["classification", "regression", "ranking", "data"]
 
+#: Where a permutation test permutes the group labels so that its null hypothesis is the
+#: metric's own: ``rows`` — over all compared rows (H0: the groups are interchangeable);
+#: ``actual`` — within each actual class (H0: the same distribution of predictions and
+#: scores given the actual class in every group; base rates may differ); ``predicted`` —
+#: within each predicted class (H0: the same distribution of the actual class given the
+#: prediction in every group; selection rates may differ).
+Stratum = Literal["rows", "actual", "predicted"]
+
+#: the null hypothesis each stratum tests (``metrics show``, results, docs/statistics.md)
+NULL_HYPOTHESES: dict[Stratum | None, str] = {
+    "rows": "the groups are interchangeable: every group's rows come from one distribution of "
+    "(actual class, prediction, scores); group labels are permuted over all compared rows",
+    "actual": "within each actual class, predictions (and scores) have the same distribution "
+    "in every group, whatever the groups' base rates; group labels are permuted within each "
+    "actual class",
+    "predicted": "within each predicted class, the actual class has the same distribution in "
+    "every group, whatever the groups' selection rates; group labels are permuted within "
+    "each predicted class",
+    None: "no permutation test: the value pools the compared rows (it is not a comparison of "
+    "groups), so permuting group labels cannot change it",
+}
+
 
 @dataclass(frozen=True)
 class GroupValue:
@@ -116,6 +138,22 @@ class MetricSpec:
     #: (NYC LL144's 2 % exclusion); the runner must then skip the ``min_samples`` exclusion
     #: as it does for ``kind="data"``
     min_samples_applies: bool = True
+    #: the permutation test's stratum (:data:`Stratum`; None: no permutation test), or
+    #: ``(parameter, {value: stratum})`` when a parameter picks the compared rate
+    null_stratum: Stratum | tuple[str, Mapping[str, Stratum | None]] | None = "rows"
+
+    def stratum(self, params: Mapping[str, Any]) -> Stratum | None:
+        """The permutation stratum for these (resolved) parameters."""
+        s = self.null_stratum
+        if isinstance(s, tuple):
+            name, by_value = s
+            declared = self.param(name)
+            return by_value[str(params.get(name, None if declared is None else declared.default))]
+        return s
+
+    def null_hypothesis(self, params: Mapping[str, Any]) -> str:
+        """H0 of this metric's permutation test, in words."""
+        return NULL_HYPOTHESES[self.stratum(params)]
 
     @property
     def formula(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fairpolicy.errors import UsageError, did_you_mean
+from fairpolicy.metrics.base import NULL_HYPOTHESES, MetricSpec
 from fairpolicy.metrics.registry import COMMON_PARAMS, REGISTRY, lookup
 
 #: Seed 004's "selection guide": application context → (primary concern, recommended keys).
@@ -93,6 +94,24 @@ def example_control(key: str) -> str:
     return "\n".join(lines)
 
 
+def null_lines(s: MetricSpec) -> list[str]:
+    """What the permutation test (``p_value``) of this metric tests, one line per case."""
+    if s.kind in ("regression", "ranking"):
+        return ["permutation null: no permutation test (use a bootstrap interval, ci)"]
+    if s.kind == "data":
+        return ["permutation null: no permutation test (it reads the group sizes, which it keeps)"]
+    if s.secondary_role is not None:
+        return [f"permutation null: no permutation test (it also reads input.{s.secondary_role})"]
+    if not isinstance(s.null_stratum, tuple):
+        return [f"permutation null: {NULL_HYPOTHESES[s.null_stratum]}"]
+    name, by_value = s.null_stratum
+    out = [f"permutation null, by {name}:"]
+    for stratum in dict.fromkeys(by_value.values()):
+        values = ", ".join(v for v, st in by_value.items() if st == stratum)
+        out.append(f"  {name} = {values}: {NULL_HYPOTHESES[stratum]}")
+    return out
+
+
 def show_metric(key: str) -> str:
     try:
         s = lookup(key)
@@ -106,6 +125,7 @@ def show_metric(key: str) -> str:
         out.append(f"aliases: {', '.join(s.aliases)}")
     if s.multiclass_replacement:
         out.append(f"on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
+    out += null_lines(s)
     if s.needs_scores:
         out += ["", SCORE_COLUMNS_RULE]
     out += ["", "parameters:"]
@@ -152,6 +172,7 @@ def metrics_markdown() -> str:
             out.append(f"- aliases: {', '.join(f'`{a}`' for a in s.aliases)}")
         if s.multiclass_replacement:
             out.append(f"- on K > 2 classes use: {', '.join(s.multiclass_replacement)}")
+        out += [f"- {line.strip()}" for line in null_lines(s)]
         if s.needs_scores:
             out.append(f"- {SCORE_COLUMNS_RULE}")
         for p in s.params:

@@ -24,7 +24,7 @@ from fairpolicy.metrics import (
     regression,
     scores,
 )
-from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, TaskKind
+from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, Stratum, TaskKind
 
 CLS = ("target", "prediction", "dimension")
 BOTH: tuple[TaskKind, ...] = ("binary", "multiclass")
@@ -72,7 +72,10 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ),
     ParamSpec("p_value", int, 0, help="permutations for a p-value of the gap (0 = none)"),
     ParamSpec(
-        "bonferroni", bool, False, help="Bonferroni-adjust per-group p-values (family = groups)"
+        "bonferroni",
+        bool,
+        False,
+        help="Bonferroni-adjust per-group p-values (family = the groups; two groups are one test)",
     ),
     ParamSpec(
         "missing_values",
@@ -99,6 +102,19 @@ _EO_REPL = (
 _PP_REPL = ("predictive_parity_multiclass", "per_class_f1_gap")
 _ACC_REPL = ("multiclass_confusion_metrics", "micro_equalized_odds_multiclass", "weighted_f1_gap")
 
+
+#: permutation strata of the parameterised metrics (the compared rate decides)
+_CONFUSION_STRATA: dict[str, Stratum | None] = {
+    "worst_group_accuracy": "rows",
+    "accuracy_gap": "rows",
+    "min_class_recall": None,  # pooled over the compared rows
+    "min_class_precision": None,
+}
+_DISPARITY_STRATA: dict[str, Stratum | None] = {
+    **dict.fromkeys(("selection_rate", "pprev", "ppr", "accuracy", "error_rate", "prev"), "rows"),
+    **dict.fromkeys(("tpr", "tnr", "fpr", "fnr"), "actual"),
+    **dict.fromkeys(("fdr", "for", "ppv", "precision", "npv"), "predicted"),
+}
 
 #: RATES family parameters
 _ALPHA = ParamSpec(
@@ -127,6 +143,7 @@ def _binary(
     aliases: tuple[str, ...] = (),
     *,
     ratio: bool = False,
+    null_stratum: Stratum | None = "rows",
 ) -> MetricSpec:
     return MetricSpec(
         key=key,
@@ -141,10 +158,17 @@ def _binary(
         example_operator=">=" if ratio else "<",
         example_threshold="0.8" if ratio else "0.1",
         batch=binary.BATCH.get(fn),
+        null_stratum=null_stratum,
     )
 
 
-def _binary_score(key: str, fn: MetricFn, summary: str, aliases: tuple[str, ...]) -> MetricSpec:
+def _binary_score(
+    key: str,
+    fn: MetricFn,
+    summary: str,
+    aliases: tuple[str, ...],
+    null_stratum: Stratum | None = "rows",
+) -> MetricSpec:
     """A binary metric of P(positive) scores (seed 004's probabilistic family)."""
     return MetricSpec(
         key=key,
@@ -155,6 +179,7 @@ def _binary_score(key: str, fn: MetricFn, summary: str, aliases: tuple[str, ...]
         multiclass_replacement=("multi_class_auc_gap",),
         needs_scores=True,
         aliases=aliases,
+        null_stratum=null_stratum,
     )
 
 
@@ -190,6 +215,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min true positive rate",
         _EO_REPL,
         ("equal_opportunity_gap", "equal_opportunity_difference", "tpr_diff"),
+        null_stratum="actual",
     ),
     "equalized_odds_diff": _binary(
         "equalized_odds_diff",
@@ -197,6 +223,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max(TPR gap, FPR gap)",
         _EO_REPL,
         ("equalized_odds_difference",),
+        null_stratum="actual",
     ),
     "equalized_odds_ratio": _binary(
         "equalized_odds_ratio",
@@ -204,6 +231,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "min(TPR min/max, FPR min/max) — fairlearn's meaning",
         _EO_REPL,
         ratio=True,
+        null_stratum="actual",
     ),
     "average_odds_diff": _binary(
         "average_odds_diff",
@@ -211,6 +239,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "(TPR gap + FPR gap) / 2",
         _EO_REPL,
         ("average_odds_difference", "average_abs_odds_difference"),
+        null_stratum="actual",
     ),
     "predictive_parity_diff": _binary(
         "predictive_parity_diff",
@@ -218,6 +247,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min precision (PPV)",
         _PP_REPL,
         ("predictive_parity", "ppv_diff"),
+        null_stratum="predicted",
     ),
     "fpr_diff": _binary(
         "fpr_diff",
@@ -225,6 +255,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false positive rate",
         _EO_REPL,
         ("false_positive_rate_difference",),
+        null_stratum="actual",
     ),
     "fnr_diff": _binary(
         "fnr_diff",
@@ -232,6 +263,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false negative rate",
         _EO_REPL,
         ("false_negative_rate_difference",),
+        null_stratum="actual",
     ),
     "accuracy_diff": _binary(
         "accuracy_diff",
@@ -253,6 +285,7 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass.multiclass_equal_opportunity,
         "worst per-class recall (TPR) gap",
         example_threshold="0.15",
+        null_stratum="actual",
     ),
     "multiclass_confusion_metrics": _multi(
         "multiclass_confusion_metrics",
@@ -271,6 +304,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.7",
+        null_stratum=("value", _CONFUSION_STRATA),
     ),
     "weighted_demographic_parity_multiclass": _multi(
         "weighted_demographic_parity_multiclass",
@@ -292,6 +326,7 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass.macro_equal_opportunity_multiclass,
         "unweighted mean of per-class recall (TPR) gaps",
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "micro_equalized_odds_multiclass": _multi(
         "micro_equalized_odds_multiclass",
@@ -314,6 +349,7 @@ REGISTRY: dict[str, MetricSpec] = {
             ),
         ),
         example_threshold="0.15",
+        null_stratum=("strategy", {"macro": "predicted", "weighted": "rows"}),
     ),
     # ---- seed 000 F1 family ----
     "weighted_f1_gap": _multi(
@@ -344,6 +380,7 @@ REGISTRY: dict[str, MetricSpec] = {
         needs_scores=True,
         aliases=("multiclass_auc_gap", "ovr_auc_gap"),
         example_threshold="0.05",
+        null_stratum="actual",
     ),
     "inter_site_auc_variance": MetricSpec(
         key="inter_site_auc_variance",
@@ -355,6 +392,7 @@ REGISTRY: dict[str, MetricSpec] = {
         aliases=("site_auc_variance",),
         value_range=(0.0, 0.25),
         example_threshold="0.001",
+        null_stratum="actual",
     ),
     "calibration_gap": MetricSpec(
         key="calibration_gap",
@@ -416,18 +454,21 @@ REGISTRY: dict[str, MetricSpec] = {
         scores.auc_gap,
         "max − min per-group ROC AUC (single-class groups excluded)",
         ("auc_parity", "roc_auc_gap"),
+        null_stratum="actual",
     ),
     "balance_positive_class": _binary_score(
         "balance_positive_class",
         scores.balance_positive_class,
         "max − min mean score among actual positives",
         ("balance_positive", "balance_for_positive_class"),
+        null_stratum="actual",
     ),
     "balance_negative_class": _binary_score(
         "balance_negative_class",
         scores.balance_negative_class,
         "max − min mean score among actual negatives",
         ("balance_negative", "balance_for_negative_class"),
+        null_stratum="actual",
     ),
     # ---- HOLISTIC: seed 001 multi-class pairwise metrics (metrics/holistic.py) ----
     "multiclass_statistical_parity": _multi(
@@ -445,6 +486,7 @@ REGISTRY: dict[str, MetricSpec] = {
         params=(holistic.PAIR_AGGREGATION,),
         aliases=("multiclass_equality_of_opp",),
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "multiclass_average_odds": _multi(
         "multiclass_average_odds",
@@ -452,6 +494,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "TV distance between class-averaged normalised confusion rows, max|mean over group pairs",
         params=(holistic.PAIR_AGGREGATION,),
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "multiclass_true_positive_difference": _multi(
         "multiclass_true_positive_difference",
@@ -460,6 +503,7 @@ REGISTRY: dict[str, MetricSpec] = {
         params=(holistic.PAIR_AGGREGATION,),
         aliases=("multiclass_true_rates", "multiclass_tpr_difference"),
         example_threshold="0.1",
+        null_stratum="actual",
     ),
     "intersectional_disparity": _multi(
         "intersectional_disparity",
@@ -473,6 +517,7 @@ REGISTRY: dict[str, MetricSpec] = {
         rates.calibration_diff,
         "seed 004's Calibration Diff: max − min PPV (same value as predictive_parity_diff)",
         _PP_REPL,
+        null_stratum="predicted",
     ),
     "fdr_diff": _binary(
         "fdr_diff",
@@ -480,6 +525,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false discovery rate (= the PPV gap)",
         _PP_REPL,
         ("false_discovery_rate_difference",),
+        null_stratum="predicted",
     ),
     "for_diff": _binary(
         "for_diff",
@@ -487,6 +533,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min false omission rate",
         _PP_REPL,
         ("false_omission_rate_difference",),
+        null_stratum="predicted",
     ),
     "npv_diff": _binary(
         "npv_diff",
@@ -494,6 +541,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min negative predictive value (= the FOR gap)",
         _PP_REPL,
         ("negative_predictive_value_difference",),
+        null_stratum="predicted",
     ),
     "tnr_diff": _binary(
         "tnr_diff",
@@ -501,6 +549,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min true negative rate (specificity; = the FPR gap)",
         _EO_REPL,
         ("true_negative_rate_difference", "specificity_diff"),
+        null_stratum="actual",
     ),
     "error_rate_diff": _binary(
         "error_rate_diff",
@@ -518,6 +567,7 @@ REGISTRY: dict[str, MetricSpec] = {
         value_range=(0.0, math.inf),
         multiclass_replacement=_ACC_REPL,
         example_threshold="0.1",
+        null_stratum=None,
     ),
     "generalized_entropy_index": MetricSpec(
         key="generalized_entropy_index",
@@ -530,6 +580,7 @@ REGISTRY: dict[str, MetricSpec] = {
         value_range=(0.0, math.inf),
         multiclass_replacement=_ACC_REPL,
         example_threshold="0.1",
+        null_stratum=None,
     ),
     "between_group_generalized_entropy_index": MetricSpec(
         key="between_group_generalized_entropy_index",
@@ -582,6 +633,7 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass_replacement=_DP_REPL,
         example_operator="between",
         example_threshold="0.8,1.25",
+        null_stratum=("rate", _DISPARITY_STRATA),
     ),
     "impact_ratio": MetricSpec(
         key="impact_ratio",
@@ -622,6 +674,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "precision_score": _multi(
         "precision_score",
@@ -632,6 +685,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "recall_score": _multi(
         "recall_score",
@@ -642,6 +696,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "f1_score": _multi(
         "f1_score",
@@ -652,6 +707,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
+        null_stratum=None,
     ),
     "class_imbalance": MetricSpec(
         key="class_imbalance",
@@ -663,6 +719,7 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.5",
+        null_stratum=None,
     ),
     "group_min_positive_rate": MetricSpec(
         key="group_min_positive_rate",
