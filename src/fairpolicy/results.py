@@ -74,7 +74,8 @@ class ConfidenceInterval(_Frozen):
     low: float | None
     high: float | None
     level: float
-    method: Literal["percentile", "bca"]
+    #: band: simultaneous band of the per-group values projected onto the gap or ratio
+    method: Literal["percentile", "bca", "band"]
     resamples: int
     seed: int
     #: replicates whose value was defined

@@ -323,7 +323,7 @@ class _Evaluator:
             low=iv.low,
             high=iv.high,
             level=iv.level,
-            method="bca" if iv.method == "bca" else "percentile",
+            method=iv.method if iv.method in ("bca", "band") else "percentile",
             resamples=iv.resamples,
             seed=iv.seed,
             valid=iv.valid,

@@ -142,7 +142,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.metrics.base import MetricSpec, MetricValue
-from fairpolicy.stats import GroupStats, JointCells, RankingStats, RegressionStats, ScoreStats
+from fairpolicy.stats import (
+    GroupStats,
+    JointCells,
+    RankingStats,
+    RegressionStats,
+    ScoreStats,
+    bands,
+)
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -591,7 +598,7 @@ class Interval:
     low: float | None
     high: float | None
     level: float
-    method: str  # "percentile" | "bca"
+    method: str  # "percentile" | "bca" | "band"
     resamples: int
     seed: int
     valid: int  # replicates whose value was defined
@@ -614,6 +621,10 @@ class ReplicateValues:
     undefined: int
     differ: int
     base: MetricValue  # the metric on the data (kept groups)
+    #: per candidate :class:`~fairpolicy.stats.bands.Form` of the value (max − min or
+    #: min ÷ max over per-group values), the (B, coordinates) per-group values of each
+    #: replicate; a row is NaN where the replicate's value is not that form of them
+    forms: dict[bands.Form, FloatArray] = dataclasses.field(default_factory=dict)
 
 
 def replicate_values(
@@ -635,16 +646,23 @@ def replicate_values(
         return _batch_values(spec, base_stats, base, compared, reps, idx)
     values = np.full(n_b, np.nan)
     groups = np.full((n_b, len(compared)), np.nan)
+    forms = {f: bands.layout_of(f, base) for f in bands.candidates(base)}
+    coords = {f: np.full((n_b, sum(map(len, lay))), np.nan) for f, lay in forms.items()}
     undefined = differ = 0
     for b in range(n_b):
-        got = _read(spec.fn(_replicate(base_stats, stats, reps, b, idx), params), compared)
+        mv = spec.fn(_replicate(base_stats, stats, reps, b, idx), params)
+        got = _read(mv, compared)
         if got == "undefined":
             undefined += 1
         elif got == "groups":
             differ += 1
         elif not isinstance(got, str):
             values[b], groups[b] = got
-    return ReplicateValues(values, groups, compared, undefined, differ, base)
+            for f, lay in forms.items():
+                row = bands.matches(f, mv, lay)
+                if row is not None:
+                    coords[f][b] = row
+    return ReplicateValues(values, groups, compared, undefined, differ, base, coords)
 
 
 def _batch_values(
@@ -669,7 +687,20 @@ def _batch_values(
     values = np.where(keep, vals, np.nan)
     groups = np.full((len(vals), len(compared)), np.nan)
     groups[keep] = per[keep][:, base_defined]
-    return ReplicateValues(values, groups, compared, int(nan.sum()), int(other.sum()), base)
+    coords: dict[bands.Form, FloatArray] = {}
+    for form in bands.candidates(base):
+        if form.parts != ("groups",) or not groups.shape[1]:
+            continue
+        hi, lo = groups.max(axis=1, initial=-np.inf), groups.min(axis=1, initial=np.inf)
+        if form.reduce == "gap":
+            rebuilt = hi - lo
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rebuilt = np.where((lo >= 0) & (hi > 0), lo / hi, np.nan)
+        tol = 1e-9 * np.maximum(1.0, np.abs(values))
+        same = keep & (np.abs(rebuilt - values) <= tol)
+        coords[form] = np.where(same[:, None], groups, np.nan)
+    return ReplicateValues(values, groups, compared, int(nan.sum()), int(other.sum()), base, coords)
 
 
 def _quantiles(v: FloatArray, lo: float, hi: float) -> tuple[float, float]:
@@ -883,13 +914,23 @@ def confidence(
     reps: Replicates,
     level: float,
     method: str,
+    band: bool = True,
 ) -> Interval:
     """CI of spec.fn on the groups where `keep` is true (the runner's min_samples/min_share
     exclusion; apply it to each replicate with stats.select(keep) — selection commutes with the
     stratified draw). `point` is the value on the original data (for BCa's bias correction).
     BCa's acceleration comes from a jackknife computed from cells: leaving one row out of a
     (group, y_true, y_pred) cell changes one count, so each non-empty cell is one jackknife
-    value weighted by its count — never a loop over rows."""
+    value weighted by its count — never a loop over rows.
+
+    A value that is max − min or min ÷ max of per-group values (on the data and on every
+    replicate: most gap and ratio metrics) gets the simultaneous band of
+    :mod:`fairpolicy.stats.bands` whatever ``method`` asks (``band=False`` forces the
+    asked method: the tests of the percentile and BCa machinery). BCa is used only on two
+    compared groups (a smooth statistic, or the signed difference of a two-group gap);
+    otherwise it falls back to the percentile interval with the reason. Every interval
+    contains the point estimate: a percentile or BCa interval beside it is widened to it,
+    with a note."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not 0.0 < level < 1.0:
@@ -913,18 +954,30 @@ def confidence(
     gv = rv.groups[ok]
     alpha = (1.0 - level) / 2.0
     points = [gvv.value for gvv in rv.base.groups if gvv.value is not None]
+    if band:
+        got = _band(spec, rv, ok, point, level, method, n_b, reps.seed, valid)
+        if got is not None:
+            return got
 
     def percentile(note: str | None = None) -> Interval:
         lo, hi = _quantiles(v, alpha, 1.0 - alpha)
         groups = {
             name: _quantiles(gv[:, i], alpha, 1.0 - alpha) for i, name in enumerate(rv.compared)
         }
-        return Interval(
-            lo, hi, level, "percentile", n_b, reps.seed, valid, groups=groups, note=note
+        return _holding(
+            Interval(lo, hi, level, "percentile", n_b, reps.seed, valid, groups=groups, note=note),
+            point,
         )
 
     if method == "percentile":
         return percentile()
+    if len(rv.compared) > 2:
+        return percentile(
+            f"BCa not available: the value compares {len(rv.compared)} groups, and BCa's "
+            "bias correction and acceleration assume a smooth statistic, which a value over "
+            "more than two groups (a maximum or minimum over them) is not; percentile "
+            "interval reported"
+        )
     jack = jackknife(spec, stats, keep, params, rv.compared, reps.seed)
     if isinstance(jack, str):
         return percentile(f"BCa not available ({jack}); percentile interval reported")
@@ -960,19 +1013,97 @@ def confidence(
             f"{JACKKNIFE_MAX} cells)"
         )
     note = "; ".join(notes) or None
-    return Interval(
-        lo,
-        hi,
-        level,
-        "bca",
-        n_b,
-        reps.seed,
-        valid,
-        groups=groups,
-        note=note,
-        z0=levels[2],
-        acceleration=a,
+    return _holding(
+        Interval(
+            lo,
+            hi,
+            level,
+            "bca",
+            n_b,
+            reps.seed,
+            valid,
+            groups=groups,
+            note=note,
+            z0=levels[2],
+            acceleration=a,
+        ),
+        point,
     )
+
+
+def _holding(iv: Interval, point: float) -> Interval:
+    """``iv`` widened to contain the point estimate, with a note when it had to be.
+
+    A percentile or BCa interval of a skewed or non-smooth statistic can lie entirely
+    beside the point (its replicates sit on one side of it); a decision on such an
+    interval would contradict the value it reports. Widening only makes it more
+    conservative."""
+    if iv.low is None or iv.high is None or iv.low <= point <= iv.high:
+        return iv
+    lo, hi = min(iv.low, point), max(iv.high, point)
+    why = (
+        f"the {iv.method} interval [{iv.low:.6g}, {iv.high:.6g}] lay beside the point "
+        f"estimate {point:.6g} and was widened to it"
+    )
+    return dataclasses.replace(iv, low=lo, high=hi, note=f"{iv.note}; {why}" if iv.note else why)
+
+
+def _band(
+    spec: MetricSpec,
+    rv: ReplicateValues,
+    ok: NDArray[np.bool_],
+    point: float,
+    level: float,
+    method: str,
+    n_b: int,
+    seed: int,
+    valid: int,
+) -> Interval | None:
+    """The simultaneous-band interval when the value is a max − min / min ÷ max form of
+    per-group values on the data and on every defined replicate; None otherwise."""
+    for form, coords in rv.forms.items():
+        c = coords[ok]
+        if not len(c) or np.isnan(c).any():
+            continue
+        layout = bands.layout_of(form, rv.base)
+        parts = bands.parts_of(rv.base, form) or []
+        pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
+        sizes = {g.group: g.n for g in rv.base.groups}
+        n = np.array([max(1, sizes.get(g, 1)) for lay in layout for g in lay], np.float64)
+        unit = bool(
+            spec.value_range[0] >= 0.0
+            and spec.value_range[1] <= 1.0
+            and np.all((c >= 0.0) & (c <= 1.0))
+            and np.all((pts >= 0.0) & (pts <= 1.0))
+        )
+        if unit:
+            rng, floor = (0.0, 1.0), 1.0 / n
+        elif form.reduce == "ratio":
+            rng, floor = (0.0, math.inf), np.zeros(len(n))
+        else:
+            rng, floor = (-math.inf, math.inf), np.zeros(len(n))
+        bd = bands.sup_t(c, pts, level, floor, rng)
+        lo, hi = bands.project(form, bd, [len(lay) for lay in layout])
+        lo, hi = min(lo, point), max(hi, point)
+        shown = 0
+        if form.parts != ("groups",):
+            driven = rv.base.details.get("driven_by")
+            shown = form.parts.index(driven) if driven in form.parts else 0
+        start = sum(len(lay) for lay in layout[:shown])
+        groups = {
+            g: (float(bd.low[start + i]), float(bd.high[start + i]))
+            for i, g in enumerate(layout[shown])
+        }
+        asked = " (BCa was asked)" if method == "bca" else ""
+        note = (
+            f"simultaneous {level:.0%} sup-t band of the {len(pts)} per-group values "
+            f"(critical value {bd.critical:.3g} standard errors), projected onto "
+            f"{form.describe()}: percentile and BCa intervals are not valid for this "
+            f"non-smooth statistic{asked}; conservative; groups' sizes fixed (stratified "
+            "bootstrap)"
+        )
+        return Interval(lo, hi, level, "band", n_b, seed, valid, groups=groups, note=note)
+    return None
 
 
 def _signed_gap(
