@@ -26,9 +26,13 @@ c/n_g of the range, close to the "rule of three" 3/n for a proportion seen 0 tim
 
 Projection (L_j, U_j = the band):
 
-- gap of one vector: [max(0, max_j L_j − min_j U_j), max_j U_j − min_j L_j];
-- ratio (values ≥ 0): [min_j L_j / max_j U_j, min(1, min_j U_j / max_j L_j)]
+- gap of one vector: [max(0, max_j L_j − min_j U_j), max_{i≠j} (U_i − L_j)];
+- ratio (values ≥ 0): [min_{i≠j} L_i / U_j, min(1, min_j U_j / max_j L_j)]
   (1 when every band reaches the largest lower end);
+
+  each is the exact range of the statistic over the box (``tests/stats/test_bands.py``
+  checks it against a brute force);
+- the smallest (largest) per-group value: [min_j L_j, min_j U_j] ([max_j L_j, max_j U_j]);
 - several vectors combined by ``max`` (equalized odds), ``mean`` (average odds) or
   ``min`` (equalized-odds ratio): the combination is non-decreasing in each part, so
   the bounds are the combination of the parts' bounds; the band is joint over all parts.
@@ -51,7 +55,7 @@ from fairpolicy.metrics.base import MetricValue
 
 FloatArray = NDArray[np.float64]
 
-Reduce = Literal["gap", "ratio"]
+Reduce = Literal["gap", "ratio", "min", "max"]
 Combine = Literal["one", "max", "mean", "min"]
 
 #: detail keys holding per-group values of the parts of a combined metric (odds metrics)
@@ -70,7 +74,7 @@ class Form:
     parts: tuple[str, ...]  # "groups" (MetricValue.groups) or detail keys ("tpr", "fpr")
 
     def describe(self) -> str:
-        what = "max − min" if self.reduce == "gap" else "min ÷ max"
+        what = {"gap": "max − min", "ratio": "min ÷ max", "min": "min", "max": "max"}[self.reduce]
         if self.combine == "one":
             return f"{what} of the per-group values"
         parts = " and ".join(p.upper() for p in self.parts)
@@ -92,9 +96,11 @@ def parts_of(mv: MetricValue, form: Form) -> list[dict[str, float | None]] | Non
 
 
 def _reduce(values: Sequence[float], how: Reduce) -> float | None:
-    if len(values) < 2:
+    if len(values) < (1 if how in ("min", "max") else 2):
         return None
     hi, lo = max(values), min(values)
+    if how in ("min", "max"):
+        return lo if how == "min" else hi
     if how == "gap":
         return hi - lo
     if lo < 0 or hi <= 0:
@@ -134,7 +140,7 @@ def candidates(mv: MetricValue) -> list[Form]:
     if all(isinstance(mv.details.get(p), Mapping) for p in _PARTS):
         options += [Form("gap", c, _PARTS) for c in ("max", "mean")]
         options.append(Form("ratio", "min", _PARTS))
-    options += [Form("gap", "one", ("groups",)), Form("ratio", "one", ("groups",))]
+    options += [Form(r, "one", ("groups",)) for r in ("gap", "ratio", "min", "max")]
     for form in options:
         parts = parts_of(mv, form)
         if parts is None:
@@ -213,13 +219,21 @@ def project(form: Form, band: Band, sizes: Sequence[int]) -> tuple[float, float]
     for m in sizes:
         lo, hi = band.low[start : start + m], band.high[start : start + m]
         start += m
+        off = ~np.eye(len(lo), dtype=bool)  # pairs of two different groups
         if form.reduce == "gap":
             lows.append(max(0.0, float(lo.max() - hi.min())))
-            highs.append(float(hi.max() - lo.min()))
+            highs.append(float((hi[:, None] - lo[None, :])[off].max()))
+        elif form.reduce == "min":
+            lows.append(float(lo.min()))
+            highs.append(float(hi.min()))
+        elif form.reduce == "max":
+            lows.append(float(lo.max()))
+            highs.append(float(hi.max()))
         else:
             lo = np.maximum(lo, 0.0)
-            top = float(hi.max())
-            lows.append(float(lo.min()) / top if top > 0 else 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                q = np.where(hi[None, :] > 0, lo[:, None] / hi[None, :], 0.0)
+            lows.append(float(q[off].min()))
             bottom = float(lo.max())
             highs.append(1.0 if bottom <= float(hi.min()) else float(hi.min()) / bottom)
     return _combine(lows, form.combine), _combine(highs, form.combine)

@@ -694,6 +694,8 @@ def _batch_values(
         hi, lo = groups.max(axis=1, initial=-np.inf), groups.min(axis=1, initial=np.inf)
         if form.reduce == "gap":
             rebuilt = hi - lo
+        elif form.reduce in ("min", "max"):
+            rebuilt = lo if form.reduce == "min" else hi
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 rebuilt = np.where((lo >= 0) & (hi > 0), lo / hi, np.nan)
@@ -973,10 +975,10 @@ def confidence(
         return percentile()
     if len(rv.compared) > 2:
         return percentile(
-            f"BCa not available: the value compares {len(rv.compared)} groups, and BCa's "
-            "bias correction and acceleration assume a smooth statistic, which a value over "
-            "more than two groups (a maximum or minimum over them) is not; percentile "
-            "interval reported"
+            f"BCa not available: the value has {len(rv.compared)} groups, and BCa is offered "
+            "only on at most two: over more groups most values are a maximum or minimum over "
+            "them, which is not the smooth statistic BCa's bias correction and acceleration "
+            "assume; percentile interval reported"
         )
     jack = jackknife(spec, stats, keep, params, rv.compared, reps.seed)
     if isinstance(jack, str):
@@ -1059,8 +1061,8 @@ def _band(
     seed: int,
     valid: int,
 ) -> Interval | None:
-    """The simultaneous-band interval when the value is a max − min / min ÷ max form of
-    per-group values on the data and on every defined replicate; None otherwise."""
+    """The simultaneous-band interval when the value is a max − min / min ÷ max / min / max
+    form of per-group values on the data and on every defined replicate; None otherwise."""
     for form, coords in rv.forms.items():
         c = coords[ok]
         if not len(c) or np.isnan(c).any():
