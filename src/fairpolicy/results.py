@@ -69,7 +69,8 @@ class GroupResult(_Frozen):
 
 
 class ConfidenceInterval(_Frozen):
-    """A stratified per-group bootstrap interval of the control's value."""
+    """A bootstrap interval of the control's value (stratified by group unless ``resample`` is
+    rows; gaps and ratios over groups: the simultaneous band, ``method`` band)."""
 
     low: float | None
     high: float | None
@@ -85,6 +86,9 @@ class ConfidenceInterval(_Frozen):
     #: how the interval was actually computed when it differs from what was asked
     #: (e.g. BCa fell back to percentile, or a grouped jackknife was used)
     note: str | None = None
+    #: stratified: rows resampled within each group, group sizes fixed (the interval is
+    #: conditional on them); rows: all rows resampled together, group sizes vary
+    resample: Literal["stratified", "rows"] = "stratified"
 
 
 class PValue(_Frozen):

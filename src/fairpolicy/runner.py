@@ -200,8 +200,8 @@ class _Evaluator:
         self.subtables: dict[tuple[str, ...], Table] = {}
         #: engines: columns read by aggregations that return no tuples (regression sums)
         self.pushed: list[str] = []
-        #: (id of the statistics, resamples) → (statistics, their bootstrap replicates)
-        self.replicates: dict[tuple[int, int], tuple[GroupStats, Any]] = {}
+        #: (id of the statistics, resamples, rows) → (statistics, their bootstrap replicates)
+        self.replicates: dict[tuple[int, int, bool], tuple[GroupStats, Any]] = {}
         self.labels: dict[LabelKey, Labels] = {}
         self.dims: dict[str, tuple[np.ndarray, list[str]]] = {}
         #: (binding key, dimension, with scores, secondary column) → statistics
@@ -302,11 +302,13 @@ class _Evaluator:
             return None, {}
         from fairpolicy.stats import bootstrap
 
-        key = (id(stats), resamples)
+        rows = str(c.params.get("resample", "stratified")) == "rows"
+        key = (id(stats), resamples, rows)
         if key not in self.replicates:
+            seed = self._seed(plan, stats, "bootstrap")
             self.replicates[key] = (
                 stats,  # keeps the object (and so its id) alive with its replicates
-                bootstrap.draw(stats, resamples, self._seed(plan, stats, "bootstrap")),
+                bootstrap.draw(stats, resamples, seed, rows=rows),
             )
         reps = self.replicates[key][1]
         iv = bootstrap.confidence(
@@ -329,6 +331,7 @@ class _Evaluator:
             valid=iv.valid,
             reason=iv.reason,
             note=iv.note,
+            resample="rows" if rows else "stratified",
         )
         return ci, dict(iv.groups or {})
 
@@ -809,6 +812,7 @@ def check(
     bootstrap: int | None = None,
     ci_level: float | None = None,
     ci_method: str | None = None,
+    resample: str | None = None,
     decision: str | None = None,
     p_value: int | None = None,
     bonferroni: bool | None = None,
@@ -853,6 +857,7 @@ def check(
             "ci": bootstrap,
             "ci_level": ci_level,
             "ci_method": ci_method,
+            "resample": resample,
             "decision": decision,
             "p_value": p_value,
             "bonferroni": bonferroni,

@@ -179,6 +179,7 @@ _JACKKNIFE_STREAM = 2
 _PERMUTATION_STREAM = 3
 _REGRESSION_STREAM = 4
 _RANKING_STREAM = 5
+_ROWS_STREAM = 6
 
 _NORMAL = NormalDist()
 
@@ -381,10 +382,16 @@ class Replicates:
     rank_positions: tuple[IntArray, ...] | None = None
     #: why these statistics have no replicates (the cost limit), None when they have
     reason: str | None = None
+    #: False: stratified (each group's size fixed); True: all rows resampled together
+    #: (``resample: rows``), each replicate's group sizes ~ Multinomial(N, n_g / N)
+    rows: bool = False
 
 
-def _multinomial(rng: np.random.Generator, cells: IntArray, size: int) -> IntArray:
-    """``size`` draws of Multinomial(n_g, cells_g / n_g) for every row g of ``cells`` (G, C)."""
+def _multinomial(
+    rng: np.random.Generator, cells: IntArray, size: int, sizes: IntArray | None = None
+) -> IntArray:
+    """``size`` draws of Multinomial(n_g, cells_g / n_g) for every row g of ``cells`` (G, C);
+    with ``sizes`` (size, G), draw b of group g has ``sizes[b, g]`` rows instead of n_g."""
     g, c = cells.shape
     if c == 0 or g == 0:
         return np.zeros((size, g, c), dtype=np.int64)
@@ -393,20 +400,37 @@ def _multinomial(rng: np.random.Generator, cells: IntArray, size: int) -> IntArr
     ok = n > 0
     p[ok] = cells[ok] / n[ok, None]
     p[~ok, 0] = 1.0  # an empty group draws 0 rows
+    if sizes is not None:
+        drawn: IntArray = rng.multinomial(sizes, p).astype(np.int64)
+        return drawn
     out: IntArray = rng.multinomial(n, p, size=(size, g)).astype(np.int64)
     return out
 
 
-def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
+def _row_sizes(rng: np.random.Generator, n: IntArray, size: int) -> IntArray:
+    """Group sizes of ``size`` unstratified replicates: Multinomial(N, n_g / N) — resampling
+    all N rows together and counting each group's, so group shares vary as in the data."""
+    total = int(n.sum())
+    if total == 0:
+        return np.zeros((size, len(n)), dtype=np.int64)
+    out: IntArray = rng.multinomial(total, n / total, size=size).astype(np.int64)
+    return out
+
+
+def draw(stats: GroupStats, resamples: int, seed: int, rows: bool = False) -> Replicates:
     """One vectorised draw for every control that shares this GroupStats (same binding and
     dimension). Stratified per group: exactly equivalent to resampling rows within each group.
+    ``rows``: unstratified — each replicate's group sizes are Multinomial(N, n_g / N), then
+    each group is drawn with its size as above: exactly resampling all N rows together.
     """
     b = int(resamples)
     if b < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     g, k = len(stats.groups), stats.num_classes
     rng = np.random.default_rng(seed)
-    counts = _multinomial(rng, stats.counts.reshape(g, k * k), b).reshape(b, g, k, k)
+    n_g = _group_sizes(stats)
+    sizes = _row_sizes(np.random.default_rng((seed, _ROWS_STREAM)), n_g, b) if rows else None
+    counts = _multinomial(rng, stats.counts.reshape(g, k * k), b, sizes).reshape(b, g, k, k)
     scores = None
     if stats.scores is not None:
         cells, why = _cells_of(stats)
@@ -431,7 +455,12 @@ def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
             "resamples (ci), or round the values so rows share cells"
         )
     elif stats.regression is not None and stats.regression.cells is not None:
-        regression = _regression_draw(stats.regression, b, int(seed))
+        regression = _regression_draw(stats.regression, b, int(seed), sizes)
+    elif rows and stats.ranking is not None:
+        reason = (
+            "resample: rows is not available for ranking metrics (a replicate keeps each "
+            "group's items in the ranking); use resample: stratified"
+        )
     elif stats.ranking is not None:
         order = stats.ranking.order
         by_group = np.argsort(order, kind="stable")
@@ -445,13 +474,22 @@ def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
         regression=regression,
         rank_positions=positions,
         reason=reason,
+        rows=rows,
     )
 
 
-def _regression_draw(reg: RegressionStats, resamples: int, seed: int) -> FloatArray:
+def _group_sizes(stats: GroupStats) -> IntArray:
+    """Rows per group (the count table's, or the sizes of regression/ranking statistics)."""
+    return np.asarray(stats.n, dtype=np.int64)
+
+
+def _regression_draw(
+    reg: RegressionStats, resamples: int, seed: int, sizes: IntArray | None = None
+) -> FloatArray:
     """(B, G, 7) sums of B stratified row resamples: per group, Multinomial(n_g, cells / n_g)
     over its distinct (y, ŷ) cells — exactly resampling the group's rows — times the cells'
-    summands. Chunked over replicates so one chunk holds at most ``_REGRESSION_CHUNK`` counts."""
+    summands. Chunked over replicates so one chunk holds at most ``_REGRESSION_CHUNK`` counts.
+    ``sizes`` (B, G): replicate b of group g draws ``sizes[b, g]`` rows (``resample: rows``)."""
     assert reg.cells is not None
     out = np.zeros((resamples, len(reg.cells), reg.sums.shape[1]), dtype=np.float64)
     for g, cells in enumerate(reg.cells):
@@ -463,7 +501,12 @@ def _regression_draw(reg: RegressionStats, resamples: int, seed: int) -> FloatAr
         p = cells.counts / n
         chunk = max(1, _REGRESSION_CHUNK // len(cells.counts))
         for lo in range(0, resamples, chunk):
-            w = rng.multinomial(n, p, size=min(chunk, resamples - lo))
+            m = min(chunk, resamples - lo)
+            w = (
+                rng.multinomial(n, p, size=m)
+                if sizes is None
+                else rng.multinomial(sizes[lo : lo + m, g], p)
+            )
             out[lo : lo + len(w), g] = w @ features
     return out
 
@@ -957,7 +1000,7 @@ def confidence(
     alpha = (1.0 - level) / 2.0
     points = [gvv.value for gvv in rv.base.groups if gvv.value is not None]
     if band:
-        got = _band(spec, rv, ok, point, level, method, n_b, reps.seed, valid)
+        got = _band(spec, rv, ok, point, level, method, reps, valid)
         if got is not None:
             return got
 
@@ -1057,8 +1100,7 @@ def _band(
     point: float,
     level: float,
     method: str,
-    n_b: int,
-    seed: int,
+    reps: Replicates,
     valid: int,
 ) -> Interval | None:
     """The simultaneous-band interval when the value is a max − min / min ÷ max / min / max
@@ -1101,10 +1143,11 @@ def _band(
             f"simultaneous {level:.0%} sup-t band of the {len(pts)} per-group values "
             f"(critical value {bd.critical:.3g} standard errors), projected onto "
             f"{form.describe()}: percentile and BCa intervals are not valid for this "
-            f"non-smooth statistic{asked}; conservative; groups' sizes fixed (stratified "
-            "bootstrap)"
+            f"non-smooth statistic{asked}; conservative"
         )
-        return Interval(lo, hi, level, "band", n_b, seed, valid, groups=groups, note=note)
+        return Interval(
+            lo, hi, level, "band", reps.resamples, reps.seed, valid, groups=groups, note=note
+        )
     return None
 
 
