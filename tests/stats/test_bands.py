@@ -205,3 +205,23 @@ def test_sup_t_band_covers_jointly_and_floors_a_constant_group() -> None:
 def test_a_metric_value_beside_its_parts_is_not_banded() -> None:
     mv = MetricValue(0.7, (GroupValue("a", 10, 0.1), GroupValue("b", 10, 0.2)))
     assert bands.candidates(mv) == []
+
+
+@pytest.mark.parametrize(("positives", "has_interval"), [(1, False), (2, False), (6, True)])
+def test_no_interval_names_the_group_whose_rate_rests_on_too_few_rows(
+    positives: int, has_interval: bool
+) -> None:
+    """A TPR resting on d actual positives is undefined in ≈ e^−d of the resamples: the rule
+    (≤ 5 %, i.e. d ≥ 3) is reported per group, with the count behind it."""
+    tables = [[100, 20, 30, 50], [100, 20, 30, 50], [150, 50, 0, positives]]
+    st = binary(tables)
+    spec = REGISTRY["equal_opportunity_diff"]
+    point = spec.fn(st, {}).value
+    assert point is not None
+    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, bs.draw(st, 400, 1), 0.95, "bca")
+    if has_interval:
+        assert iv.low is not None and iv.method == "band"
+    else:
+        assert iv.low is None and iv.reason is not None
+        assert "'g2' has no value in" in iv.reason and "'g0'" not in iv.reason
+        assert f"about {positives} of its rows" in iv.reason

@@ -632,6 +632,42 @@ def _undefined_reason(undefined: int, differ: int, total: int, what: str) -> str
     )
 
 
+def _lost_reason(rv: ReplicateValues, total: int) -> str | None:
+    """Why there is no interval when some groups' values are missing from too many
+    replicates, named per group; None when every group keeps its value in all but
+    ``UNDEFINED_LIMIT`` of them.
+
+    A group's value is undefined in a replicate when the replicate draws none of the rows
+    its value rests on (a TPR's actual positives, a PPV's predicted positives, …). With d
+    such rows among the group's n, that happens with probability (1 − d/n)^n ≈ e^−d, so
+    the limit of 5 % is the count rule "d ≥ 3" (e^−3 ≈ 0.05), measured on the replicates
+    so that it holds for every metric, whatever rows define its per-group value."""
+    bad = {g: k for g, k in rv.lost.items() if k > UNDEFINED_LIMIT * total}
+    if not bad:
+        return None
+    listed = "; ".join(
+        f"'{g}' has no value in {k} of {total} replicates (about {_rows_behind(k, total)} "
+        "of its rows define it)"
+        for g, k in bad.items()
+    )
+    return (
+        f"too few rows behind the value of {len(bad)} group(s): {listed}. A resample that "
+        "draws none of them leaves the group's value undefined; an interval needs about 3 "
+        f"or more such rows per group (fewer than {UNDEFINED_LIMIT:.0%} of resamples missing "
+        "them all). Collect more rows for these groups, exclude them (min_samples), or "
+        "merge them with others"
+    )
+
+
+def _rows_behind(lost: int, total: int) -> str:
+    """The d with e^−d = lost / total, rounded: how many rows a value rests on."""
+    share = lost / total
+    if share >= 1.0:
+        return "0"
+    d = -math.log(share)
+    return f"{d:.0f}" if d >= 1 else "1"
+
+
 # ---------------------------------------------------------------------------
 # confidence intervals
 
@@ -668,6 +704,8 @@ class ReplicateValues:
     #: min ÷ max over per-group values), the (B, coordinates) per-group values of each
     #: replicate; a row is NaN where the replicate's value is not that form of them
     forms: dict[bands.Form, FloatArray] = dataclasses.field(default_factory=dict)
+    #: per compared group, the replicates in which its value is undefined
+    lost: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def replicate_values(
@@ -692,9 +730,13 @@ def replicate_values(
     forms = {f: bands.layout_of(f, base) for f in bands.candidates(base)}
     coords = {f: np.full((n_b, sum(map(len, lay))), np.nan) for f, lay in forms.items()}
     undefined = differ = 0
+    lost = dict.fromkeys(compared, 0)
     for b in range(n_b):
         mv = spec.fn(_replicate(base_stats, stats, reps, b, idx), params)
         got = _read(mv, compared)
+        if isinstance(got, str):
+            for g in set(compared) - set(_compared(mv)):
+                lost[g] += 1
         if got == "undefined":
             undefined += 1
         elif got == "groups":
@@ -705,7 +747,7 @@ def replicate_values(
                 row = bands.matches(f, mv, lay)
                 if row is not None:
                     coords[f][b] = row
-    return ReplicateValues(values, groups, compared, undefined, differ, base, coords)
+    return ReplicateValues(values, groups, compared, undefined, differ, base, coords, lost)
 
 
 def _batch_values(
@@ -745,7 +787,11 @@ def _batch_values(
         tol = 1e-9 * np.maximum(1.0, np.abs(values))
         same = keep & (np.abs(rebuilt - values) <= tol)
         coords[form] = np.where(same[:, None], groups, np.nan)
-    return ReplicateValues(values, groups, compared, int(nan.sum()), int(other.sum()), base, coords)
+    gone = (~defined & base_defined).sum(axis=0)
+    lost = {g: int(gone[i]) for i, g in enumerate(base_stats.groups) if base_defined[i]}
+    return ReplicateValues(
+        values, groups, compared, int(nan.sum()), int(other.sum()), base, coords, lost
+    )
 
 
 def _quantiles(v: FloatArray, lo: float, hi: float) -> tuple[float, float]:
@@ -992,7 +1038,9 @@ def confidence(
     rv = replicate_values(spec, stats, keep, params, reps)
     ok = ~np.isnan(rv.values)
     valid = int(ok.sum())
-    why = _undefined_reason(rv.undefined, rv.differ, n_b, "bootstrap replicates")
+    why = _lost_reason(rv, n_b) or _undefined_reason(
+        rv.undefined, rv.differ, n_b, "bootstrap replicates"
+    )
     if why is not None or valid == 0:
         return none(why or "no replicate has a value", valid)
     v = rv.values[ok]
