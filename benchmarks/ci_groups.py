@@ -22,6 +22,10 @@ per-group truth is known exactly):
   0.4, TPR 0.7 + δ_g, FPR 0.2 + δ_g; rows ~ Multinomial(n, P_g(y, ŷ));
 - ``wf1`` weighted_f1_gap, 3 classes with priors (0.5, 0.3, 0.2), P(ŷ = y) = 0.7 + δ_g,
   errors split evenly;
+- ``disp`` disparity_ratio (Aequitas; ``--params rate=ppr``: each group's share of all
+  predicted positives, which depends on the group shares): the binary model at δ = 0 with
+  unequal ``--shares``; with ``--random-sizes`` the group sizes of each population are
+  Multinomial(N, shares), the setting where ``--resample rows`` is the right bootstrap;
 - ``auc`` auc_gap: binormal scores (negatives N(0, 1), positives N(d_g, 1), 2 decimals),
   d_g = 1.2 + δ_g, AUC_g = Φ(d_g / √2).
 
@@ -37,6 +41,8 @@ at c = 0.95, P = 400); of a miss rate m, sqrt(m (1 − m) / P) (0.0078 at m = 0.
     python benchmarks/ci_groups.py                       # the full grid (hours on 2 cores)
     python benchmarks/ci_groups.py --metrics dp,eo --groups 3 --n 50,200 --populations 200
     python benchmarks/ci_groups.py --methods band,percentile,bca   # band=False: old methods
+    python benchmarks/ci_groups.py --metrics disp --params rate=ppr --groups 3 \
+        --shares 0.5,0.3,0.2 --random-sizes --resample rows --gaps 0 --patterns spread
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ KEYS = {
     "ppv": "predictive_parity_diff",
     "wf1": "weighted_f1_gap",
     "auc": "auc_gap",
+    "disp": "disparity_ratio",  # with --params rate=ppr: depends on the group shares
 }
 _SCALE = 1e12
 
@@ -85,12 +92,26 @@ def _pattern(groups: int, kind: str) -> np.ndarray:
     return np.linspace(0.0, 1.0, groups)
 
 
-def truth(metric: str, deltas: np.ndarray) -> float:
+def _shares(groups: int, text: str | None) -> np.ndarray:
+    if not text:
+        return np.full(groups, 1.0 / groups)
+    w = np.array([float(x) for x in text.split(",")])
+    if len(w) != groups:
+        raise SystemExit(f"--shares needs {groups} values for {groups} groups")
+    return w / w.sum()
+
+
+def truth(
+    metric: str, deltas: np.ndarray, shares: np.ndarray | None = None, params: Any = None
+) -> float:
     if metric == "auc":
         auc = [NormalDist().cdf((1.2 + d) / math.sqrt(2)) for d in deltas]
         return max(auc) - min(auc)
     k = 3 if metric == "wf1" else 2
-    counts = np.stack([np.rint(_probabilities(metric, d) * _SCALE) for d in deltas])
+    w = np.full(len(deltas), 1.0) if shares is None else shares * len(deltas)
+    counts = np.stack(
+        [np.rint(_probabilities(metric, d) * _SCALE * wg) for d, wg in zip(deltas, w, strict=True)]
+    )
     st = GroupStats(
         ("grp",),
         tuple(f"g{i}" for i in range(len(deltas))),
@@ -98,34 +119,45 @@ def truth(metric: str, deltas: np.ndarray) -> float:
         counts.astype(np.int64),
         positive=1 if k == 2 else None,
     )
-    value = REGISTRY[KEYS[metric]].fn(st, {}).value
+    value = REGISTRY[KEYS[metric]].fn(st, params or {}).value
     assert value is not None
     return float(value)
 
 
-def offsets(metric: str, groups: int, kind: str, target: float) -> tuple[np.ndarray, float]:
+def offsets(
+    metric: str, groups: int, kind: str, target: float, shares: np.ndarray, params: Any
+) -> tuple[np.ndarray, float]:
     """δ_g = s · pattern_g with the true value at ``target`` (bisection on s ≥ 0)."""
     pat = _pattern(groups, kind)
-    ratio = metric == "dpr"
+    ratio = metric in ("dpr", "disp")
+    if metric == "disp":  # the ratio of shares itself: report the truth at δ = 0
+        return pat * 0.0, truth(metric, pat * 0.0, shares, params)
     zero = 1.0 if ratio else 0.0
     if abs(target - zero) < 1e-12:
-        return pat * 0.0, truth(metric, pat * 0.0)
+        return pat * 0.0, truth(metric, pat * 0.0, shares, params)
     lo, hi = 0.0, 0.25 if metric != "auc" else 1.5
     for _ in range(80):
         mid = (lo + hi) / 2
-        v = truth(metric, pat * mid)
+        v = truth(metric, pat * mid, shares, params)
         far = v < target if ratio else v > target
         lo, hi = (lo, mid) if far else (mid, hi)
     s = (lo + hi) / 2
-    return pat * s, truth(metric, pat * s)
+    return pat * s, truth(metric, pat * s, shares, params)
 
 
-def population(metric: str, n: int, deltas: np.ndarray, seed: int) -> GroupStats:
+def population(
+    metric: str, n: int, deltas: np.ndarray, seed: int, shares: np.ndarray, random_sizes: bool
+) -> GroupStats:
     rng = np.random.default_rng((20261123, seed))
     g = len(deltas)
     names = tuple(f"g{i}" for i in range(g))
+    total = n * g
+    if random_sizes:  # rows drawn from a population with these group shares
+        sizes = rng.multinomial(total, shares)
+    else:
+        sizes = np.rint(total * shares).astype(np.int64)
     if metric == "auc":
-        grp = np.repeat(np.arange(g), n)
+        grp = np.repeat(np.arange(g), sizes)
         true = (rng.random(len(grp)) < 0.4).astype(np.int64)
         shift = 1.2 + deltas[grp]
         score = np.round(rng.normal(0.0, 1.0, len(grp)) + true * shift, 2)
@@ -137,7 +169,10 @@ def population(metric: str, n: int, deltas: np.ndarray, seed: int) -> GroupStats
         )
     k = 3 if metric == "wf1" else 2
     counts = np.stack(
-        [rng.multinomial(n, _probabilities(metric, d).ravel()).reshape(k, k) for d in deltas]
+        [
+            rng.multinomial(int(m), _probabilities(metric, d).ravel()).reshape(k, k)
+            for d, m in zip(deltas, sizes, strict=True)
+        ]
     )
     return GroupStats(
         ("grp",),
@@ -149,21 +184,21 @@ def population(metric: str, n: int, deltas: np.ndarray, seed: int) -> GroupStats
 
 
 def one(job: tuple[Any, ...]) -> dict[str, Any]:
-    metric, n, deltas, seed, resamples, level, methods = job
-    st = population(metric, n, deltas, seed)
+    metric, n, deltas, seed, resamples, level, methods, shares, random_sizes, rows, params = job
+    st = population(metric, n, deltas, seed, shares, random_sizes)
     spec = REGISTRY[KEYS[metric]]
-    point = spec.fn(st, {}).value
+    point = spec.fn(st, params).value
     out: dict[str, Any] = {"point": point}
     if point is None:
         return out
     keep = np.ones(len(deltas), dtype=bool)
-    reps = bs.draw(st, resamples, seed)
+    reps = bs.draw(st, resamples, seed, rows=rows)
     for m in methods:
         t0 = time.perf_counter()
         if m == "band":
-            iv = bs.confidence(spec, st, keep, {}, point, reps, level, "percentile")
+            iv = bs.confidence(spec, st, keep, params, point, reps, level, "percentile")
         else:
-            iv = bs.confidence(spec, st, keep, {}, point, reps, level, m, band=False)
+            iv = bs.confidence(spec, st, keep, params, point, reps, level, m, band=False)
         out[m] = (iv.low, iv.high, iv.method, time.perf_counter() - t0)
     return out
 
@@ -174,10 +209,13 @@ def _se(p: float, n: int) -> float:
 
 def cell(args: argparse.Namespace, metric: str, groups: int, n: int, kind: str, target: float,
          pool: ProcessPoolExecutor | None) -> None:  # fmt: skip
-    deltas, true = offsets(metric, groups, kind, target)
+    shares = _shares(groups, args.shares)
+    params = dict(kv.split("=", 1) for kv in args.params.split(",")) if args.params else {}
+    deltas, true = offsets(metric, groups, kind, target, shares, params)
     methods = tuple(args.methods.split(","))
-    jobs = [(metric, n, deltas, s, args.resamples, args.level, methods)
-            for s in range(args.populations)]  # fmt: skip
+    rows = args.resample == "rows"
+    jobs = [(metric, n, deltas, s, args.resamples, args.level, methods, shares,
+             args.random_sizes, rows, params) for s in range(args.populations)]  # fmt: skip
     res = list(pool.map(one, jobs, chunksize=4)) if pool else [one(j) for j in jobs]
     spec = REGISTRY[KEYS[metric]]
     pts = np.array([r["point"] for r in res if r["point"] is not None])
@@ -217,6 +255,14 @@ def main() -> None:
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--methods", default="band", help="band, percentile, bca (comma list)")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--shares", default=None, help="group shares, e.g. 0.5,0.3,0.2 (default equal)")
+    ap.add_argument(
+        "--random-sizes",
+        action="store_true",
+        help="group sizes ~ Multinomial(n × G, shares) per population instead of fixed",
+    )
+    ap.add_argument("--resample", choices=("stratified", "rows"), default="stratified")
+    ap.add_argument("--params", default="", help="metric parameters, e.g. rate=ppr")
     args = ap.parse_args()
     t0 = time.perf_counter()
     print(
@@ -234,7 +280,7 @@ def main() -> None:
         ):
             if kind == "ties" and groups < 2:
                 continue
-            target = 1.0 - gap if metric == "dpr" else gap
+            target = 1.0 - gap if metric in ("dpr", "disp") else gap
             cell(args, metric, groups, n, kind, target, pool)
     finally:
         if pool:
