@@ -717,6 +717,8 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     if error and interval and interval[0] is not None and interval[1] is not None:
         interval = (interval[0] - error, interval[1] + error)
     status, why = status_for(c, mv.value, decision, interval)
+    if why and ci is not None and ci.reason and (ci.low is None or ci.high is None):
+        why = f"{why} ({ci.reason})"  # say why there is no interval
     straddles = (
         error
         and status == "pass"
