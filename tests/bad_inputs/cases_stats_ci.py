@@ -6,10 +6,7 @@ from tests.bad_inputs.cases import Case, policy
 
 #: group M has exactly one actual positive (its TPR rests on one row), group F many
 _ONE_POSITIVE = (
-    "y_true,y_pred,sex\n"
-    + "1,1,F\n0,0,F\n1,0,F\n0,1,F\n" * 40
-    + "1,1,M\n"
-    + "0,0,M\n0,1,M\n" * 60
+    "y_true,y_pred,sex\n" + "1,1,F\n0,0,F\n1,0,F\n0,1,F\n" * 40 + "1,1,M\n" + "0,0,M\n0,1,M\n" * 60
 )
 
 CASES: list[Case] = [
