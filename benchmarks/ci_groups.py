@@ -26,6 +26,9 @@ per-group truth is known exactly):
   predicted positives, which depends on the group shares): the binary model at δ = 0 with
   unequal ``--shares``; with ``--random-sizes`` the group sizes of each population are
   Multinomial(N, shares), the setting where ``--resample rows`` is the right bootstrap;
+- ``theil`` theil_index (a smooth statistic, not a gap: it keeps percentile/BCa; BCa on
+  at most two groups): the binary model at δ = s · pattern with the target ignored — the
+  truth is the population's own Theil index at δ = 0;
 - ``auc`` auc_gap: binormal scores (negatives N(0, 1), positives N(d_g, 1), 2 decimals),
   d_g = 1.2 + δ_g, AUC_g = Φ(d_g / √2).
 
@@ -70,7 +73,10 @@ KEYS = {
     "wf1": "weighted_f1_gap",
     "auc": "auc_gap",
     "disp": "disparity_ratio",  # with --params rate=ppr: depends on the group shares
+    "theil": "theil_index",  # not a gap over groups: percentile / BCa (two groups)
 }
+#: metrics whose truth is taken at δ = 0 (their value is no gap that offsets could set)
+_AT_ZERO = ("disp", "theil")
 _SCALE = 1e12
 
 
@@ -130,7 +136,7 @@ def offsets(
     """δ_g = s · pattern_g with the true value at ``target`` (bisection on s ≥ 0)."""
     pat = _pattern(groups, kind)
     ratio = metric in ("dpr", "disp")
-    if metric == "disp":  # the ratio of shares itself: report the truth at δ = 0
+    if metric in _AT_ZERO:
         return pat * 0.0, truth(metric, pat * 0.0, shares, params)
     zero = 1.0 if ratio else 0.0
     if abs(target - zero) < 1e-12:
