@@ -72,9 +72,21 @@ Not available (``low``/``high`` None with the reason):
 Undefined replicates. A replicate counts as undefined when the metric has no
 value (``None`` or not finite) or compares a different set of groups than the
 data does (a group whose rate is defined on the data but not in the replicate —
-the gap would then be a different statistic). Undefined replicates are dropped;
-if more than 5 % of them are undefined, there is no interval (``reason`` says
-how many): an interval on the survivors would be biased.
+the gap would then be a different statistic). Undefined replicates are dropped.
+There is no interval when a group's value is missing from more than 5 % of the
+replicates — it rests on fewer than about 3 rows, since a value resting on d rows
+is missing from ≈ e^−d of them — and ``reason`` names each such group with that
+count (:func:`_lost_reason`); otherwise when more than 5 % are undefined for any
+other reason (``reason`` says how many): an interval on the survivors would be biased.
+
+Gaps and ratios over groups. A value that is max − min, min ÷ max, min or max of
+per-group values (or the max/mean/min of two such gaps, the odds metrics) — checked on
+the data and on every replicate — gets the simultaneous sup-t band of
+:mod:`fairpolicy.stats.bands` projected onto it (``method`` "band"), whatever method was
+asked: percentile and BCa intervals of these non-smooth statistics exclude the truth at
+ties (``docs/statistics.md``). Every other interval is widened to contain the point
+estimate when it lies beside it (with a note). ``Replicates.rows`` (``resample: rows``):
+group sizes vary, Multinomial(N, n_g / N), instead of being fixed.
 
 Quantiles. ``numpy.quantile`` with its default ``linear`` method (Hyndman & Fan
 type 7) on the defined replicate values — the definition ``scipy.stats.bootstrap``
@@ -107,8 +119,9 @@ point, z0 turns negative and plain BCa shifts the interval below the true gap
 the metric is the gap of exactly two groups — on the data, on every replicate and
 on every leave-one-out value — BCa is computed on the smooth signed difference
 s·(θ_a − θ_b), with s the sign on the data, and the interval is folded through |·|
-(the note says so). With more groups (max − min over several) plain BCa is used and
-the same caveat applies; the percentile interval is the default.
+(the note says so; reached only with ``band=False``, since such gaps get the band).
+BCa is never used on more than two groups: it falls back to the percentile interval
+with the reason.
 
 Permutation test. Under H0 the group labels are exchangeable: the pooled cells
 of the compared groups are dealt back to the groups with their sizes by a
