@@ -146,11 +146,21 @@ def _parser() -> argparse.ArgumentParser:
         "--bootstrap",
         type=cli_int,
         metavar="N",
-        help="stratified per-group bootstrap with N resamples: a confidence interval per control",
+        help="bootstrap with N resamples (stratified by group unless --resample rows): a "
+        "confidence interval per control",
     )
     st.add_argument("--ci-level", type=cli_float, metavar="L", help="interval level (default 0.95)")
     st.add_argument(
-        "--ci-method", choices=("percentile", "bca"), help="interval method (default percentile)"
+        "--ci-method",
+        choices=("percentile", "bca"),
+        help="interval method (default percentile; gaps and ratios over groups always get the "
+        "simultaneous band, docs/statistics.md)",
+    )
+    st.add_argument(
+        "--resample",
+        choices=("stratified", "rows"),
+        help="stratified (default): resample rows within each group, group sizes fixed; rows: "
+        "resample all rows together, for metrics that depend on group shares",
     )
     st.add_argument(
         "--decision",
@@ -468,6 +478,7 @@ def _run_check(
         bootstrap=args.bootstrap,
         ci_level=args.ci_level,
         ci_method=args.ci_method,
+        resample=args.resample,
         decision=args.decision,
         p_value=args.p_value,
         bonferroni=args.bonferroni,

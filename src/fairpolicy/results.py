@@ -98,12 +98,14 @@ class GroupResult(_Frozen):
 
 
 class ConfidenceInterval(_Frozen):
-    """A stratified per-group bootstrap interval of the control's value."""
+    """A bootstrap interval of the control's value (stratified by group unless ``resample`` is
+    rows; gaps and ratios over groups: the simultaneous band, ``method`` band)."""
 
     low: float | None
     high: float | None
     level: float
-    method: Literal["percentile", "bca"]
+    #: band: simultaneous band of the per-group values projected onto the gap or ratio
+    method: Literal["percentile", "bca", "band"]
     resamples: int
     seed: int
     #: replicates whose value was defined
@@ -113,6 +115,9 @@ class ConfidenceInterval(_Frozen):
     #: how the interval was actually computed when it differs from what was asked
     #: (e.g. BCa fell back to percentile, or a grouped jackknife was used)
     note: str | None = None
+    #: stratified: rows resampled within each group, group sizes fixed (the interval is
+    #: conditional on them); rows: all rows resampled together, group sizes vary
+    resample: Literal["stratified", "rows"] = "stratified"
 
 
 class PValue(_Frozen):

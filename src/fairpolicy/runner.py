@@ -288,8 +288,8 @@ class _Evaluator:
         self.subtables: dict[tuple[str, ...], Table] = {}
         #: engines: columns read by aggregations that return no tuples (regression sums)
         self.pushed: list[str] = []
-        #: (id of the statistics, resamples) → (statistics, their bootstrap replicates)
-        self.replicates: dict[tuple[int, int], tuple[GroupStats, Any]] = {}
+        #: (id of the statistics, resamples, rows) → (statistics, their bootstrap replicates)
+        self.replicates: dict[tuple[int, int, bool], tuple[GroupStats, Any]] = {}
         self.labels: dict[LabelKey, Labels] = {}
         #: (group column, extra missing tokens) → its codes and group names
         self.dims: dict[tuple[str, frozenset[str]], tuple[np.ndarray, list[str]]] = {}
@@ -479,11 +479,13 @@ class _Evaluator:
         from fairpolicy.stats import bootstrap
 
         stats, point = self.resampled(plan, stats, keep, mv)
-        key = (id(stats), resamples)
+        rows = str(c.params.get("resample", "stratified")) == "rows"
+        key = (id(stats), resamples, rows)
         if key not in self.replicates:
+            seed = self._seed(plan, stats, "bootstrap")
             self.replicates[key] = (
                 stats,  # keeps the object (and so its id) alive with its replicates
-                bootstrap.draw(stats, resamples, self._seed(plan, stats, "bootstrap")),
+                bootstrap.draw(stats, resamples, seed, rows=rows),
             )
         reps = self.replicates[key][1]
         iv = bootstrap.confidence(
@@ -500,12 +502,13 @@ class _Evaluator:
             low=iv.low,
             high=iv.high,
             level=iv.level,
-            method="bca" if iv.method == "bca" else "percentile",
+            method=iv.method if iv.method in ("bca", "band") else "percentile",
             resamples=iv.resamples,
             seed=iv.seed,
             valid=iv.valid,
             reason=iv.reason,
             note=iv.note,
+            resample="rows" if rows else "stratified",
         )
         return ci, dict(iv.groups or {})
 
@@ -565,9 +568,10 @@ class _Evaluator:
         ):
             return stats, mv.value
         dim = plan.control.dimension_columns
-        cache = (plan.key, dim, True, f"grid:{self.grid}")
+        tokens = _tokens(plan.control)
+        cache = (plan.key, dim, True, f"grid:{self.grid}", tokens)
         if cache not in self.stats:
-            counts = self.stats.get((plan.key, dim, False, None), stats)
+            counts = self.stats.get((plan.key, dim, False, None, tokens), stats)
             self.stats[cache] = self._scores(plan, counts, self.grid)
         grid = self.stats[cache]
         self.grid_used = True
@@ -1041,8 +1045,8 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
     if mv.exact is not None and mv.value is not None:
         details["exact_value"] = str(mv.exact)
     status, why = status_for(c, value, decision, interval)
-    if ci is not None and ci.reason and decision != "point" and status == "inconclusive":
-        why = f"decision {decision} needs a confidence interval; none was computed: {ci.reason}"
+    if why and ci is not None and ci.reason and (ci.low is None or ci.high is None):
+        why = f"{why} ({ci.reason})"  # say why there is no interval
     straddles = (
         error
         and status == "pass"
@@ -1167,6 +1171,7 @@ def check(
     bootstrap: int | None = None,
     ci_level: float | None = None,
     ci_method: str | None = None,
+    resample: str | None = None,
     decision: str | None = None,
     p_value: int | None = None,
     bonferroni: bool | None = None,
@@ -1242,6 +1247,7 @@ def check(
             "ci": bootstrap,
             "ci_level": ci_level,
             "ci_method": ci_method,
+            "resample": resample,
             "decision": decision,
             "p_value": p_value,
             "bonferroni": bonferroni,

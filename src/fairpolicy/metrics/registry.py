@@ -61,7 +61,22 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ),
     ParamSpec("ci", int, 0, help="bootstrap resamples for a confidence interval (0 = none)"),
     ParamSpec("ci_level", float, 0.95, help="confidence level of the interval"),
-    ParamSpec("ci_method", str, "percentile", ("percentile", "bca"), "interval method"),
+    ParamSpec(
+        "ci_method",
+        str,
+        "percentile",
+        ("percentile", "bca"),
+        "interval method (gaps and ratios over groups always get the simultaneous band)",
+    ),
+    ParamSpec(
+        "resample",
+        str,
+        "stratified",
+        ("stratified", "rows"),
+        "stratified: rows resampled within each group (group sizes fixed; the interval is "
+        "conditional on them); rows: all rows together (group sizes vary), for metrics that "
+        "depend on group shares",
+    ),
     ParamSpec(
         "decision",
         str,

@@ -56,6 +56,7 @@ POLICY_WIDE_PROPS = (
     "ci",
     "ci_level",
     "ci_method",
+    "resample",
     "decision",
     "p_value",
     "bonferroni",

@@ -72,9 +72,21 @@ Not available (``low``/``high`` None with the reason):
 Undefined replicates. A replicate counts as undefined when the metric has no
 value (``None`` or not finite) or compares a different set of groups than the
 data does (a group whose rate is defined on the data but not in the replicate —
-the gap would then be a different statistic). Undefined replicates are dropped;
-if more than 5 % of them are undefined, there is no interval (``reason`` says
-how many): an interval on the survivors would be biased.
+the gap would then be a different statistic). Undefined replicates are dropped.
+There is no interval when a group's value is missing from more than 5 % of the
+replicates — it rests on fewer than about 3 rows, since a value resting on d rows
+is missing from ≈ e^−d of them — and ``reason`` names each such group with that
+count (:func:`_lost_reason`); otherwise when more than 5 % are undefined for any
+other reason (``reason`` says how many): an interval on the survivors would be biased.
+
+Gaps and ratios over groups. A value that is max − min, min ÷ max, min or max of
+per-group values (or the max/mean/min of two such gaps, the odds metrics) — checked on
+the data and on every replicate — gets the simultaneous sup-t band of
+:mod:`fairpolicy.stats.bands` projected onto it (``method`` "band"), whatever method was
+asked: percentile and BCa intervals of these non-smooth statistics exclude the truth at
+ties (``docs/statistics.md``). Every other interval is widened to contain the point
+estimate when it lies beside it (with a note). ``Replicates.rows`` (``resample: rows``):
+group sizes vary, Multinomial(N, n_g / N), instead of being fixed.
 
 Quantiles. ``numpy.quantile`` with its default ``linear`` method (Hyndman & Fan
 type 7) on the defined replicate values — the definition ``scipy.stats.bootstrap``
@@ -107,8 +119,9 @@ point, z0 turns negative and plain BCa shifts the interval below the true gap
 the metric is the gap of exactly two groups — on the data, on every replicate and
 on every leave-one-out value — BCa is computed on the smooth signed difference
 s·(θ_a − θ_b), with s the sign on the data, and the interval is folded through |·|
-(the note says so). With more groups (max − min over several) plain BCa is used and
-the same caveat applies; the percentile interval is the default.
+(the note says so; reached only with ``band=False``, since such gaps get the band).
+BCa is never used on more than two groups: it falls back to the percentile interval
+with the reason.
 
 Permutation test. Group labels are permuted within the metric's stratum
 (``MetricSpec.stratum``), so that the null is the metric's own: over all compared rows
@@ -149,7 +162,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.metrics.base import MetricSpec, MetricValue, Stratum
-from fairpolicy.stats import GroupStats, JointCells, RankingStats, RegressionStats, ScoreStats
+from fairpolicy.stats import (
+    GroupStats,
+    JointCells,
+    RankingStats,
+    RegressionStats,
+    ScoreStats,
+    bands,
+)
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -184,6 +204,7 @@ _JACKKNIFE_STREAM = 2
 _PERMUTATION_STREAM = 3
 _REGRESSION_STREAM = 4
 _RANKING_STREAM = 5
+_ROWS_STREAM = 6
 
 _NORMAL = NormalDist()
 
@@ -386,10 +407,16 @@ class Replicates:
     rank_positions: tuple[IntArray, ...] | None = None
     #: why these statistics have no replicates (the cost limit), None when they have
     reason: str | None = None
+    #: False: stratified (each group's size fixed); True: all rows resampled together
+    #: (``resample: rows``), each replicate's group sizes ~ Multinomial(N, n_g / N)
+    rows: bool = False
 
 
-def _multinomial(rng: np.random.Generator, cells: IntArray, size: int) -> IntArray:
-    """``size`` draws of Multinomial(n_g, cells_g / n_g) for every row g of ``cells`` (G, C)."""
+def _multinomial(
+    rng: np.random.Generator, cells: IntArray, size: int, sizes: IntArray | None = None
+) -> IntArray:
+    """``size`` draws of Multinomial(n_g, cells_g / n_g) for every row g of ``cells`` (G, C);
+    with ``sizes`` (size, G), draw b of group g has ``sizes[b, g]`` rows instead of n_g."""
     g, c = cells.shape
     if c == 0 or g == 0:
         return np.zeros((size, g, c), dtype=np.int64)
@@ -398,20 +425,37 @@ def _multinomial(rng: np.random.Generator, cells: IntArray, size: int) -> IntArr
     ok = n > 0
     p[ok] = cells[ok] / n[ok, None]
     p[~ok, 0] = 1.0  # an empty group draws 0 rows
+    if sizes is not None:
+        drawn: IntArray = rng.multinomial(sizes, p).astype(np.int64)
+        return drawn
     out: IntArray = rng.multinomial(n, p, size=(size, g)).astype(np.int64)
     return out
 
 
-def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
+def _row_sizes(rng: np.random.Generator, n: IntArray, size: int) -> IntArray:
+    """Group sizes of ``size`` unstratified replicates: Multinomial(N, n_g / N) — resampling
+    all N rows together and counting each group's, so group shares vary as in the data."""
+    total = int(n.sum())
+    if total == 0:
+        return np.zeros((size, len(n)), dtype=np.int64)
+    out: IntArray = rng.multinomial(total, n / total, size=size).astype(np.int64)
+    return out
+
+
+def draw(stats: GroupStats, resamples: int, seed: int, rows: bool = False) -> Replicates:
     """One vectorised draw for every control that shares this GroupStats (same binding and
     dimension). Stratified per group: exactly equivalent to resampling rows within each group.
+    ``rows``: unstratified — each replicate's group sizes are Multinomial(N, n_g / N), then
+    each group is drawn with its size as above: exactly resampling all N rows together.
     """
     b = int(resamples)
     if b < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     g, k = len(stats.groups), stats.num_classes
     rng = np.random.default_rng(seed)
-    counts = _multinomial(rng, stats.counts.reshape(g, k * k), b).reshape(b, g, k, k)
+    n_g = _group_sizes(stats)
+    sizes = _row_sizes(np.random.default_rng((seed, _ROWS_STREAM)), n_g, b) if rows else None
+    counts = _multinomial(rng, stats.counts.reshape(g, k * k), b, sizes).reshape(b, g, k, k)
     scores = None
     if stats.scores is not None:
         cells, why = _cells_of(stats)
@@ -436,7 +480,12 @@ def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
             "resamples (ci), or round the values so rows share cells"
         )
     elif stats.regression is not None and stats.regression.cells is not None:
-        regression = _regression_draw(stats.regression, b, int(seed))
+        regression = _regression_draw(stats.regression, b, int(seed), sizes)
+    elif rows and stats.ranking is not None:
+        reason = (
+            "resample: rows is not available for ranking metrics (a replicate keeps each "
+            "group's items in the ranking); use resample: stratified"
+        )
     elif stats.ranking is not None:
         order = stats.ranking.order
         by_group = np.argsort(order, kind="stable")
@@ -450,13 +499,22 @@ def draw(stats: GroupStats, resamples: int, seed: int) -> Replicates:
         regression=regression,
         rank_positions=positions,
         reason=reason,
+        rows=rows,
     )
 
 
-def _regression_draw(reg: RegressionStats, resamples: int, seed: int) -> FloatArray:
+def _group_sizes(stats: GroupStats) -> IntArray:
+    """Rows per group (the count table's, or the sizes of regression/ranking statistics)."""
+    return np.asarray(stats.n, dtype=np.int64)
+
+
+def _regression_draw(
+    reg: RegressionStats, resamples: int, seed: int, sizes: IntArray | None = None
+) -> FloatArray:
     """(B, G, 7) sums of B stratified row resamples: per group, Multinomial(n_g, cells / n_g)
     over its distinct (y, ŷ) cells — exactly resampling the group's rows — times the cells'
-    summands. Chunked over replicates so one chunk holds at most ``_REGRESSION_CHUNK`` counts."""
+    summands. Chunked over replicates so one chunk holds at most ``_REGRESSION_CHUNK`` counts.
+    ``sizes`` (B, G): replicate b of group g draws ``sizes[b, g]`` rows (``resample: rows``)."""
     assert reg.cells is not None
     out = np.zeros((resamples, len(reg.cells), reg.sums.shape[1]), dtype=np.float64)
     for g, cells in enumerate(reg.cells):
@@ -468,7 +526,12 @@ def _regression_draw(reg: RegressionStats, resamples: int, seed: int) -> FloatAr
         p = cells.counts / n
         chunk = max(1, _REGRESSION_CHUNK // len(cells.counts))
         for lo in range(0, resamples, chunk):
-            w = rng.multinomial(n, p, size=min(chunk, resamples - lo))
+            m = min(chunk, resamples - lo)
+            w = (
+                rng.multinomial(n, p, size=m)
+                if sizes is None
+                else rng.multinomial(sizes[lo : lo + m, g], p)
+            )
             out[lo : lo + len(w), g] = w @ features
     return out
 
@@ -594,6 +657,42 @@ def _undefined_reason(undefined: int, differ: int, total: int, what: str) -> str
     )
 
 
+def _lost_reason(rv: ReplicateValues, total: int) -> str | None:
+    """Why there is no interval when some groups' values are missing from too many
+    replicates, named per group; None when every group keeps its value in all but
+    ``UNDEFINED_LIMIT`` of them.
+
+    A group's value is undefined in a replicate when the replicate draws none of the rows
+    its value rests on (a TPR's actual positives, a PPV's predicted positives, …). With d
+    such rows among the group's n, that happens with probability (1 − d/n)^n ≈ e^−d, so
+    the limit of 5 % is the count rule "d ≥ 3" (e^−3 ≈ 0.05), measured on the replicates
+    so that it holds for every metric, whatever rows define its per-group value."""
+    bad = {g: k for g, k in rv.lost.items() if k > UNDEFINED_LIMIT * total}
+    if not bad:
+        return None
+    listed = "; ".join(
+        f"'{g}' has no value in {k} of {total} replicates (about {_rows_behind(k, total)} "
+        "of its rows define it)"
+        for g, k in bad.items()
+    )
+    return (
+        f"too few rows behind the value of {len(bad)} group(s): {listed}. A resample that "
+        "draws none of them leaves the group's value undefined; an interval needs about 3 "
+        f"or more such rows per group (fewer than {UNDEFINED_LIMIT:.0%} of resamples missing "
+        "them all). Collect more rows for these groups, exclude them (min_samples), or "
+        "merge them with others"
+    )
+
+
+def _rows_behind(lost: int, total: int) -> str:
+    """The d with e^−d = lost / total, rounded: how many rows a value rests on."""
+    share = lost / total
+    if share >= 1.0:
+        return "0"
+    d = -math.log(share)
+    return f"{d:.0f}" if d >= 1 else "1"
+
+
 # ---------------------------------------------------------------------------
 # confidence intervals
 
@@ -603,7 +702,7 @@ class Interval:
     low: float | None
     high: float | None
     level: float
-    method: str  # "percentile" | "bca"
+    method: str  # "percentile" | "bca" | "band"
     resamples: int
     seed: int
     valid: int  # replicates whose value was defined
@@ -626,6 +725,12 @@ class ReplicateValues:
     undefined: int
     differ: int
     base: MetricValue  # the metric on the data (kept groups)
+    #: per candidate :class:`~fairpolicy.stats.bands.Form` of the value (max − min or
+    #: min ÷ max over per-group values), the (B, coordinates) per-group values of each
+    #: replicate; a row is NaN where the replicate's value is not that form of them
+    forms: dict[bands.Form, FloatArray] = dataclasses.field(default_factory=dict)
+    #: per compared group, the replicates in which its value is undefined
+    lost: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def replicate_values(
@@ -647,16 +752,27 @@ def replicate_values(
         return _batch_values(spec, base_stats, base, compared, reps, idx)
     values = np.full(n_b, np.nan)
     groups = np.full((n_b, len(compared)), np.nan)
+    forms = {f: bands.layout_of(f, base) for f in bands.candidates(base)}
+    coords = {f: np.full((n_b, sum(map(len, lay))), np.nan) for f, lay in forms.items()}
     undefined = differ = 0
+    lost = dict.fromkeys(compared, 0)
     for b in range(n_b):
-        got = _read(spec.fn(_replicate(base_stats, stats, reps, b, idx), params), compared)
+        mv = spec.fn(_replicate(base_stats, stats, reps, b, idx), params)
+        got = _read(mv, compared)
+        if isinstance(got, str):
+            for g in set(compared) - set(_compared(mv)):
+                lost[g] += 1
         if got == "undefined":
             undefined += 1
         elif got == "groups":
             differ += 1
         elif not isinstance(got, str):
             values[b], groups[b] = got
-    return ReplicateValues(values, groups, compared, undefined, differ, base)
+            for f, lay in forms.items():
+                row = bands.matches(f, mv, lay)
+                if row is not None:
+                    coords[f][b] = row
+    return ReplicateValues(values, groups, compared, undefined, differ, base, coords, lost)
 
 
 def _batch_values(
@@ -681,7 +797,26 @@ def _batch_values(
     values = np.where(keep, vals, np.nan)
     groups = np.full((len(vals), len(compared)), np.nan)
     groups[keep] = per[keep][:, base_defined]
-    return ReplicateValues(values, groups, compared, int(nan.sum()), int(other.sum()), base)
+    coords: dict[bands.Form, FloatArray] = {}
+    for form in bands.candidates(base):
+        if form.parts != ("groups",) or not groups.shape[1]:
+            continue
+        hi, lo = groups.max(axis=1, initial=-np.inf), groups.min(axis=1, initial=np.inf)
+        if form.reduce == "gap":
+            rebuilt = hi - lo
+        elif form.reduce in ("min", "max"):
+            rebuilt = lo if form.reduce == "min" else hi
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rebuilt = np.where((lo >= 0) & (hi > 0), lo / hi, np.nan)
+        tol = 1e-9 * np.maximum(1.0, np.abs(values))
+        same = keep & (np.abs(rebuilt - values) <= tol)
+        coords[form] = np.where(same[:, None], groups, np.nan)
+    gone = (~defined & base_defined).sum(axis=0)
+    lost = {g: int(gone[i]) for i, g in enumerate(base_stats.groups) if base_defined[i]}
+    return ReplicateValues(
+        values, groups, compared, int(nan.sum()), int(other.sum()), base, coords, lost
+    )
 
 
 def _quantiles(v: FloatArray, lo: float, hi: float) -> tuple[float, float]:
@@ -895,13 +1030,23 @@ def confidence(
     reps: Replicates,
     level: float,
     method: str,
+    band: bool = True,
 ) -> Interval:
     """CI of spec.fn on the groups where `keep` is true (the runner's min_samples/min_share
     exclusion; apply it to each replicate with stats.select(keep) — selection commutes with the
     stratified draw). `point` is the value on the original data (for BCa's bias correction).
     BCa's acceleration comes from a jackknife computed from cells: leaving one row out of a
     (group, y_true, y_pred) cell changes one count, so each non-empty cell is one jackknife
-    value weighted by its count — never a loop over rows."""
+    value weighted by its count — never a loop over rows.
+
+    A value that is max − min or min ÷ max of per-group values (on the data and on every
+    replicate: most gap and ratio metrics) gets the simultaneous band of
+    :mod:`fairpolicy.stats.bands` whatever ``method`` asks (``band=False`` forces the
+    asked method: the tests of the percentile and BCa machinery). BCa is used only on two
+    compared groups (a smooth statistic, or the signed difference of a two-group gap);
+    otherwise it falls back to the percentile interval with the reason. Every interval
+    contains the point estimate: a percentile or BCa interval beside it is widened to it,
+    with a note."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not 0.0 < level < 1.0:
@@ -918,25 +1063,39 @@ def confidence(
     rv = replicate_values(spec, stats, keep, params, reps)
     ok = ~np.isnan(rv.values)
     valid = int(ok.sum())
-    why = _undefined_reason(rv.undefined, rv.differ, n_b, "bootstrap replicates")
+    why = _lost_reason(rv, n_b) or _undefined_reason(
+        rv.undefined, rv.differ, n_b, "bootstrap replicates"
+    )
     if why is not None or valid == 0:
         return none(why or "no replicate has a value", valid)
     v = rv.values[ok]
     gv = rv.groups[ok]
     alpha = (1.0 - level) / 2.0
     points = [gvv.value for gvv in rv.base.groups if gvv.value is not None]
+    if band:
+        got = _band(spec, rv, ok, point, level, method, reps, valid)
+        if got is not None:
+            return got
 
     def percentile(note: str | None = None) -> Interval:
         lo, hi = _quantiles(v, alpha, 1.0 - alpha)
         groups = {
             name: _quantiles(gv[:, i], alpha, 1.0 - alpha) for i, name in enumerate(rv.compared)
         }
-        return Interval(
-            lo, hi, level, "percentile", n_b, reps.seed, valid, groups=groups, note=note
+        return _holding(
+            Interval(lo, hi, level, "percentile", n_b, reps.seed, valid, groups=groups, note=note),
+            point,
         )
 
     if method == "percentile":
         return percentile()
+    if len(rv.compared) > 2:
+        return percentile(
+            f"BCa not available: the value has {len(rv.compared)} groups, and BCa is offered "
+            "only on at most two: over more groups most values are a maximum or minimum over "
+            "them, which is not the smooth statistic BCa's bias correction and acceleration "
+            "assume; percentile interval reported"
+        )
     jack = jackknife(spec, stats, keep, params, rv.compared, reps.seed)
     if isinstance(jack, str):
         return percentile(f"BCa not available ({jack}); percentile interval reported")
@@ -972,19 +1131,97 @@ def confidence(
             f"{JACKKNIFE_MAX} cells)"
         )
     note = "; ".join(notes) or None
-    return Interval(
-        lo,
-        hi,
-        level,
-        "bca",
-        n_b,
-        reps.seed,
-        valid,
-        groups=groups,
-        note=note,
-        z0=levels[2],
-        acceleration=a,
+    return _holding(
+        Interval(
+            lo,
+            hi,
+            level,
+            "bca",
+            n_b,
+            reps.seed,
+            valid,
+            groups=groups,
+            note=note,
+            z0=levels[2],
+            acceleration=a,
+        ),
+        point,
     )
+
+
+def _holding(iv: Interval, point: float) -> Interval:
+    """``iv`` widened to contain the point estimate, with a note when it had to be.
+
+    A percentile or BCa interval of a skewed or non-smooth statistic can lie entirely
+    beside the point (its replicates sit on one side of it); a decision on such an
+    interval would contradict the value it reports. Widening only makes it more
+    conservative."""
+    if iv.low is None or iv.high is None or iv.low <= point <= iv.high:
+        return iv
+    lo, hi = min(iv.low, point), max(iv.high, point)
+    why = (
+        f"the {iv.method} interval [{iv.low:.6g}, {iv.high:.6g}] lay beside the point "
+        f"estimate {point:.6g} and was widened to it"
+    )
+    return dataclasses.replace(iv, low=lo, high=hi, note=f"{iv.note}; {why}" if iv.note else why)
+
+
+def _band(
+    spec: MetricSpec,
+    rv: ReplicateValues,
+    ok: NDArray[np.bool_],
+    point: float,
+    level: float,
+    method: str,
+    reps: Replicates,
+    valid: int,
+) -> Interval | None:
+    """The simultaneous-band interval when the value is a max − min / min ÷ max / min / max
+    form of per-group values on the data and on every defined replicate; None otherwise."""
+    for form, coords in rv.forms.items():
+        c = coords[ok]
+        if not len(c) or np.isnan(c).any():
+            continue
+        layout = bands.layout_of(form, rv.base)
+        parts = bands.parts_of(rv.base, form) or []
+        pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
+        sizes = {g.group: g.n for g in rv.base.groups}
+        n = np.array([max(1, sizes.get(g, 1)) for lay in layout for g in lay], np.float64)
+        unit = bool(
+            spec.value_range[0] >= 0.0
+            and spec.value_range[1] <= 1.0
+            and np.all((c >= 0.0) & (c <= 1.0))
+            and np.all((pts >= 0.0) & (pts <= 1.0))
+        )
+        if unit:
+            rng, floor = (0.0, 1.0), 1.0 / n
+        elif form.reduce == "ratio":
+            rng, floor = (0.0, math.inf), np.zeros(len(n))
+        else:
+            rng, floor = (-math.inf, math.inf), np.zeros(len(n))
+        bd = bands.sup_t(c, pts, level, floor, rng)
+        lo, hi = bands.project(form, bd, [len(lay) for lay in layout])
+        lo, hi = min(lo, point), max(hi, point)
+        shown = 0
+        if form.parts != ("groups",):
+            driven = rv.base.details.get("driven_by")
+            shown = form.parts.index(driven) if driven in form.parts else 0
+        start = sum(len(lay) for lay in layout[:shown])
+        groups = {
+            g: (float(bd.low[start + i]), float(bd.high[start + i]))
+            for i, g in enumerate(layout[shown])
+        }
+        asked = " (BCa was asked)" if method == "bca" else ""
+        note = (
+            f"simultaneous {level:.0%} sup-t band of the {len(pts)} per-group values "
+            f"(critical value {bd.critical:.3g} standard errors), projected onto "
+            f"{form.describe()}: percentile and BCa intervals are not valid for this "
+            f"non-smooth statistic{asked}; conservative"
+        )
+        return Interval(
+            lo, hi, level, "band", reps.resamples, reps.seed, valid, groups=groups, note=note
+        )
+    return None
 
 
 def _signed_gap(

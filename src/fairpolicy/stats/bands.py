@@ -1,0 +1,239 @@
+"""Simultaneous (sup-t) confidence bands for per-group values, projected onto gaps and ratios.
+
+Why. ``max_g θ_g − min_g θ_g`` and ``min_g θ_g / max_g θ_g`` are not smooth where two
+groups tie at an extreme (in particular at a true gap of 0): the plug-in estimate is
+biased away from parity, its bootstrap distribution is not centred on it, and percentile
+and BCa intervals of it under-cover badly (``benchmarks/ci_coverage.py`` measured 0 %
+coverage at a true gap of 0 with three groups). A confidence statement about the vector
+(θ_1, …, θ_G) does not have that problem: if every θ_g lies in its band, then
+``max − min`` of the true values lies between the smallest and the largest ``max − min``
+the band allows — the projection is conservative by construction, whatever the ties.
+
+Band. For each per-group value j with point estimate θ̂_j and bootstrap standard error
+s_j (the standard deviation of its replicates), the studentised maximum of each
+replicate is T*_b = max_j |θ*_bj − θ̂_j| / s_j and the critical value c is the ``level``
+quantile of T* (Montiel Olea & Plagborg-Møller 2019, "Simultaneous confidence bands:
+theory, implementation, and an application to SVARs", the sup-t band; Hothorn, Bretz &
+Westfall 2008 for the max-t idea). The band is θ̂_j ± c·s_j, clipped to the metric's range.
+Its simultaneous coverage is asymptotically ``level`` when the per-group estimators are
+jointly asymptotically normal (true for rates, F1, AUC …: smooth functions of per-group
+means, each group resampled independently).
+
+A value whose replicates do not vary (a rate of 0 or 1 in the sample: every resample
+repeats it) would get a band of width 0; its standard error is floored at
+width/n_g (width = the metric's value range, n_g the group's rows), so its half-width is
+c/n_g of the range, close to the "rule of three" 3/n for a proportion seen 0 times out of n.
+
+Projection (L_j, U_j = the band):
+
+- gap of one vector: [max(0, max_j L_j − min_j U_j), max_{i≠j} (U_i − L_j)];
+- ratio (values ≥ 0): [min_{i≠j} L_i / U_j, min(1, min_j U_j / max_j L_j)]
+  (1 when every band reaches the largest lower end);
+
+  each is the exact range of the statistic over the box (``tests/stats/test_bands.py``
+  checks it against a brute force);
+- the smallest (largest) per-group value: [min_j L_j, min_j U_j] ([max_j L_j, max_j U_j]);
+- several vectors combined by ``max`` (equalized odds), ``mean`` (average odds) or
+  ``min`` (equalized-odds ratio): the combination is non-decreasing in each part, so
+  the bounds are the combination of the parts' bounds; the band is joint over all parts.
+
+The point estimate lies in the band, so it lies in the projection: the interval always
+contains it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairpolicy.metrics.base import MetricValue
+
+FloatArray = NDArray[np.float64]
+
+Reduce = Literal["gap", "ratio", "min", "max"]
+Combine = Literal["one", "max", "mean", "min"]
+
+#: detail keys holding per-group values of the parts of a combined metric (odds metrics)
+_PARTS = ("tpr", "fpr")
+#: relative tolerance when a metric value is matched to a reduction of its per-group values
+_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Form:
+    """How a metric value is made of per-group values: ``combine`` over ``parts`` of
+    ``reduce`` (max − min or min / max) over the groups of each part."""
+
+    reduce: Reduce
+    combine: Combine
+    parts: tuple[str, ...]  # "groups" (MetricValue.groups) or detail keys ("tpr", "fpr")
+
+    def describe(self) -> str:
+        what = {"gap": "max − min", "ratio": "min ÷ max", "min": "min", "max": "max"}[self.reduce]
+        if self.combine == "one":
+            return f"{what} of the per-group values"
+        parts = " and ".join(p.upper() for p in self.parts)
+        return f"the {self.combine} of the {what} of {parts} over the groups"
+
+
+def parts_of(mv: MetricValue, form: Form) -> list[dict[str, float | None]] | None:
+    """The per-group values of each part of ``form`` in ``mv``, or None if it lacks one."""
+    out: list[dict[str, float | None]] = []
+    for p in form.parts:
+        if p == "groups":
+            out.append({g.group: g.value for g in mv.groups})
+            continue
+        d = mv.details.get(p)
+        if not isinstance(d, Mapping):
+            return None
+        out.append({str(k): (None if v is None else float(v)) for k, v in d.items()})
+    return out
+
+
+def _reduce(values: Sequence[float], how: Reduce) -> float | None:
+    if len(values) < (1 if how in ("min", "max") else 2):
+        return None
+    hi, lo = max(values), min(values)
+    if how in ("min", "max"):
+        return lo if how == "min" else hi
+    if how == "gap":
+        return hi - lo
+    if lo < 0 or hi <= 0:
+        return None
+    return lo / hi
+
+
+def _combine(values: Sequence[float], how: Combine) -> float:
+    if how == "max":
+        return max(values)
+    if how == "min":
+        return min(values)
+    if how == "mean":
+        return sum(values) / len(values)
+    return values[0]
+
+
+def evaluate(form: Form, parts: Sequence[Mapping[str, float | None]]) -> float | None:
+    """The metric value ``form`` rebuilds from per-group values (None: not defined)."""
+    reduced = []
+    for part in parts:
+        vals = [v for v in part.values() if v is not None and math.isfinite(v)]
+        r = _reduce(vals, form.reduce)
+        if r is None:
+            return None
+        reduced.append(r)
+    return _combine(reduced, form.combine)
+
+
+def candidates(mv: MetricValue) -> list[Form]:
+    """The forms that rebuild ``mv.value`` from its per-group values (possibly several:
+    the replicates decide between them)."""
+    if mv.value is None or not math.isfinite(mv.value):
+        return []
+    out: list[Form] = []
+    options: list[Form] = []
+    if all(isinstance(mv.details.get(p), Mapping) for p in _PARTS):
+        options += [Form("gap", c, _PARTS) for c in ("max", "mean")]
+        options.append(Form("ratio", "min", _PARTS))
+    options += [Form(r, "one", ("groups",)) for r in ("gap", "ratio", "min", "max")]
+    for form in options:
+        parts = parts_of(mv, form)
+        if parts is None:
+            continue
+        got = evaluate(form, parts)
+        if got is not None and abs(got - mv.value) <= _TOL * max(1.0, abs(mv.value)):
+            out.append(form)
+    return out
+
+
+def matches(form: Form, mv: MetricValue, layout: Sequence[Sequence[str]]) -> FloatArray | None:
+    """The per-group values of ``mv`` laid out as ``layout`` (per part, the groups defined on
+    the data) when ``form`` rebuilds ``mv.value`` from exactly those; None otherwise."""
+    if mv.value is None or not math.isfinite(mv.value):
+        return None
+    parts = parts_of(mv, form)
+    if parts is None:
+        return None
+    flat: list[float] = []
+    for part, names in zip(parts, layout, strict=True):
+        defined = [g for g, v in part.items() if v is not None and math.isfinite(v)]
+        if defined != list(names):
+            return None
+        flat.extend(float(part[g]) for g in names)  # type: ignore[arg-type]
+    got = evaluate(form, parts)
+    if got is None or abs(got - mv.value) > _TOL * max(1.0, abs(mv.value)):
+        return None
+    return np.array(flat, dtype=np.float64)
+
+
+def layout_of(form: Form, mv: MetricValue) -> list[list[str]]:
+    """Per part, the groups whose value is defined on the data (the band's coordinates)."""
+    parts = parts_of(mv, form) or []
+    return [[g for g, v in p.items() if v is not None and math.isfinite(v)] for p in parts]
+
+
+@dataclass(frozen=True)
+class Band:
+    low: FloatArray  # per coordinate
+    high: FloatArray
+    critical: float  # c: the band is θ̂ ± c·s
+    se: FloatArray
+
+
+def sup_t(
+    replicates: FloatArray,
+    points: FloatArray,
+    level: float,
+    floor: FloatArray,
+    value_range: tuple[float, float],
+) -> Band:
+    """The sup-t band θ̂_j ± c·s_j of the coordinates (columns of ``replicates`` (B, m))."""
+    reps = np.asarray(replicates, dtype=np.float64)
+    pts = np.asarray(points, dtype=np.float64)
+    sd = reps.std(axis=0, ddof=1) if reps.shape[0] >= 2 else np.zeros(reps.shape[1])
+    se = np.maximum(sd, np.asarray(floor, dtype=np.float64))
+    tiny = se <= 0.0
+    se = np.where(tiny, 1.0, se)  # a coordinate with no spread and no floor: width 0
+    t = np.abs(reps - pts) / se
+    t[:, tiny] = 0.0
+    stat = t.max(axis=1) if t.shape[1] else np.zeros(reps.shape[0])
+    crit = float(np.quantile(stat, level, method="higher")) if len(stat) else 0.0
+    half = np.where(tiny, 0.0, crit * se)
+    lo = np.maximum(pts - half, value_range[0])
+    hi = np.minimum(pts + half, value_range[1])
+    # the band always holds the point (clipping at a range the point lies in keeps it)
+    lo = np.minimum(lo, pts)
+    hi = np.maximum(hi, pts)
+    return Band(lo, hi, crit, np.where(tiny, 0.0, se))
+
+
+def project(form: Form, band: Band, sizes: Sequence[int]) -> tuple[float, float]:
+    """[smallest, largest] value of the metric over the box ``band`` (parts of ``sizes``)."""
+    lows, highs = [], []
+    start = 0
+    for m in sizes:
+        lo, hi = band.low[start : start + m], band.high[start : start + m]
+        start += m
+        off = ~np.eye(len(lo), dtype=bool)  # pairs of two different groups
+        if form.reduce == "gap":
+            lows.append(max(0.0, float(lo.max() - hi.min())))
+            highs.append(float((hi[:, None] - lo[None, :])[off].max()))
+        elif form.reduce == "min":
+            lows.append(float(lo.min()))
+            highs.append(float(hi.min()))
+        elif form.reduce == "max":
+            lows.append(float(lo.max()))
+            highs.append(float(hi.max()))
+        else:
+            lo = np.maximum(lo, 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                q = np.where(hi[None, :] > 0, lo[:, None] / hi[None, :], 0.0)
+            lows.append(float(q[off].min()))
+            bottom = float(lo.max())
+            highs.append(1.0 if bottom <= float(hi.min()) else float(hi.min()) / bottom)
+    return _combine(lows, form.combine), _combine(highs, form.combine)
