@@ -620,6 +620,10 @@ def main() -> None:
         print(f"\nwrote {args.markdown}")
 
 
+#: BENCHMARKS.md below this line is written by the other benchmarks, kept by --markdown
+KEEP_MARKER = "<!-- below: other benchmarks (kept by anchors.py --markdown) -->"
+
+
 def write_markdown(
     path: Path,
     *,
@@ -696,7 +700,10 @@ def write_markdown(
         "a virtualenv with Venturalitica under `~/.cache/fairpolicy-bench/venv`.",
         "",
     ]
-    path.write_text("\n".join(lines))
+    kept = ""  # sections other benchmarks record below the marker stay as they are
+    if path.exists() and KEEP_MARKER in (text := path.read_text()):
+        kept = "\n\n" + text[text.index(KEEP_MARKER) :]
+    path.write_text("\n".join(lines).rstrip("\n") + kept + ("" if kept else "\n"))
 
 
 if __name__ == "__main__":

@@ -787,6 +787,24 @@ def encode_group(table: Table, column: str, tokens: frozenset[str]) -> GroupColu
         ) from None
 
 
+def _one_column_notes(policy: Policy) -> list[str]:
+    """A selection-rate metric (which reads only predictions) may bind target and prediction
+    to one column on purpose (an LL144 selection column); say so, since bound by mistake it
+    measures the labels' base rates, not the model's decisions."""
+    from fairpolicy.data.bind import PREDICTION_ONLY
+
+    return [
+        f"control '{c.control_id}': target and prediction are both bound to column "
+        f"'{c.inputs['target']}': {c.metric_key} then compares the groups' rates of that "
+        "column, not the model's predictions (meant for a selection column; otherwise bind "
+        "input.prediction to the predictions)"
+        for c in policy.controls
+        if c.inputs.get("target") is not None
+        and c.inputs.get("prediction") == c.inputs.get("target")
+        and c.metric_key in PREDICTION_ONLY
+    ]
+
+
 def _plan(policy: Policy, table: Table) -> list[_Plan]:
     plans = []
     for c in policy.controls:
@@ -1367,7 +1385,14 @@ def check(
         ),
         summary=summarize(findings, inconclusive, fail_on),
         findings=findings,
-        warnings=[*epoch_note, *pol.warnings, *notes, *table.warnings, *ev.warnings],
+        warnings=[
+            *epoch_note,
+            *pol.warnings,
+            *_one_column_notes(pol),
+            *notes,
+            *table.warnings,
+            *ev.warnings,
+        ],
     )
 
 

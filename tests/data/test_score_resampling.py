@@ -146,7 +146,10 @@ def test_an_interval_verdict_never_depends_on_the_engine(other_engine: str, tmp_
             assert fa.ci == fb.ci, fa.control_id
             assert fa.status == fb.status, (fa.control_id, decision, fa.reason, fb.reason)
             seen.add(fa.status)
-    assert {"pass", "fail", "inconclusive"} <= seen  # the thresholds reached every outcome
+    # the thresholds reached every outcome the intervals allow: a gap's simultaneous band
+    # may reach 0 (no `<` threshold can then prove a violation, so no fail)
+    can_fail = any(f.ci is not None and (f.ci.low or 0) > 1e-9 for f in probe.findings)
+    assert {"pass", "inconclusive", *(["fail"] if can_fail else [])} <= seen
 
 
 def test_the_embedded_point_stays_exact_and_the_interval_is_widened(tmp_path: Path) -> None:

@@ -1,0 +1,17 @@
+"""Bad-input rows added while merging the trust work (see CHANGELOG 0.2.0)."""
+
+from __future__ import annotations
+
+from tests.bad_inputs.cases import Case
+
+CASES = [
+    Case(
+        "main-selection-rate-on-the-target-column-warns",
+        ("both bound to column 'y_true'", "not the model's predictions"),
+        args=("--bind", "prediction=y_true"),
+        code=0,
+        report=True,
+        note="demographic parity reads only predictions: binding the target there is how an "
+        "LL144 selection column is checked, so it runs, with a warning in every report",
+    ),
+]
