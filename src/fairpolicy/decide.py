@@ -80,6 +80,11 @@ def status_for(
     )
 
 
+def violated_throughout(low: float, high: float, control: Control) -> bool:
+    """Whether no value in [low, high] satisfies the control."""
+    return _interval_inside(low, high, control) is False
+
+
 def within(low: float, high: float, control: Control) -> bool:
     """Whether every value in [low, high] satisfies the control."""
     return _interval_inside(low, high, control) is True
@@ -121,6 +126,10 @@ def describe(
 ) -> str:
     """One sentence a person reads in the table, the JSON and CI logs."""
     cond = f"{control.operator.value} {_threshold_shown(control)}"
+    if value is None and status in ("fail", "warn"):  # a part known to violate it
+        mode = control.enforcement_mode
+        suffix = "" if mode is EnforcementMode.BLOCK else f" ({mode.value}: does not fail the gate)"
+        return f"{control.metric_key} violates {cond}: {reason}{suffix}"
     if value is None:
         return f"inconclusive: {reason or 'value undefined'} (required {cond})"
     shown = _shown(value, control)

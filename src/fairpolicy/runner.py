@@ -50,7 +50,7 @@ from fairpolicy.data.engines import (
 from fairpolicy.data.limits import Limits, check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.read import Table, peek_columns, read_table
-from fairpolicy.decide import describe, status_for, within
+from fairpolicy.decide import describe, status_for, violated_throughout, within
 from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem, UsageError
 from fairpolicy.exact import decimal_fraction, with_exact
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
@@ -994,6 +994,7 @@ def _measure(
         mv.reason,
         mv.worst_group,
         mv.exact,
+        mv.bounds,
     ), keep
 
 
@@ -1081,6 +1082,18 @@ def _evaluate(plan: _Plan, plans: Sequence[_Plan], ev: _Evaluator) -> Finding:
             f"leaves the exact value within {bound} of {mv.value:.6g}, across the threshold; "
             "rerun with more --score-decimals or --engine embedded"
         )
+    if status == "inconclusive" and mv.value is None and mv.bounds is not None:
+        # part of the value is known, and every value it can still take violates the
+        # control: a certain failure, never an inconclusive that --inconclusive pass passes
+        low, high = mv.bounds
+        if violated_throughout(low, high, c):
+            status = "fail" if c.enforcement_mode.value == "block" else "warn"
+            why = (
+                f"{mv.reason}; whatever the undefined part is, the value lies in "
+                f"[{low:.6g}, {high:.6g}], which violates {c.operator.value} "
+                f"{c.threshold.render()} throughout"
+            )
+            mv = dataclasses.replace(mv, reason=why)
     reason = mv.reason or why
     ev.warn_missing(c, stats)
     if stats.secondary is not None:  # the site column of a composite

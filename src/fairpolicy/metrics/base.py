@@ -85,6 +85,10 @@ class MetricValue:
     #: compute the same floats), the decision compares ``exact`` and the reported value
     #: is ``float(exact)``
     exact: Fraction | None = None
+    #: when ``value`` is None but part of it is known: the range [low, high] the value lies
+    #: in whatever the unknown part is (an odds metric whose TPR part is known, FPR not).
+    #: A range that violates the threshold throughout is a certain failure.
+    bounds: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

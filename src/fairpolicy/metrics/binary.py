@@ -306,13 +306,23 @@ def equalized_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
     Equals fairlearn ``equalized_odds_difference`` (agg="worst_case") when every
     group has actual positives and actual negatives. Deliberate difference: a group
     without them is excluded from that rate and listed; fairlearn counts its TPR or
-    FPR as 0. Undefined (inconclusive) if either gap has fewer than two comparable
-    groups: the worst case of an unknown gap is unknown.
+    FPR as 0. Undefined if either gap has fewer than two comparable groups; then the
+    value lies in [known gap, 1], and a control that range violates throughout fails
+    (else it is inconclusive).
     """
     a, b = _both(stats)
     value = max(a.value, b.value) if a.value is not None and b.value is not None else None
     exact = max(a.exact, b.exact) if a.exact is not None and b.exact is not None else None
-    return _combine(stats, a, b, value, exact)
+    known = _known_part(a, b)  # the max is at least the known gap
+    bounds = None if known is None else (known, 1.0)
+    return dataclasses.replace(_combine(stats, a, b, value, exact), bounds=bounds)
+
+
+def _known_part(a: MetricValue, b: MetricValue) -> float | None:
+    """The value of the one part that is defined when the other is not (else None)."""
+    if (a.value is None) == (b.value is None):
+        return None
+    return a.value if a.value is not None else b.value
 
 
 def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -324,12 +334,15 @@ def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricVal
     groups, aif360 ``average_abs_odds_difference`` (the sign-free version of
     aif360's ``average_odds_difference``), when every group has actual positives and
     negatives. Deliberate difference: a group without them is excluded from that rate
-    and listed; fairlearn counts its TPR or FPR as 0.
+    and listed; fairlearn counts its TPR or FPR as 0. With one gap undefined the value lies
+    in [known / 2, (known + 1) / 2]; a control that range violates throughout fails.
     """
     a, b = _both(stats)
     value = (a.value + b.value) / 2 if a.value is not None and b.value is not None else None
     exact = (a.exact + b.exact) / 2 if a.exact is not None and b.exact is not None else None
-    return _combine(stats, a, b, value, exact)
+    known = _known_part(a, b)  # the unknown gap lies in [0, 1]
+    bounds = None if known is None else (known / 2, (known + 1) / 2)
+    return dataclasses.replace(_combine(stats, a, b, value, exact), bounds=bounds)
 
 
 def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -341,7 +354,8 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
     compared group's rate of one kind is 0 (e.g. no group has a false positive),
     that ratio is 0/0: the groups are equal on it, so the value is the other ratio
     (fairlearn agrees); undefined only when both are 0/0, or when either rate has
-    fewer than two comparable groups. Deliberate difference: a group without actual
+    fewer than two comparable groups (then the value lies in [0, the known ratio], and a
+    control that range violates throughout fails). Deliberate difference: a group without actual
     positives (negatives) is excluded from the TPR (FPR) ratio and listed; fairlearn
     counts that rate as 0, which makes its ratio 0. Note:
     Venturalitica's key of the same name returns the *sum of the TPR and FPR
@@ -381,6 +395,9 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
     if value is not None:
         driver = next(m for m in parts if m.value == value)
         details["driven_by"] = "tpr" if driver is a else "fpr"
+    # one ratio known, the other undefined for want of comparable groups (not 0/0): the
+    # minimum is at most the known ratio
+    known = None if merged.value is not None else _known_part(*parts) if len(parts) == 2 else None
     return MetricValue(
         merged.value,
         a.groups if details["driven_by"] == "tpr" else b.groups,
@@ -389,6 +406,7 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
         reason=merged.reason,
         worst_group=(a if details["driven_by"] == "tpr" else b).worst_group,
         exact=merged.exact,
+        bounds=None if known is None else (0.0, known),
     )
 
 
