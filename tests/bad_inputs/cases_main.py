@@ -1,4 +1,4 @@
-"""Bad-input rows added while merging the trust work (see CHANGELOG 0.2.0)."""
+"""Bad-input rows added while merging the trust work (see CHANGELOG, Unreleased)."""
 
 from __future__ import annotations
 
