@@ -53,6 +53,9 @@ class PolicyInfo(_Frozen):
     #: every other document read while resolving the policy (imported profiles and
     #: catalogs), and the system security plan given with ``--ssp``
     documents: list[DocumentRef] = Field(default_factory=list)
+    #: assessors ("Name <email>") and organization named in the policy's metadata
+    assessors: list[str] = Field(default_factory=list)
+    organization: str | None = None
 
 
 class DataInfo(_Frozen):

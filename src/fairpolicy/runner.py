@@ -167,6 +167,8 @@ def policy_info(pol: Policy) -> PolicyInfo:
         version=pol.version,
         form=pol.form,
         documents=[DocumentRef(path=p, sha256=h, kind=k) for p, h, k in pol.documents],
+        assessors=list(pol.assessors),
+        organization=pol.organization,
     )
 
 

@@ -569,3 +569,35 @@ def test_the_readme_auditor_example_walks_end_to_end(
     assert {p["name"] for p in meta["parties"]} == {"Ada Lovelace"}
     docs = json.loads((audit / "results.json").read_text())["policy"]["documents"]
     assert [d["kind"] for d in docs] == ["catalog"]
+
+
+def test_people_named_in_the_policy_metadata_and_the_command_line_wins(tmp_path: Path) -> None:
+    from fairpolicy.policy.schema import NS
+
+    text = (ROOT / CREDIT[0]).read_text()
+    anchor = "    version: 1.2.0\n"
+    assert anchor in text
+    props = (
+        "    props:\n"
+        f"      - {{name: assessor, ns: '{NS}', value: 'Grace Hopper <grace@example.org>'}}\n"
+        f"      - {{name: organization, ns: '{NS}', value: 'Fair Lending Office'}}\n"
+    )
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(text.replace(anchor, anchor + props, 1))
+    ar = tmp_path / "ar.json"
+    assert run("check", str(policy), CREDIT[1], "-o", f"oscal={ar}")[0] == 0
+    meta = check_documents(ar, None)[0]["assessment-results"]["metadata"]
+    assert {p["name"] for p in meta["parties"]} == {"Grace Hopper", "Fair Lending Office"}
+    argv = ["check", str(policy), CREDIT[1], "-o", f"oscal={ar}", "--assessor", "Alan Turing"]
+    assert run(*argv)[0] == 0
+    meta = read(ar)["assessment-results"]["metadata"]
+    assert "Alan Turing" in {p["name"] for p in meta["parties"]}
+    assert "Grace Hopper" not in {p["name"] for p in meta["parties"]}
+    bad = text.replace(
+        anchor,
+        anchor + f"    props:\n      - {{name: assessor, ns: '{NS}', value: '<x@y.z>'}}\n",
+        1,
+    )
+    policy.write_text(bad)
+    code, _, err = run("check", str(policy), CREDIT[1])
+    assert code == 2 and "metadata.props.assessor" in err

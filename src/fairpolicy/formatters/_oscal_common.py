@@ -303,6 +303,17 @@ def party_uuid(name: str, email: str | None = None, kind: str = "person") -> str
     return _v5("party", kind, name, email)
 
 
+def with_people(opts: RenderOptions, results: Results) -> RenderOptions:
+    """``opts`` with the people named on the command line, else in the policy's metadata."""
+    import dataclasses
+
+    return dataclasses.replace(
+        opts,
+        assessors=opts.assessors or tuple(results.policy.assessors),
+        organization=opts.organization or results.policy.organization,
+    )
+
+
 def people(opts: RenderOptions) -> Doc:
     """``roles``, ``parties`` and ``responsible-parties`` for metadata: each assessor a
     person with the ``assessor`` role (a member of the organization, when one is named),

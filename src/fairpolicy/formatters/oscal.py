@@ -81,6 +81,7 @@ from fairpolicy.formatters._oscal_common import (
     task,
     threshold_text,
     tool_origin,
+    with_people,
 )
 from fairpolicy.policy.schema import NS
 
@@ -106,6 +107,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     from trestle.oscal.assessment_results import AssessmentResults
 
     check_ids(results, opts, "OSCAL assessment results")
+    opts = with_people(opts, results)
     ids = Ids(results, opts)
     evidence = results_bytes(results)
     r = _Renderer(results, opts, ids)

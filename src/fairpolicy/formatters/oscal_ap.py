@@ -43,6 +43,7 @@ from fairpolicy.formatters._oscal_common import (
     subject_component,
     subject_selection,
     task,
+    with_people,
 )
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     from trestle.oscal.assessment_plan import AssessmentPlan
 
     check_ids(results, opts, "OSCAL assessment plan")
+    opts = with_people(opts, results)
     ids = Ids(results, opts)
     title = results.policy.title or results.policy.path or "policy in memory"
     d = results.data

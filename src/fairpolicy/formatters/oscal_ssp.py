@@ -38,6 +38,7 @@ from fairpolicy.formatters._oscal_common import (
     props_of,
     prune,
     subject_component,
+    with_people,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     from trestle.oscal.ssp import SystemSecurityPlan
 
     check_ids(results, opts, "OSCAL system security plan")
+    opts = with_people(opts, results)
     if not opts.profile_href:
         raise OutputError(
             "an OSCAL system security plan imports a profile, and none is known for this run.",

@@ -114,6 +114,7 @@ def load_policy(
     ctx = Ctx(roots=oscal.confinement(base, allow_paths))
     form, metadata, raws = _normalise(data, file, base, ctx)
     raws = _policy_wide(metadata, raws, file, ctx)
+    assessors, organization = _people(metadata, file, ctx)
     controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]
     _check_ids(raws, form, file, ctx)
     if ctx.problems:
@@ -128,6 +129,8 @@ def load_policy(
             controls=tuple(controls),
             warnings=tuple(ctx.warnings),
             documents=tuple(ctx.documents),
+            assessors=assessors,
+            organization=organization,
         )
     except ValidationError as exc:  # not expected: _build checks what the models check
         raise PolicyError(str(exc), file=file) from None
@@ -166,6 +169,48 @@ def _normalise(
     return root, metadata, raws
 
 
+#: metadata props (fairpolicy ns) naming the people of an assessment, as ``--assessor``
+#: ("Name <email>", repeatable) and ``--organization`` do; the command line wins
+PEOPLE_PROPS = ("assessor", "organization")
+
+
+def _people(
+    metadata: Mapping[str, Any], file: str | None, ctx: Ctx
+) -> tuple[tuple[str, ...], str | None]:
+    """(assessors, organization) from the policy's ``metadata.props`` (fairpolicy ns)."""
+    from fairpolicy.formatters._oscal_common import parse_person
+
+    raw_props = metadata.get("props") if isinstance(metadata, Mapping) else None
+    assessors: list[str] = []
+    organization: str | None = None
+    for p in raw_props if isinstance(raw_props, list) else ():
+        if not isinstance(p, Mapping) or str(p.get("ns", "")).rstrip("/") != NS:
+            continue
+        name, value = str(p.get("name", "")).strip(), str(p.get("value", "")).strip()
+        if name == "assessor":
+            try:
+                parse_person(value)
+            except ValueError as exc:
+                ctx.add(
+                    f"{exc}",
+                    file,
+                    key="metadata.props.assessor",
+                    hint="write value: 'Ada Lovelace <ada@example.org>'",
+                )
+                continue
+            assessors.append(value)
+        elif name == "organization":
+            if organization is not None or not value:
+                ctx.add(
+                    "metadata prop 'organization' is empty or given twice",
+                    file,
+                    key="metadata.props.organization",
+                    hint="name one organization",
+                )
+            organization = value or organization
+    return tuple(assessors), organization
+
+
 def _policy_wide(
     metadata: Mapping[str, Any], raws: list[RawControl], file: str | None, ctx: Ctx
 ) -> list[RawControl]:
@@ -183,6 +228,8 @@ def _policy_wide(
     }
     wide: list[tuple[str, Any]] = []
     for name, value in oscal.read_props(raw_props, file, None, ctx):
+        if name in PEOPLE_PROPS and name in ours:
+            continue  # who assesses (see _people), not a control setting
         if name in POLICY_WIDE_PROPS:
             wide.append((name, value))
         elif name in ours:

@@ -147,3 +147,7 @@ class Policy(BaseModel):
     #: every other document that shaped the controls (imported profiles and catalogs, the
     #: source a component-definition implements): (path, SHA-256, OSCAL model)
     documents: tuple[tuple[str, str, str], ...] = ()
+    #: the people of the assessment named in ``metadata.props`` (``assessor``,
+    #: ``organization``); ``--assessor``/``--organization`` win
+    assessors: tuple[str, ...] = ()
+    organization: str | None = None
