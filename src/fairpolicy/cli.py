@@ -93,17 +93,7 @@ def _parser() -> argparse.ArgumentParser:
         help="reproducible output: fixed timestamps, content-derived UUIDs "
         "(also on when SOURCE_DATE_EPOCH is set)",
     )
-    c.add_argument(
-        "--assessor",
-        action="append",
-        default=[],
-        metavar="'NAME <EMAIL>'",
-        help="a person who performed the assessment (repeatable): a party with the assessor "
-        "role in the OSCAL documents",
-    )
-    c.add_argument(
-        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
-    )
+    _people_options(c)
     c.add_argument(
         "--ssp",
         metavar="FILE",
@@ -288,17 +278,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--plan", metavar="AP", help="the assessment plan the results import (import-ap)"
     )
-    e.add_argument(
-        "--assessor",
-        action="append",
-        default=[],
-        metavar="'NAME <EMAIL>'",
-        help="a person who performed the assessment (repeatable): a party with the assessor "
-        "role in the OSCAL documents",
-    )
-    e.add_argument(
-        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
-    )
+    _people_options(e)
     e.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     v = sub.add_parser(
@@ -639,6 +619,21 @@ def _given_ssp(
     return read_ssp(args.ssp, args.subject or os.path.basename(args.data))
 
 
+def _people_options(parser: argparse.ArgumentParser) -> None:
+    """``--assessor`` and ``--organization`` (check, export; plan shares check's)."""
+    parser.add_argument(
+        "--assessor",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person who performed the assessment (repeatable): a party with the assessor "
+        "role in the OSCAL documents",
+    )
+    parser.add_argument(
+        "--organization", metavar="NAME", help="the assessors' organization (OSCAL party)"
+    )
+
+
 def _check_people(args: argparse.Namespace) -> None:
     """``--assessor`` values are ``Name`` or ``Name <email>`` (before any work is done)."""
     from fairpolicy.formatters._oscal_common import parse_person
@@ -661,26 +656,6 @@ def _href(target: str | None, document: str | None) -> str | None:
         return None
     base = os.path.dirname(os.path.abspath(document)) if document else os.getcwd()
     return os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/")
-
-
-#: GitHub rejects step summaries over 1 MiB
-STEP_SUMMARY_LIMIT = 1 << 20
-
-
-def _append_step_summary(path: str, markdown: str) -> None:
-    """Append the Markdown report to ``$GITHUB_STEP_SUMMARY``, cut to stay under 1 MiB."""
-    from fairpolicy.errors import OutputError
-
-    data = markdown.encode("utf-8")
-    if len(data) >= STEP_SUMMARY_LIMIT:
-        note = b"\n\n_(report truncated to fit GitHub's 1 MiB step-summary limit)_\n"
-        data = data[: STEP_SUMMARY_LIMIT - len(note) - 1].decode("utf-8", "ignore").encode()
-        data += note
-    try:
-        with open(path, "ab") as fh:
-            fh.write(data)
-    except OSError as exc:
-        raise OutputError(f"cannot append the step summary: {exc.strerror}.", file=path) from None
 
 
 def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import PolicyError, Problem
@@ -106,22 +105,16 @@ def _props(node: Mapping[str, Any]) -> dict[str, str]:
 def read_plan(path: str) -> dict[str, Any]:
     """The assessment plan at ``path``, checked against the NIST schema. Raises
     PolicyError."""
-    from fairpolicy.oscal_schema import check_document
-    from fairpolicy.policy import oscal
+    from fairpolicy.ssp import read_model
 
-    p = Path(path)
-    if not p.is_file():
-        raise PolicyError("--plan: no such file.", file=path, hint="pass the plan's path.")
-    data, _ = oscal.read_document(p)
-    if not isinstance(data, Mapping) or list(data) != ["assessment-plan"]:
-        raise PolicyError(
-            "--plan: the file is not an OSCAL assessment plan (its root must be "
-            "'assessment-plan').",
-            file=path,
-            hint="pass the plan written by `fairpolicy plan POLICY -o ap.json`.",
-        )
-    check_document(dict(data), "assessment-plan", path, error=PolicyError)
-    body: dict[str, Any] = dict(data["assessment-plan"])
+    data, _ = read_model(
+        path,
+        "assessment-plan",
+        "--plan",
+        "an OSCAL assessment plan",
+        "pass the plan written by `fairpolicy plan POLICY -o ap.json`.",
+    )
+    body: dict[str, Any] = dict(data)
     return body
 
 

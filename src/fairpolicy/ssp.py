@@ -121,25 +121,15 @@ def _implemented_source(data: Any, source: Path) -> Path | None:
 def read_ssp(path: str, subject: str | None) -> tuple[str, str]:
     """Validate the team's SSP at ``path``; returns (its SHA-256, the UUID of the component
     for the system under assessment, found by ``subject``). Raises UsageError/PolicyError."""
-    import hashlib
 
-    from fairpolicy.oscal_schema import check_document
-    from fairpolicy.policy import oscal
-
-    p = Path(path)
-    if not p.is_file():
-        raise UsageError(f"--ssp {path}: no such file.", hint="pass the path of an OSCAL SSP.")
-    data, _ = oscal.read_document(p)
-    if not isinstance(data, Mapping) or list(data) != ["system-security-plan"]:
-        raise PolicyError(
-            "--ssp: the file is not an OSCAL system security plan (its root must be "
-            "'system-security-plan').",
-            file=path,
-            hint="pass an SSP, or leave --ssp out and write one with -o oscal-ssp=PATH.",
-        )
-    check_document(_jsonable(data), "system-security-plan", path, error=PolicyError)
-    sha = hashlib.sha256(p.read_bytes()).hexdigest()
-    comps = data["system-security-plan"].get("system-implementation", {}).get("components", [])
+    body, sha = read_model(
+        path,
+        "system-security-plan",
+        "--ssp",
+        "an OSCAL system security plan",
+        "pass an SSP, or leave --ssp out and write one with -o oscal-ssp=PATH.",
+    )
+    comps = body.get("system-implementation", {}).get("components", [])
     titles = {str(c.get("title", "")).strip(): str(c.get("uuid")) for c in comps}
     if subject is None or subject.strip() not in titles:
         raise UsageError(
@@ -150,6 +140,24 @@ def read_ssp(path: str, subject: str | None) -> tuple[str, str]:
             hint="name the model's component with --subject '<its title>'.",
         )
     return sha, titles[subject.strip()]
+
+
+def read_model(path: str, root: str, flag: str, what: str, hint: str) -> tuple[Any, str]:
+    """(the body under ``root``, the file's SHA-256) of an OSCAL document a flag names,
+    checked against the NIST schema. Raises PolicyError naming the flag."""
+    from fairpolicy.oscal_schema import check_document
+    from fairpolicy.policy import oscal
+
+    p = Path(path)
+    if not p.is_file():
+        raise PolicyError(f"{flag}: no such file.", file=path, hint=f"pass the path of {what}.")
+    data, sha = oscal.read_document(p)
+    if not isinstance(data, Mapping) or list(data) != [root]:
+        raise PolicyError(
+            f"{flag}: the file is not {what} (its root must be '{root}').", file=path, hint=hint
+        )
+    check_document(_jsonable(data), root, path, error=PolicyError)
+    return data[root], sha
 
 
 def _jsonable(obj: Any) -> Any:
