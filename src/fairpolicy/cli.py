@@ -636,7 +636,7 @@ def _people_options(parser: argparse.ArgumentParser) -> None:
 
 def _check_people(args: argparse.Namespace) -> None:
     """``--assessor`` values are ``Name`` or ``Name <email>`` (before any work is done)."""
-    from fairpolicy.formatters._oscal_common import parse_person
+    from fairpolicy.people import parse_person
 
     for text in args.assessor:
         try:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fairpolicy.errors import OutputError, Problem
+from fairpolicy.people import parse_person
 from fairpolicy.policy.schema import NS
 
 if TYPE_CHECKING:
@@ -287,16 +288,6 @@ NO_PEOPLE = (
     "No assessor or organization was named (`--assessor`, `--organization`): this document "
     "records no people, and the only actor is the tool."
 )
-
-_PERSON = re.compile(r"^\s*(?P<name>[^<>]*?)\s*(?:<(?P<email>[^<>\s]+@[^<>\s]+)>)?\s*$")
-
-
-def parse_person(text: str) -> tuple[str, str | None]:
-    """``Name <email>`` → (name, email); a bare name has no email. Raises ValueError."""
-    m = _PERSON.match(text)
-    if not m or not m.group("name"):
-        raise ValueError(f"'{text}' is not a name, optionally followed by <email>")
-    return m.group("name"), m.group("email")
 
 
 def party_uuid(name: str, email: str | None = None, kind: str = "person") -> str:

@@ -178,7 +178,7 @@ def _people(
     metadata: Mapping[str, Any], file: str | None, ctx: Ctx
 ) -> tuple[tuple[str, ...], str | None]:
     """(assessors, organization) from the policy's ``metadata.props`` (fairpolicy ns)."""
-    from fairpolicy.formatters._oscal_common import parse_person
+    from fairpolicy.people import parse_person
 
     raw_props = metadata.get("props") if isinstance(metadata, Mapping) else None
     assessors: list[str] = []

@@ -1,0 +1,17 @@
+"""The people of an assessment as written on the command line or in a policy: ``Name`` or
+``Name <email>`` (``--assessor``, the ``assessor`` metadata prop). A bottom-layer module:
+the policy loader, the CLI and the OSCAL writers all read it."""
+
+from __future__ import annotations
+
+import re
+
+_PERSON = re.compile(r"^\s*(?P<name>[^<>]*?)\s*(?:<(?P<email>[^<>\s]+@[^<>\s]+)>)?\s*$")
+
+
+def parse_person(text: str) -> tuple[str, str | None]:
+    """``Name <email>`` → (name, email); a bare name has no email. Raises ValueError."""
+    m = _PERSON.match(text)
+    if not m or not m.group("name"):
+        raise ValueError(f"'{text}' is not a name, optionally followed by <email>")
+    return m.group("name"), m.group("email")
