@@ -398,7 +398,7 @@ def inter_site_auc_variance(stats: GroupStats, params: Mapping[str, Any]) -> Met
 
     Bind ``input.dimension`` to the site column. Groups without an AUC (one
     class, or a class missing on K > 2) are excluded with the reason; fewer than
-    two groups left → no value (fmm v0.1 reported 0.0 there). The worst group is
+    two groups left → no value (fmm-fairness-eval v0.1 reported 0.0 there). The worst group is
     the site with the lowest AUC.
     """
     values, reasons, details, why = kaware_auc(stats)
@@ -429,7 +429,7 @@ def calibration_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
 
     Binary only (fmm-fairness-eval: the CLI does not ingest per-class operating thresholds);
     on K > 2 the runner stops naming weighted_f1_gap, macro_f1_gap, per_class_f1_gap.
-    A single-class group keeps its ECE (fmm computes it); a group with a score
+    A single-class group keeps its ECE (fmm-fairness-eval computes it); a group with a score
     outside [0, 1] is excluded with the reason.
     """
     values, reasons, details, why = _ece_per_group(stats, params, single_class=True)
@@ -459,12 +459,12 @@ def samd_fairness_score(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
     to sum to 1 (0.35/0.55, 0.20/0.55).
     value = 1 − clip(Σ_t w_t · term_t, 0, 1)
 
-    fmm v0.1 had four terms (w_site 0.40, w_eo 0.30, w_dp 0.15, w_cal 0.15, no
+    fmm-fairness-eval v0.1 had four terms (w_site 0.40, w_eo 0.30, w_dp 0.15, w_cal 0.15, no
     F1_SITE); ``details["components"]`` holds every term so either can be
-    recomputed. fmm averages EO/DP/CAL over several demographic attributes; here
+    recomputed. fmm-fairness-eval averages EO/DP/CAL over several demographic attributes; here
     the control's one ``dimension`` is the attribute (write one control per
     attribute). Undefined: a term with a non-zero weight that is undefined makes
-    the score undefined (never a silent 0 gap, which fmm v0.1 used); the terms'
+    the score undefined (never a silent 0 gap, which fmm-fairness-eval v0.1 used); the terms'
     excluded groups are listed with the term's name. Per-group values are not
     defined for a composite (the groups are listed for their sizes).
     """
@@ -552,12 +552,12 @@ def calibration_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricVa
              Σ_b (n_b / n_g) · |mean score in b − positive rate in b|
     value = max_g ECE(g) − min_g ECE(g)
 
-    Differs from ``calibration_gap`` (fmm) only at the edges, as eval-toolkit does:
+    Differs from ``calibration_gap`` (fmm-fairness-eval) only at the edges, as eval-toolkit does:
     a group with a single class is excluded ("single-class" in eval-toolkit), and
     groups under min_samples (eval-toolkit: n < 30, the runner's default) are
-    excluded. The bin convention is the same as fmm's (both left-closed, last
+    excluded. The bin convention is the same as fmm-fairness-eval's (both left-closed, last
     bin closed), so the per-group ECE values coincide. Deliberate difference from
-    eval-toolkit (and fmm): their edges are ``np.linspace`` floats, so a score of
+    eval-toolkit (and fmm-fairness-eval): their edges are ``np.linspace`` floats, so a score of
     exactly 0.3, 0.6 or 0.7 falls in the bin below; here the edges are the exact
     decimals k/n_bins (a score within 1e-12 bin widths below an edge counts as on
     it), so such a score lies in the bin [lo, hi) names. A score outside [0, 1]
