@@ -20,7 +20,7 @@ dermatology/predictions.csv
     HUSC), 1500 cases. Classes 0-2 are common, 3-5 rare. The model was tuned
     on HCUV; at HUSC it is somewhat worse on the common classes and collapses
     on the rare ones, which yields a support-weighted F1 gap of about 0.19
-    between the sites (the figure in seed 000). ``y_score_0..y_score_5`` are
+    between the sites (the figure in fmm-fairness-eval's spec). ``y_score_0..y_score_5`` are
     probabilities whose argmax is ``y_pred`` and whose rows sum to 1.
 """
 

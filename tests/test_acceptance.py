@@ -1,5 +1,5 @@
-"""Issue-level acceptance: the seed-003 control and a Venturalitica component-definition run
-unchanged; bad policies exit 2 with messages naming file and control."""
+"""Issue-level acceptance: a Venturalitica assessment-plan control and a Venturalitica
+component-definition run unchanged; bad policies exit 2 with messages naming file and control."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def run(*argv: str) -> int:
     return main(list(argv), stdout=io.StringIO())
 
 
-def test_seed_003_control_runs_unchanged(
+def test_venturalitica_control_runs_unchanged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rng = np.random.default_rng(3)
@@ -33,7 +33,7 @@ def test_seed_003_control_runs_unchanged(
     data = tmp_path / "data.csv"
     df.to_csv(data, index=False)
 
-    res = fairpolicy.check(FILES / "seed003.yaml", data)
+    res = fairpolicy.check(FILES / "venturalitica-assessment-plan.yaml", data)
     (f,) = res.findings
     rates = pd.crosstab(df.gender, df.prediction, normalize="index")
     expected = float((rates.max() - rates.min()).max())
@@ -43,7 +43,9 @@ def test_seed_003_control_runs_unchanged(
     assert any("cannot contain ':'" in w for w in res.warnings)
 
     out = tmp_path / "r.json"
-    code = run("check", str(FILES / "seed003.yaml"), str(data), "-o", f"json={out}")
+    code = run(
+        "check", str(FILES / "venturalitica-assessment-plan.yaml"), str(data), "-o", f"json={out}"
+    )
     assert code == res.exit_code
     assert json.loads(out.read_text())["findings"][0]["inputs"] == {
         "target": "target",

@@ -148,8 +148,8 @@ def test_dermatology_example_fails_the_gate(tmp_path: Path) -> None:
     assert "FAIL" in text
 
 
-def test_dermatology_reproduces_the_seed_000_headline(tmp_path: Path) -> None:
-    """Seed 000: a weighted-F1 inter-site gap of 0.19, HUSC the weaker site."""
+def test_dermatology_reproduces_the_fmm_fairness_eval_headline(tmp_path: Path) -> None:
+    """fmm-fairness-eval: a weighted-F1 inter-site gap of 0.19, HUSC the weaker site."""
     _, _, results = _check(DERMATOLOGY, tmp_path)
     findings = _by_id(results)
     wf1 = findings["weighted-f1-gap-site"]
@@ -165,7 +165,7 @@ def test_dermatology_reproduces_the_seed_000_headline(tmp_path: Path) -> None:
     assert min(gaps[4], gaps[5]) > 2 * max(gaps[:3])
 
 
-def test_dermatology_accepts_the_seed_003_colon_spelling(tmp_path: Path) -> None:
+def test_dermatology_accepts_the_venturalitica_colon_spelling(tmp_path: Path) -> None:
     _, text, results = _check(DERMATOLOGY, tmp_path)
     f = _by_id(results)["mc-demographic-parity"]
     assert f["inputs"] == {"target": "y_true", "prediction": "y_pred", "dimension": "sex"}

@@ -301,7 +301,9 @@ def _parser() -> argparse.ArgumentParser:
         "convert",
         help="convert a simple-form policy into a namespaced OSCAL catalog (+ profile)",
     )
-    cv.add_argument("policy", help="policy in the seed-003 / Venturalitica / list form")
+    cv.add_argument(
+        "policy", help="policy in Venturalitica assessment-plan / component-definition / list form"
+    )
     cv.add_argument(
         "-o", "--output", required=True, metavar="CATALOG", help="catalog file (.json/.yaml)"
     )
@@ -316,7 +318,7 @@ def _parser() -> argparse.ArgumentParser:
         dest="context",
         metavar="CONTEXT",
         help="recommended metrics for hiring, lending, criminal-justice, healthcare, search, "
-        "salary or advertising (seed 004's selection guide)",
+        "salary or advertising (the fairness-metrics tutorial's selection guide)",
     )
     m.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return p

@@ -274,7 +274,7 @@ DATA_CASES = [
         data=binary_scores(lambda i: "1.5" if i == 0 else f"{(i % 5) / 5:.2f}"),
         code=0,
         report=True,
-        note="seed 000: warn, never renormalise; the value is computed on the scores as given",
+        note="fmm-fairness-eval: warn, never renormalise; the value uses the scores given",
     ),
     Case(
         "score-rows-not-summing-to-one-warn",
@@ -285,7 +285,7 @@ DATA_CASES = [
         data=k_scores(3, lambda i: i % 3, lambda i: "0.5,0.5,0.5"),
         code=0,
         report=True,
-        note="seed 000: warn, never renormalise",
+        note="fmm-fairness-eval: warn, never renormalise",
     ),
     Case(
         "labels-beyond-score-columns",
@@ -545,7 +545,7 @@ POLICY_CASES = [
         policy=policy().replace("input.", "input:"),
         code=0,
         report=True,
-        note="seed 003 writes input:target; accepted with one warning per file (DESIGN §3)",
+        note="Venturalitica writes input:target; accepted with one warning per file (DESIGN §3)",
     ),
     Case(
         "threshold-ten-percent",

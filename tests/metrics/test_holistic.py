@@ -1,4 +1,4 @@
-"""Seed 001's holisticai multi-class pairwise metrics and seed 003's intersectional disparity.
+"""holisticai's multi-class pairwise metrics and Venturalitica's intersectional disparity.
 
 Anchors:
 
@@ -193,7 +193,7 @@ def test_reference_fixtures_have_every_class_in_every_group(
 def test_statistical_parity_is_total_variation_not_mean_absolute_deviation(
     fixtures_dir: Path, reference: dict[str, Any], evaluate: Evaluate
 ) -> None:
-    """Seed 001 says "mean absolute deviation"; holisticai computes ½ Σ_p |·| (TV).
+    """holisticai says "mean absolute deviation"; holisticai computes ½ Σ_p |·| (TV).
 
     The issue's wording (total variation) and the reference numbers agree; the
     literal (1/K) Σ_p |·| reading agrees only when K = 2 and is wrong for K = 3.
@@ -467,7 +467,7 @@ def test_details_are_json_and_name_the_classes(fixtures_dir: Path, evaluate: Eva
 
 
 # ---------------------------------------------------------------------------
-# intersectional_disparity (seed 003)
+# intersectional_disparity (Venturalitica)
 
 ID = "intersectional_disparity"
 

@@ -1,12 +1,12 @@
-"""Ranking metrics (seed 004) against per-item loop oracles, the seed's own code,
-and hand-checked tiny rankings.
+"""Ranking metrics (fairness-metrics tutorial) against per-item loop oracles, the tutorial's
+own code, and hand-checked tiny rankings.
 
 The oracles below are deliberately naive: they walk the ranked list one
 position at a time in plain Python. fairpolicy's vectorised metrics, run
 through the real pipeline (score/rank binding → stable sort → group order →
 metric), must agree to 1e-12 on random rankings with 2–4 groups, including
-items whose group is missing or excluded (they keep their positions). Seed
-004's binary ``ranking_fairness_metrics`` is copied verbatim and must agree on
+items whose group is missing or excluded (they keep their positions). The
+fairness-metrics tutorial's binary ``ranking_fairness_metrics`` is copied verbatim and must agree on
 exposure ratio, attention parity and skew; its "NDKL (simplified)" is shown to
 be a different quantity.
 """
@@ -244,7 +244,7 @@ def test_direct_on_stats_with_uncompared_items(seed: int) -> None:
 
 
 # ---------------------------------------------------------------------------
-# seed 004's own code (copied verbatim from the seed; binary attribute)
+# The fairness-metrics tutorial's own code (copied verbatim from the tutorial; binary attribute)
 
 
 def ranking_fairness_metrics(
@@ -265,7 +265,7 @@ def ranking_fairness_metrics(
 
     # Population proportions
     prop_1 = protected_attr.mean()
-    prop_0 = 1 - prop_1  # noqa: F841  (unused in the seed too)
+    prop_0 = 1 - prop_1  # noqa: F841  (unused in the tutorial too)
 
     results: dict[str, Any] = {}
 
@@ -336,7 +336,7 @@ def binary_case(seed: int, n: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray
 
 
 @pytest.mark.parametrize(("seed", "n"), [(42, 1000), (7, 60), (8, 25)])
-def test_seed_004_function_on_a_binary_attribute(seed: int, n: int) -> None:
+def test_tutorial_function_on_a_binary_attribute(seed: int, n: int) -> None:
     df, ranking, attr = binary_case(seed, n)
     seed_out = ranking_fairness_metrics(ranking, attr)
     found = run(
@@ -355,15 +355,15 @@ def test_seed_004_function_on_a_binary_attribute(seed: int, n: int) -> None:
         sk = found["skew"].details["per_k"][str(k)]["skew"]["1"]
         if rep["group_1_prop_in_topk"] > 0:
             assert abs(sk - rep["skew"]) <= TOL
-        else:  # the seed writes a silent 0 where the skew is ln 0 = −∞
+        else:  # the tutorial writes a silent 0 where the skew is ln 0 = −∞
             assert sk is None and rep["skew"] == 0
             assert found["skew"].value is None and "top" in found["skew"].reason
     worst = max(seed_out[f"representation@{k}"]["attention_parity_diff"] for k in (5, 10, 20))
     assert abs(att.value - worst) <= TOL
 
 
-def test_seed_004_simplified_ndkl_is_a_different_quantity() -> None:
-    """The seed's snippet is Σ w_i/Σw · (−ln Q(group_i)): with Q = (½, ½) it is ln 2 for
+def test_tutorial_simplified_ndkl_is_a_different_quantity() -> None:
+    """The tutorial's snippet is Σ w_i/Σw · (−ln Q(group_i)): with Q = (½, ½) it is ln 2 for
     every ordering, so it cannot see bias. Geyik et al.'s NDKL (ours) can."""
     orderings = {"blocked": [0, 0, 1, 1], "alternating": [0, 1, 0, 1], "reversed": [1, 1, 0, 0]}
     ours = {}

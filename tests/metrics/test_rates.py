@@ -145,8 +145,8 @@ def test_generalized_entropy_hand_case(run: Callable[..., Finding]) -> None:
     assert run("between_group_theil_index", df).value == pytest.approx(0.0, abs=TOL)
 
 
-def seed_004_theil_index(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Seed 004's snippet, as written: benefit 1 for a true positive, else 0; 0.0 if none."""
+def tutorial_theil_index(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """The fairness-metrics tutorial's snippet as written: benefit 1 for a true positive, else 0."""
     benefits = ((y_pred == 1) & (y_true == 1)).astype(float)
     if benefits.sum() == 0 or benefits.mean() == 0:
         return 0.0
@@ -159,16 +159,17 @@ def seed_004_theil_index(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     return float(theil / n)
 
 
-def test_seed_004_snippet_benefit_gives_another_number(
+def test_tutorial_snippet_benefit_gives_another_number(
     fixtures_dir: Any, reference: dict[str, Any], run: Callable[..., Finding]
 ) -> None:
     """fairpolicy follows aif360's benefit (b = ŷ − y + 1), which reference.json's aif360
-    and holisticai numbers use; seed 004's snippet (b = 1 if TP) is a different index."""
+    and holisticai numbers use; the fairness-metrics tutorial's snippet (b = 1 if TP) is a
+    different index."""
     df = pd.read_csv(fixtures_dir / "binary_2g.csv")
     ours = run("theil_index", df, dimension="sex", min_samples=30)
     aif = reference["binary_2g"]["aif360.sklearn:generalized_entropy_error[alpha=1]"]["value"]
     assert ours.value == pytest.approx(aif, abs=TOL)
-    seed = seed_004_theil_index(df["y_true"].to_numpy(), df["y_pred"].to_numpy())
+    seed = tutorial_theil_index(df["y_true"].to_numpy(), df["y_pred"].to_numpy())
     assert abs(seed - ours.value) > 0.5  # ln(n / #TP) ≈ 1.07 vs 0.048
     tp = int(((df["y_true"] == 1) & (df["y_pred"] == 1)).sum())
     assert seed == pytest.approx(math.log(len(df) / tp), abs=TOL)  # its closed form
@@ -176,7 +177,7 @@ def test_seed_004_snippet_benefit_gives_another_number(
     no_tp = pd.DataFrame(
         {"y_true": [0, 0, 1, 1] * 2, "y_pred": [1, 0, 0, 0] * 2, "g": list("aaaabbbb")}
     )
-    assert seed_004_theil_index(no_tp["y_true"].to_numpy(), no_tp["y_pred"].to_numpy()) == 0.0
+    assert tutorial_theil_index(no_tp["y_true"].to_numpy(), no_tp["y_pred"].to_numpy()) == 0.0
     f = run("theil_index", no_tp)
     assert f.value == pytest.approx(ge_rows(benefits(no_tp), 1.0), abs=TOL) and f.value > 0
 
@@ -222,7 +223,7 @@ def test_complementary_gaps_coincide(run: Callable[..., Finding]) -> None:
 
 
 def test_calibration_diff_is_the_ppv_gap(run: Callable[..., Finding]) -> None:
-    """Seed 004's Calibration Diff |PPV_0 − PPV_1| is the value of predictive_parity_diff."""
+    """The fairness-metrics tutorial's Calibration Diff |PPV_0 − PPV_1| = predictive_parity_diff."""
     f = run("calibration_diff", DF3)
     assert f.value == run("predictive_parity_diff", DF3).value
     known = DF3[DF3["g"].notna()]
@@ -230,10 +231,10 @@ def test_calibration_diff_is_the_ppv_gap(run: Callable[..., Finding]) -> None:
     assert f.value == pytest.approx(max(ppv) - min(ppv), abs=TOL)
 
 
-def test_calibration_diff_matches_the_seed_004_snippet(
+def test_calibration_diff_matches_the_tutorial_snippet(
     fixtures_dir: Any, run: Callable[..., Finding]
 ) -> None:
-    """Seed 004's compute_classification_fairness_metrics: ppv_diff = |PPV_g0 − PPV_g1|."""
+    """The tutorial's compute_classification_fairness_metrics: ppv_diff = |PPV_g0 − PPV_g1|."""
     df = pd.read_csv(fixtures_dir / "binary_2g.csv")
     ppv = {}
     for g, rows in df.groupby("sex"):

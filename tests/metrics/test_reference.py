@@ -334,7 +334,7 @@ MAPPINGS: list[Mapping_] = [
       ours=ratio_of(per_group_class(0)), ref=disparity_ratio),
     m(BIN, f"aequitas:Bias.get_disparity_major_group[for_disparity,{AEQ}]", PPM, "sex",
       ours=ratio_of(complement(per_group_class(0))), ref=disparity_ratio),
-    # ---- binary_2g: fmm (seed 000 implementation; both groups have n >= 20) ----
+    # ---- binary_2g: fmm (fmm-fairness-eval implementation; both groups have n >= 20) ----
     m(BIN, "fmm:demographic_parity_gap[sex]", "demographic_parity_diff", "sex"),
     m(BIN, "fmm:demographic_parity_gap.per_group[sex]", "demographic_parity_diff", "sex",
       ours=groups),
@@ -462,7 +462,7 @@ for _d in ("site", "sex"):
           "micro_equalized_odds_multiclass", _d),
     ]
 
-# ---- holisticai multi-class pairwise metrics (seed 001): fairpolicy's holistic family ----
+# ---- holisticai multi-class pairwise metrics: fairpolicy's holistic family ----
 # Exact on these fixtures because every class occurs in every group (checked by
 # tests/metrics/test_holistic.py); holisticai fills an absent class's row with 1/K,
 # fairpolicy leaves it out.
@@ -485,7 +485,7 @@ for _fx, _d in ((BIN, "sex"), (MC3, "grp"), (MC6, "site"), (MC6, "sex")):
               _d, ours=per_group_by_class, ref=by_class_str)
         )
 
-# ---- score metrics (seed 000 fmm, seed 002 eval-toolkit, scikit-learn AUC) ----
+# ---- score metrics (fmm-fairness-eval, eval-toolkit, scikit-learn AUC) ----
 MAPPINGS += [
     m(BIN, "fmm:calibration_gap[sex]", "calibration_gap", "sex"),
     m(BIN, "fmm:calibration_gap.per_group[sex]", "calibration_gap", "sex", ours=groups),
@@ -510,7 +510,7 @@ MAPPINGS += [
         )
     ],
 ]
-# ---- RATES family: seed 004 extras, individual fairness, Aequitas disparity, performance ----
+# ---- RATES: fairness-metrics tutorial extras, individual fairness, Aequitas, performance ----
 def band(lo: float, hi: float) -> Callable[[Finding], dict[str, bool]]:
     """Aequitas' per-group verdict: lo <= disparity <= hi (tau = 0.8: 0.8 <= D <= 1.25)."""
 
@@ -833,7 +833,7 @@ def test_difference_samd_fairness_score_is_fmm_v01(
 ) -> None:
     """reference.json's samd_fairness_score was computed by fmm v0.1: four terms, weights
     site 0.40, eo 0.30, dp 0.15, cal 0.15, SITE = min(1, 2·sqrt(Var site AUC)). Ours is
-    v0.2 (seed 000: a fifth term F1_SITE and new weights, tested in test_scores.py). The
+    v0.2 (fmm-fairness-eval: a fifth term F1_SITE and new weights, tested in test_scores.py). The
     v0.1 number follows from our own component metrics with the v0.1 weights."""
     ref = reference[BIN]["fmm:samd_fairness_score"]
     comp, w = ref["params"]["components"], ref["params"]["weights"]

@@ -1,10 +1,10 @@
-"""Regression metrics (seed 004) against pandas/scikit-learn per-group oracles.
+"""Regression metrics (the fairness-metrics tutorial) against pandas/scikit-learn per-group oracles.
 
 Each metric goes through the real pipeline (numeric binding → per-group sums →
 metric) and must agree with a per-group oracle computed on the masked rows:
 pandas ``groupby`` means and scikit-learn ``mean_absolute_error`` /
-``root_mean_squared_error``, to 1e-12 (relative where values are large). Seed
-004's own ``regression_fairness_metrics`` (copied below) must agree on two
+``root_mean_squared_error``, to 1e-12 (relative where values are large). The
+fairness-metrics tutorial's own ``regression_fairness_metrics`` (copied below) must agree on two
 groups; a hand-computed case pins the formulas; undefined cases are explicit.
 """
 
@@ -118,7 +118,7 @@ def test_against_pandas_and_sklearn(seed: int, n_groups: int, scale: float) -> N
 
 
 # ---------------------------------------------------------------------------
-# seed 004's own function (copied verbatim from the seed, two groups)
+# The fairness-metrics tutorial's own function (copied verbatim from the tutorial, two groups)
 
 
 def regression_fairness_metrics(
@@ -155,7 +155,7 @@ def regression_fairness_metrics(
 
 
 @pytest.mark.parametrize("seed", [11, 12, 13])
-def test_seed_004_function_on_two_groups(seed: int) -> None:
+def test_tutorial_function_on_two_groups(seed: int) -> None:
     df = random_frame(seed, 2, 30.0)
     seed_out = regression_fairness_metrics(df["y"], df["yhat"], df["g"])
     found = run(df)

@@ -341,7 +341,7 @@ def test_hand_computed_case() -> None:
     #   (0.2 + 2·|0.5 − 0.4| + 0.2) / 4 = 0.15
     # B: bin 0 (0.0, y 0) → 0; bin 2 (0.25, y 1) → 0.75; last bin [0.9, 1] holds 0.95
     #   and 1.0 (one positive): 2·|0.5 − 0.975| = 0.95  →  (0.75 + 0.95) / 4 = 0.425
-    #   (seed 004's half-open last bin would drop 1.0: (0.75 + 0.05) / 4 = 0.2)
+    #   (the fairness-metrics tutorial's half-open last bin would drop 1.0: (0.75 + 0.05) / 4 = 0.2)
     ece = {"A": 0.15, "B": 0.425}
     for key in ("calibration_gap", "calibration_parity"):
         assert all(close(groups_of(got[key])[g], v) for g, v in ece.items()), key
@@ -541,7 +541,7 @@ def test_reference_auc(reference: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------------------
-# the composite (seed 000 v0.2)
+# the composite (fmm-fairness-eval v0.2)
 
 
 def samd_control(dim: str = "sex", site: str = "site", **kw: Any) -> Control:
@@ -592,7 +592,7 @@ def test_samd_v02_binary_from_components_and_v01_reference(reference: dict[str, 
     ):
         assert close(comp[ours], r["params"]["components"][theirs])
 
-    # ours, v0.2: five terms, seed 000's weights
+    # ours, v0.2: five terms, fmm-fairness-eval's weights
     assert close(mv.value, 1.0 - sum(V02[t] * comp[t] for t in V02))
     assert close(mv.value, 1.0 - mv.details["deduction"])
     assert mv.value != pytest.approx(r["value"], abs=1e-6)  # a different version, say so

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 SOURCES = [
-    FILES / "seed003.yaml",
-    FILES / "seed003.json",
+    FILES / "venturalitica-assessment-plan.yaml",
+    FILES / "venturalitica-assessment-plan.json",
     FILES / "list.yaml",
     FILES / "list.json",
     FILES / "venturalitica-component-definition.yaml",
@@ -194,9 +194,9 @@ def test_last_modified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     # the source's own metadata.last-modified
     assert stamp(EXAMPLES / "credit" / "policy.yaml") == "2026-05-21T09:00:00+00:00"
-    # none there (seed 003 has no last-modified): the file's modification time
-    copy = tmp_path / "seed003.yaml"
-    copy.write_bytes((FILES / "seed003.yaml").read_bytes())
+    # none there (Venturalitica's plan has no last-modified): the file's modification time
+    copy = tmp_path / "venturalitica-assessment-plan.yaml"
+    copy.write_bytes((FILES / "venturalitica-assessment-plan.yaml").read_bytes())
     os.utime(copy, (1767225600, 1767225600))
     assert stamp(copy) == "2026-01-01T00:00:00+00:00"
     # SOURCE_DATE_EPOCH wins over both
@@ -352,7 +352,7 @@ def test_bad_outputs(output: str, profile: str | None, expected: str, tmp_path: 
 
 
 def test_loader_warnings_and_multiline_values_are_reported(tmp_path: Path) -> None:
-    _, _, notes = _convert(FILES / "seed003.yaml", tmp_path)
+    _, _, notes = _convert(FILES / "venturalitica-assessment-plan.yaml", tmp_path)
     assert len(notes) == 1 and "write 'input.target' instead of 'input:target'" in notes[0]
     source = tmp_path / "policy.yaml"
     source.write_text(

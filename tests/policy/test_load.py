@@ -19,7 +19,7 @@ from fairpolicy.policy.schema import NS, EnforcementMode, Operator, Policy, Thre
 FILES = Path(__file__).parent / "files"
 ROOT = Path(__file__).resolve().parents[2]
 
-SEED_003 = """
+VENTURALITICA_PLAN = """
 - control-id: mc-demographic-parity
   description: "Multi-class demographic parity < 0.15"
   props:
@@ -73,14 +73,16 @@ def line_of(path: Path, needle: str) -> int:
 # ---------------------------------------------------------------- forms
 
 
-@pytest.mark.parametrize("name", ["seed003.yaml", "seed003.json"])
-def test_seed_003_assessment_plan(name: str) -> None:
+@pytest.mark.parametrize(
+    "name", ["venturalitica-assessment-plan.yaml", "venturalitica-assessment-plan.json"]
+)
+def test_venturalitica_assessment_plan(name: str) -> None:
     path = FILES / name
     policy = load_policy(path)
     assert policy.form == "assessment-plan"
     assert policy.path == str(path)
     assert policy.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert (policy.title, policy.version) == ("Multi-class fairness (seed 003)", "1.0")
+    assert (policy.title, policy.version) == ("Multi-class fairness (Venturalitica)", "1.0")
     (c,) = policy.controls
     assert c.control_id == "mc-demographic-parity"
     assert c.metric_key == c.metric_key_as_written == "multiclass_demographic_parity"
@@ -95,8 +97,8 @@ def test_seed_003_assessment_plan(name: str) -> None:
     assert "cannot contain ':'" in warning and "input.target" in warning and name in warning
 
 
-def test_seed_003_control_unchanged_as_parsed_list() -> None:
-    data = yaml.safe_load(SEED_003)
+def test_venturalitica_control_unchanged_as_parsed_list() -> None:
+    data = yaml.safe_load(VENTURALITICA_PLAN)
     policy = load_policy(data)
     assert (policy.form, policy.path, policy.sha256) == ("list", None, None)
     (c,) = policy.controls
@@ -105,15 +107,15 @@ def test_seed_003_control_unchanged_as_parsed_list() -> None:
     assert c.dimension_columns == ("gender",)
     assert c.source is None
     assert len(policy.warnings) == 1
-    assert data == yaml.safe_load(SEED_003)  # the caller's data is not modified
+    assert data == yaml.safe_load(VENTURALITICA_PLAN)  # the caller's data is not modified
 
 
-def test_seed_003_control_under_assessment_plan_without_metadata() -> None:
+def test_venturalitica_control_under_assessment_plan_without_metadata() -> None:
     plan: dict[str, Any] = {
         "assessment-plan": {"control-implementations": [{"implemented-requirements": []}]}
     }
     plan["assessment-plan"]["control-implementations"][0]["implemented-requirements"] = (
-        yaml.safe_load(SEED_003)
+        yaml.safe_load(VENTURALITICA_PLAN)
     )
     policy = load_policy(plan)
     assert policy.form == "assessment-plan" and policy.title is None
@@ -259,11 +261,11 @@ def test_component_definition_implementation_level_set_parameters() -> None:
 
 
 def test_line_numbers_are_recorded() -> None:
-    seed = FILES / "seed003.yaml"
+    seed = FILES / "venturalitica-assessment-plan.yaml"
     (c,) = load_policy(seed).controls
     assert c.source is not None
     assert (c.source.file, c.source.line) == (str(seed), line_of(seed, "mc-demographic-parity"))
-    seed_json = FILES / "seed003.json"
+    seed_json = FILES / "venturalitica-assessment-plan.json"
     (c,) = load_policy(seed_json).controls
     assert c.source is not None and c.source.line == line_of(seed_json, '"control-id"') - 1
     lines = [c.source.line for c in load_policy(FILES / "list.yaml").controls if c.source]
@@ -645,7 +647,7 @@ def _sources(path: Path) -> dict[str, str | None]:
         ("component-definition.json", {"fair-1": "component-definition"}),
         ("component-definition.yaml", {"fair-1": "component-definition"}),
         ("list.yaml", {"dp-sex": "prop", "wdp-race": "prop", "ratio-band": "prop"}),
-        ("seed003.yaml", {"mc-demographic-parity": "prop"}),
+        ("venturalitica-assessment-plan.yaml", {"mc-demographic-parity": "prop"}),
         (
             "venturalitica-component-definition.yaml",
             dict.fromkeys(("credit-dp-gender", "credit-di-age", "credit-eo-gender"), "prop"),
@@ -692,7 +694,11 @@ def test_objective_and_statement_ids() -> None:
             )
     (c,) = load_policy(FILES / "component-definition.json").controls  # through the chain
     assert (c.statement_id, c.objective_id) == ("fair-1_smt", None)
-    for name in ("list.yaml", "seed003.yaml", "venturalitica-component-definition.yaml"):
+    for name in (
+        "list.yaml",
+        "venturalitica-assessment-plan.yaml",
+        "venturalitica-component-definition.yaml",
+    ):
         assert all(
             c.objective_id is None and c.statement_id is None
             for c in load_policy(FILES / name).controls

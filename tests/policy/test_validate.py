@@ -78,7 +78,7 @@ def test_every_policy_pack_is_valid() -> None:
     ("name", "summary"),
     [
         ("list.yaml", "(3 controls, list)"),
-        ("seed003.yaml", "(1 control, assessment-plan)"),
+        ("venturalitica-assessment-plan.yaml", "(1 control, assessment-plan)"),
         ("venturalitica-component-definition.yaml", "(3 controls, component-definition)"),
         ("chain/component-definition.yaml", "(2 controls, component-definition)"),
         ("profile.yaml", "(1 control, profile)"),
@@ -91,10 +91,11 @@ def test_every_form_is_summarised(name: str, summary: str) -> None:
 
 
 def test_loader_warnings_are_shown_under_the_ok_line() -> None:
-    code, out = validate(FILES / "seed003.yaml")
+    plan = FILES / "venturalitica-assessment-plan.yaml"
+    code, out = validate(plan)
     assert code == 0
     assert out.splitlines()[1] == (
-        f"  warning: {FILES / 'seed003.yaml'}: OSCAL prop names cannot contain ':'; "
+        f"  warning: {plan}: OSCAL prop names cannot contain ':'; "
         "write 'input.target' instead of 'input:target'"
     )
 
@@ -205,7 +206,9 @@ def test_every_file_is_checked_and_one_bad_file_fails_the_run(tmp_path: Path) ->
 def test_lenient_forms_are_not_held_to_the_nist_schema() -> None:
     # no uuid/metadata, or `input:x` prop names: the loader reads them leniently (with a
     # warning), and so does validate
-    code, out = validate(FILES / "venturalitica-lenient.json", FILES / "seed003.json")
+    code, out = validate(
+        FILES / "venturalitica-lenient.json", FILES / "venturalitica-assessment-plan.json"
+    )
     assert code == 0, out
 
 

@@ -133,7 +133,7 @@ class MetricSpec:
     #: ``batch(counts (B, G, K, K), positive) -> (values (B,), per-group (B, G), defined)``
     batch: BatchFn | None = None
     #: a role naming a second grouping column; its statistics arrive as ``stats.secondary``
-    #: (e.g. ``site`` for seed 000's composite score)
+    #: (e.g. ``site`` for fmm-fairness-eval's composite score)
     secondary_role: str | None = None
     #: an example operator/threshold for docs
     example_operator: str = "<"

@@ -239,9 +239,9 @@ def predictive_parity_diff(stats: GroupStats, params: Mapping[str, Any]) -> Metr
     PPV_g = TP_g / (TP_g + FP_g)              (undefined if group g predicts no positives)
     value = max_g PPV_g − min_g PPV_g
 
-    Seed 004 calls this "Calibration Diff" |PPV_0 − PPV_1| (its key
+    The fairness-metrics tutorial calls this "Calibration Diff" |PPV_0 − PPV_1| (its key
     ``calibration_diff`` computes the same value); Venturalitica's
-    ``predictive_parity`` key computes the same gap. Seed 004's snippet sets
+    ``predictive_parity`` key computes the same gap. The fairness-metrics tutorial's snippet sets
     PPV = 0 for a group without predicted positives; here that group is
     excluded and listed instead.
     """

@@ -6,7 +6,8 @@ from fairpolicy.errors import UsageError, did_you_mean
 from fairpolicy.metrics.base import NULL_HYPOTHESES, MetricSpec
 from fairpolicy.metrics.registry import COMMON_PARAMS, REGISTRY, lookup
 
-#: Seed 004's "selection guide": application context → (primary concern, recommended keys).
+#: The fairness-metrics tutorial's "selection guide":
+#: application context → (primary concern, recommended keys).
 GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
     "hiring": (
         "equal opportunity for qualified candidates",
@@ -58,7 +59,7 @@ def list_metrics() -> str:
 
 
 def recommend(context: str) -> str:
-    """``fairpolicy metrics --for CONTEXT``: seed 004's recommended metrics."""
+    """``fairpolicy metrics --for CONTEXT``: the fairness-metrics tutorial's recommended metrics."""
     if context not in GUIDE:
         raise UsageError(
             f"unknown context '{context}'.{did_you_mean(context, GUIDE)} "
@@ -156,7 +157,10 @@ def metrics_markdown() -> str:
         "# Metric reference",
         "",
         "Generated from the registry by `python -m fairpolicy.metrics.docs > docs/metrics.md`;",
-        "do not edit by hand. `fairpolicy metrics show KEY` prints the same text.",
+        "do not edit by hand. `fairpolicy metrics show KEY` prints the same text. The sources",
+        "each entry names (fmm-fairness-eval, holisticai, eval-toolkit, Venturalitica, the",
+        "fairness-metrics tutorial, fairlearn, aif360, Aequitas, the papers) are cited in",
+        "[`references.md`](references.md).",
         "",
         markdown_table(),
         "",

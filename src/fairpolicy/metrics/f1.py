@@ -1,4 +1,4 @@
-"""Seed 000's (fmm_fairness v0.2) F1 family, K-aware.
+"""fmm-fairness-eval's (fmm_fairness v0.2) F1 family, K-aware.
 
 Per group g and class k, from the group's confusion table C_g:
 

@@ -1,4 +1,4 @@
-"""Seed 001's multi-class pairwise metrics (holisticai) and seed 003's intersectional disparity.
+"""holisticai's multi-class pairwise metrics and Venturalitica's intersectional disparity.
 
 Notation: ``C_g[t, p]`` is the count of rows of group g with true class t and
 predicted class p, K the number of classes. Per group:
@@ -8,14 +8,14 @@ predicted class p, K the number of classes. Per group:
   (each true class's row sums to 1; holisticai's ``confusion_tensor`` normalised
   over the predictions of each true class)
 
-The four seed 001 metrics compute a distance ``d(g, h)`` for every pair of
+The four holisticai metrics compute a distance ``d(g, h)`` for every pair of
 compared groups and aggregate the pairs with ``aggregation``:
 
 - ``max`` (default): value = max over pairs of d(g, h)   (the worst pair)
 - ``mean``:          value = mean over pairs of d(g, h)
 
 Every distance is a total-variation distance ½ Σ |·| between probability
-vectors, or a mean of such, so each lies in [0, 1]. Seed 001's text calls the
+vectors, or a mean of such, so each lies in [0, 1]. holisticai's text calls the
 distances "mean absolute deviation"; holisticai's code (and its reference values,
 reproduced to 1e-12) uses ½ Σ_p |·| for vectors and Σ |·| / (2K) for K×K matrices,
 i.e. the total-variation distance and its mean over true classes. That is what
@@ -57,7 +57,7 @@ from fairpolicy.metrics.base import (
 )
 from fairpolicy.stats import INTERSECTION_SEP, GroupStats
 
-#: The ``aggregation`` parameter of the seed 001 pairwise metrics.
+#: The ``aggregation`` parameter of the holisticai pairwise metrics.
 PAIR_AGGREGATION = ParamSpec(
     "aggregation",
     str,
@@ -222,7 +222,7 @@ def _tv(x: FloatArray, y: FloatArray) -> float:
 
 
 def multiclass_statistical_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Multi-class statistical parity (seed 001, holisticai ``multiclass_statistical_parity``).
+    """Multi-class statistical parity (holisticai ``multiclass_statistical_parity``).
 
     S_g(p) = P(Ŷ = p | A = g)
     d(g, h) = ½ Σ_p |S_g(p) − S_h(p)|      (total-variation distance, in [0, 1])
@@ -281,7 +281,7 @@ def _matrix_details(stats: GroupStats, rows: FloatArray, defined: BoolArray) -> 
 
 
 def multiclass_equality_of_opportunity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Multi-class equality of opportunity (seed 001, holisticai ``multiclass_equality_of_opp``).
+    """Multi-class equality of opportunity (holisticai ``multiclass_equality_of_opp``).
 
     R_g[t, p] = P(Ŷ = p | Y = t, A = g)   (confusion matrix normalised per true class)
     d(g, h) = (1/K') Σ_{t ∈ T_gh} ½ Σ_p |R_g[t, p] − R_h[t, p]|
@@ -333,7 +333,7 @@ def multiclass_equality_of_opportunity(stats: GroupStats, params: Mapping[str, A
 
 
 def multiclass_average_odds(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Multi-class average odds (seed 001, holisticai ``multiclass_average_odds``).
+    """Multi-class average odds (holisticai ``multiclass_average_odds``).
 
     R_g[t, p] = P(Ŷ = p | Y = t, A = g)
     Ā_gh(p) = (1/K') Σ_{t ∈ T_gh} (R_g[t, p] − R_h[t, p])   (rows averaged over true classes)
@@ -392,7 +392,7 @@ def multiclass_average_odds(stats: GroupStats, params: Mapping[str, Any]) -> Met
 def multiclass_true_positive_difference(
     stats: GroupStats, params: Mapping[str, Any]
 ) -> MetricValue:
-    """Multi-class true positive difference (seed 001, holisticai ``multiclass_true_rates``).
+    """Multi-class true positive difference (holisticai ``multiclass_true_rates``).
 
     TPR_g(t) = R_g[t, t] = P(Ŷ = t | Y = t, A = g)
     d(g, h) = (1/K') Σ_{t ∈ T_gh} |TPR_g(t) − TPR_h(t)|
@@ -452,7 +452,7 @@ def _slice_keys(stats: GroupStats) -> list[tuple[str, ...] | None]:
 
 
 def intersectional_disparity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Intersectional disparity (seed 003, Venturalitica ``calc_intersectional_metrics``).
+    """Intersectional disparity (Venturalitica ``calc_intersectional_metrics``).
 
     Slices are the groups of the combined dimension columns (``gender,age_group``
     → "F & young", ...). With ACC_s = Σ_c C_s[c, c] / n_s:

@@ -1,4 +1,4 @@
-"""Seed 003's seven multi-class metrics, from per-group K×K confusion tables.
+"""Venturalitica's seven multi-class metrics, from per-group K×K confusion tables.
 
 Notation: ``C_g[t, p]`` is the count of rows of group g with true class t and
 predicted class p; ``n_g`` the group size. Per group and class:
@@ -212,7 +212,7 @@ def macro_equal_opportunity_multiclass(stats: GroupStats, params: Mapping[str, A
     gap_c = max_g TPR_g(c) − min_g TPR_g(c),  value = (1/K') Σ_c gap_c
 
     over the K' classes with at least two comparable groups. Deliberate
-    difference: seed 003's text (and Venturalitica's code) returns max_c gap_c
+    difference: Venturalitica's documentation (and its code) returns max_c gap_c
     under this name, which is ``multiclass_equal_opportunity``; a "macro"
     metric here is a true macro mean, so it is ≤ that maximum.
     """
@@ -229,7 +229,7 @@ def weighted_demographic_parity_multiclass(
 
     With SR_g(c) = P(Ŷ = c | A = g) and gap_c = max_g SR_g(c) − min_g SR_g(c), value is:
 
-    - ``macro`` (default): max_c gap_c — the worst class (seed 003's definition;
+    - ``macro`` (default): max_c gap_c — the worst class (Venturalitica's definition;
       equals ``multiclass_demographic_parity``; matches Venturalitica).
     - ``weighted``: Σ_c P(Ŷ = c)·gap_c — class gaps weighted by the overall
       predicted-class share (the target is not used; matches Venturalitica).
@@ -286,7 +286,7 @@ def weighted_demographic_parity_multiclass(
 
 
 def micro_equalized_odds_multiclass(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Seed 003's "micro equalized odds": accuracy gap plus error-rate gap.
+    """Venturalitica's "micro equalized odds": accuracy gap plus error-rate gap.
 
     ACC_g = Σ_c C_g[c, c] / n_g,  ERR_g = 1 − ACC_g
     value = (max_g ACC_g − min_g ACC_g) + (max_g ERR_g − min_g ERR_g)
@@ -295,7 +295,7 @@ def micro_equalized_odds_multiclass(stats: GroupStats, params: Mapping[str, Any]
     What it measures, exactly: twice the overall-accuracy gap between groups
     (range [0, 2]). Despite the name it does not look at per-class TPR or FPR;
     use ``multiclass_equal_opportunity`` or ``multiclass_equality_of_opportunity``
-    for that. Kept because seed 003 and Venturalitica define it so.
+    for that. Kept because Venturalitica's documentation and code define it so.
     """
     c = stats.counts
     hits, n = np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2))
@@ -319,7 +319,7 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
     """Multi-class predictive parity: per-class precision (PPV) gaps.
 
     gap_c = max_g PPV_g(c) − min_g PPV_g(c)   (a group that never predicts c is left out)
-    value, strategy=macro (default): max_c gap_c   (seed 003: "the maximum across classes")
+    value, strategy=macro (default): max_c gap_c   (Venturalitica: "the maximum across classes")
     value, strategy=weighted:        Σ_c P(Ŷ = c)·gap_c / Σ_c P(Ŷ = c) over comparable classes
     """
     values, defined = precisions(stats)

@@ -1,4 +1,4 @@
-"""Ranking group-fairness metrics (seed 004) from the group of each ranked item.
+"""Ranking group-fairness metrics (fairness-metrics tutorial) from the group of each ranked item.
 
 ``stats.ranking.order[j]`` is the group index of the item at 0-based position
 j (the runner sorts by the ``rank`` column ascending, or by ``score``
@@ -6,7 +6,7 @@ descending; ties keep row order). Below, positions are 1-based: i = j + 1.
 
 Conventions shared by every metric here:
 
-- Position discount (seed 004's "logarithmic discount"): w_i = 1 / log2(i + 1),
+- Position discount (the fairness-metrics tutorial's "logarithmic discount"): w_i = 1 / log2(i + 1),
   so the top item weighs 1, the second 0.63, the tenth 0.29.
 - Items that are not compared — missing dimension value, or a group excluded
   (e.g. under ``min_samples``) — carry group −1. They still occupy their
@@ -18,11 +18,11 @@ Conventions shared by every metric here:
   g's items among the top i positions. A prefix holding no compared item has
   no distribution (see each metric for what that means).
 
-Seed 004's code handles one binary attribute (proportion of group 1 against
+The fairness-metrics tutorial's code handles one binary attribute (proportion of group 1 against
 group 0); every metric here is its G-group generalisation, stated in its
-docstring. With no excluded items and two groups they coincide with the seed
-wherever the seed is a faithful implementation of the named metric (exposure
-ratio, attention parity, skew); the seed's "NDKL (simplified)" is a different
+docstring. With no excluded items and two groups they coincide with the tutorial's
+code wherever it is a faithful implementation of the named metric (exposure
+ratio, attention parity, skew); the tutorial's "NDKL (simplified)" is a different
 quantity (see :func:`ndkl`).
 """
 
@@ -44,7 +44,7 @@ from fairpolicy.metrics.base import (
 )
 from fairpolicy.stats import GroupStats, IntArray
 
-#: default cut-offs of attention_parity and skew (seed 004's ``k_values``)
+#: default cut-offs of attention_parity and skew (the fairness-metrics tutorial's ``k_values``)
 DEFAULT_K = "5,10,20"
 
 #: the ``k`` parameter of attention_parity and skew
@@ -109,8 +109,8 @@ def exposure_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     exposure_g = Σ_{items of g} w_{pos(item)} / n_g          (mean exposure of g's items)
     value = min_g exposure_g / max_g exposure_g             (1 = parity; range (0, 1])
 
-    Seed 004 computes this for a binary attribute (min/max of the two per-capita
-    exposures); min over max across all compared groups is its G-group form.
+    The fairness-metrics tutorial computes this for a binary attribute (min/max of the two
+    per-capita exposures); min over max across all compared groups is its G-group form.
     Items of excluded groups keep their positions (and so their exposure is
     simply not compared). Never 0/0: every weight is positive. The worst group
     is the one with the least exposure per item.
@@ -212,7 +212,7 @@ def ndkl(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     position; a prefix with no compared item (e.g. the top item belongs to an
     excluded group) has no P_i and is left out of both the sum and Z.
 
-    Seed 004's snippet labelled "NDKL (simplified)" is a different quantity:
+    The fairness-metrics tutorial's snippet labelled "NDKL (simplified)" is a different quantity:
     Σ_i (w_i / Σ_j w_j) · (−ln Q(group of item i)), a position-weighted
     cross-entropy of single items under Q. It is never 0 for two or more groups
     and for Q = (½, ½) it equals ln 2 for every ranking, so it cannot detect
@@ -329,10 +329,10 @@ def attention_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValu
     value = max_{k ∈ K} max_g |diff_g@k|  (0 = parity; range [0, 1])
 
     K is the ``k`` parameter, one cut-off or a comma list ("5,10,20", the
-    default, as seed 004's ``k_values``); value is the worst over K. Seed 004's
-    code reports |P(group 1 | top k) − P(group 1)| for a binary attribute,
+    default, as the fairness-metrics tutorial's ``k_values``); value is the worst over K. The
+    tutorial's code reports |P(group 1 | top k) − P(group 1)| for a binary attribute,
     which is this value for two groups; the max over groups is its G-group
-    form. (Seed 004's table writes the same ideal as P(top k | g) equal across
+    form. (The fairness-metrics tutorial's table writes the same ideal as P(top k | g) equal across
     groups, which holds exactly when every diff_g@k is 0.) Per-group values are
     max_k |diff_g@k|; signed differences per k are in the details.
 
@@ -380,12 +380,12 @@ def skew(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     The value is never above 0 (the shares in the top k sum to 1, so some group
     is at or below its population share). A threshold such as ``>= -0.223`` =
     ln 0.8 asks every group to hold at least four fifths of its population
-    share of every top k. Seed 004 reports ln(P(group 1 | top k) / P(group 1))
+    share of every top k. The fairness-metrics tutorial reports ln(P(group 1 | top k) / P(group 1))
     for a binary attribute and writes 0 when a share is 0; the minimum over
     groups is the G-group form, and a group with no item in a top k has skew
     ln 0 = −∞, which is not a number we can write: the value is then None
     (inconclusive) with a reason naming the group and k — fail closed rather
-    than the seed's silent 0. Per-group values are min_k skew_g@k (None for a
+    than the tutorial's silent 0. Per-group values are min_k skew_g@k (None for a
     group absent from some top k); per-k skews and MaxSkew are in the details.
 
     Undefined (None) also if a k exceeds the number of ranked items, or if a

@@ -1,4 +1,4 @@
-"""Seed 004's remaining binary metrics, Aequitas-style disparity ratios and NYC LL144.
+"""The fairness-metrics tutorial's other binary metrics, Aequitas disparity ratios and NYC LL144.
 
 Three families, all from the per-group binary confusion counts (TP, FP, FN, TN):
 
@@ -41,15 +41,15 @@ from fairpolicy.stats import INTERSECTION_SEP, GroupStats, group_name
 
 
 def calibration_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Seed 004's "Calibration Diff": the precision (PPV) gap, as seed 004 defines it.
+    """The fairness-metrics tutorial's "Calibration Diff", the precision (PPV) gap.
 
     PPV_g = TP_g / (TP_g + FP_g)              (undefined if group g predicts no positives)
-    value = max_g PPV_g − min_g PPV_g         (seed 004: |PPV_0 − PPV_1|)
+    value = max_g PPV_g − min_g PPV_g         (the fairness-metrics tutorial: |PPV_0 − PPV_1|)
 
     The same value as ``predictive_parity_diff``; kept as a key of its own
-    because seed 004 and its selection guide (lending) name it. It is not a
+    because the fairness-metrics tutorial and its selection guide (lending) name it. It is not a
     score-calibration metric: for calibration of predicted probabilities see
-    ``calibration_gap`` / ``calibration_parity``. Seed 004's snippet sets
+    ``calibration_gap`` / ``calibration_parity``. The fairness-metrics tutorial's snippet sets
     PPV = 0 for a group without predicted positives; that group is excluded
     and listed here instead.
     """
@@ -221,7 +221,7 @@ def generalized_entropy_index(stats: GroupStats, params: Mapping[str, Any]) -> M
     and the within-group remainder; for α = 2 also the coefficient of variation
     of the benefits, √(2·GE(2)) (aif360 ``coefficient_of_variation``).
 
-    Seed 004's snippet uses another benefit, b_i = 1 if TP else 0, and returns
+    The fairness-metrics tutorial's snippet uses another benefit, b_i = 1 if TP else 0, and returns
     0.0 when there is no true positive; that is a different number (see the tests).
     """
     return _entropy(stats, _alpha(params, 2.0), between_only=False)
@@ -234,7 +234,7 @@ def theil_index(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     value = 1/n · Σ_i (b_i/μ)·ln(b_i/μ)            (0·ln 0 = 0; range [0, ln n])
 
     Equals aif360 ``theil_index`` and holisticai ``theil_index``. Undefined if
-    μ = 0 (every compared row is a false negative). Seed 004's snippet defines
+    μ = 0 (every compared row is a false negative). The fairness-metrics tutorial's snippet defines
     the benefit as 1 for a true positive and 0 otherwise and gives another
     number; fairpolicy follows aif360 so the value matches the anchor libraries.
     """

@@ -184,7 +184,7 @@ def _binary_score(
     aliases: tuple[str, ...],
     null_stratum: Stratum | None = "rows",
 ) -> MetricSpec:
-    """A binary metric of P(positive) scores (seed 004's probabilistic family)."""
+    """A binary metric of P(positive) scores (fairness-metrics tutorial's probabilistic family)."""
     return MetricSpec(
         key=key,
         fn=fn,
@@ -204,7 +204,7 @@ def _multi(key: str, fn: MetricFn, summary: str, **kw: Any) -> MetricSpec:
 
 
 REGISTRY: dict[str, MetricSpec] = {
-    # ---- binary (seed 004 table, fairlearn conventions) ----
+    # ---- binary (the fairness-metrics tutorial's table, fairlearn conventions) ----
     "demographic_parity_diff": _binary(
         "demographic_parity_diff",
         binary.demographic_parity_diff,
@@ -287,7 +287,7 @@ REGISTRY: dict[str, MetricSpec] = {
         _ACC_REPL,
         ("accuracy_difference",),
     ),
-    # ---- multi-class (seed 003) ----
+    # ---- multi-class (Venturalitica) ----
     "multiclass_demographic_parity": _multi(
         "multiclass_demographic_parity",
         multiclass.multiclass_demographic_parity,
@@ -366,7 +366,7 @@ REGISTRY: dict[str, MetricSpec] = {
         example_threshold="0.15",
         null_stratum=("strategy", {"macro": "predicted", "weighted": "rows"}),
     ),
-    # ---- seed 000 F1 family ----
+    # ---- fmm-fairness-eval's F1 family ----
     "weighted_f1_gap": _multi(
         "weighted_f1_gap",
         f1.weighted_f1_gap,
@@ -385,7 +385,8 @@ REGISTRY: dict[str, MetricSpec] = {
         "worst per-class F1 gap across groups (with the per-class vector)",
         example_threshold="0.15",
     ),
-    # ---- SCORES: seed 000 AUC/ECE/composite, seed 002 calibration, seed 004 probabilistic ----
+    # ---- SCORES: fmm-fairness-eval's AUC/ECE/composite, eval-toolkit's calibration,
+    # the fairness-metrics tutorial's probabilistic metrics ----
     "multi_class_auc_gap": MetricSpec(
         key="multi_class_auc_gap",
         fn=scores.multi_class_auc_gap,
@@ -412,7 +413,7 @@ REGISTRY: dict[str, MetricSpec] = {
     "calibration_gap": MetricSpec(
         key="calibration_gap",
         fn=scores.calibration_gap,
-        summary="max − min per-group ECE (fmm: equal-width bins, last bin closed)",
+        summary="max − min per-group ECE (fmm-fairness-eval: equal-width bins, last bin closed)",
         inputs=(*CLS, "score"),
         tasks=BINARY_ONLY,
         params=(scores.N_BINS_PARAM,),
@@ -436,7 +437,10 @@ REGISTRY: dict[str, MetricSpec] = {
     "samd_fairness_score": MetricSpec(
         key="samd_fairness_score",
         fn=scores.samd_fairness_score,
-        summary="fmm v0.2 composite: 1 − weighted F1-site, site-AUC, EO, DP, calibration gaps",
+        summary=(
+            "fmm-fairness-eval v0.2 composite: 1 − weighted F1-site, site-AUC, EO, DP, "
+            "calibration gaps"
+        ),
         tasks=BOTH,
         inputs=(*CLS, "score", "site"),
         needs_scores=True,
@@ -485,7 +489,7 @@ REGISTRY: dict[str, MetricSpec] = {
         ("balance_negative", "balance_for_negative_class"),
         null_stratum="actual",
     ),
-    # ---- HOLISTIC: seed 001 multi-class pairwise metrics (metrics/holistic.py) ----
+    # ---- HOLISTIC: holisticai multi-class pairwise metrics (metrics/holistic.py) ----
     "multiclass_statistical_parity": _multi(
         "multiclass_statistical_parity",
         holistic.multiclass_statistical_parity,
@@ -526,11 +530,13 @@ REGISTRY: dict[str, MetricSpec] = {
         "max − min accuracy across intersectional slices (e.g. gender,age_group)",
         example_threshold="0.1",
     ),
-    # ---- RATES: seed 004 binary extras, disparity ratios, LL144, performance, data checks ----
+    # ---- RATES: the fairness-metrics tutorial's binary extras, disparity ratios, LL144,
+    # performance, data checks ----
     "calibration_diff": _binary(
         "calibration_diff",
         rates.calibration_diff,
-        "seed 004's Calibration Diff: max − min PPV (same value as predictive_parity_diff)",
+        "the fairness-metrics tutorial's Calibration Diff: max − min PPV "
+        "(same value as predictive_parity_diff)",
         _PP_REPL,
         null_stratum="predicted",
     ),
@@ -773,7 +779,8 @@ REGISTRY: dict[str, MetricSpec] = {
         example_operator=">=",
         example_threshold="100",
     ),
-    # ---- REGRESSION and RANKING: seed 004 (metrics/regression.py, metrics/ranking.py) ----
+    # ---- REGRESSION and RANKING: the fairness-metrics tutorial
+    # (metrics/regression.py, metrics/ranking.py) ----
     "mean_prediction_parity": MetricSpec(
         key="mean_prediction_parity",
         fn=regression.mean_prediction_parity,

@@ -1,9 +1,9 @@
-"""Regression group-fairness metrics (seed 004) from per-group sums.
+"""Regression group-fairness metrics (the fairness-metrics tutorial) from per-group sums.
 
 Every metric here is a pure function of ``stats.regression.sums`` — per group
 (Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ²) with the residual r = y − ŷ — and the group
 sizes ``stats.n``. Each compares one per-group statistic across groups as
-max − min over the comparable groups. Seed 004 writes |stat_g0 − stat_g1| for
+max − min over the comparable groups. The fairness-metrics tutorial writes |stat_g0 − stat_g1| for
 exactly two groups; for two groups max − min is the same number, and for more
 groups it is fairlearn's ``between_groups`` convention (the largest pairwise
 difference). Values are in the units of the target (squared units never
@@ -114,7 +114,7 @@ def mean_prediction_parity(stats: GroupStats, params: Mapping[str, Any]) -> Metr
     mean_ŷ_g = Σ_{rows of g} ŷ / n_g
     value = max_g mean_ŷ_g − min_g mean_ŷ_g        (0 = parity; range [0, ∞), target units)
 
-    Seed 004: |mean_ŷ_g0 − mean_ŷ_g1|; max − min is the multi-group form
+    The fairness-metrics tutorial: |mean_ŷ_g0 − mean_ŷ_g1|; max − min is the multi-group form
     (fairlearn's between_groups). The worst group named is the one with the
     lowest mean prediction (the disadvantaged one when the prediction is a
     benefit such as a salary or a loan amount; for a risk score read
@@ -129,8 +129,8 @@ def residual_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     r = y − ŷ;  mean_r_g = Σ_{rows of g} r / n_g   (> 0: g is under-predicted)
     value = max_g mean_r_g − min_g mean_r_g        (0 = parity; range [0, ∞), target units)
 
-    Seed 004: |mean_r_g0 − mean_r_g1|, generalised to max − min. Per-group values
-    are the signed mean residuals; the worst group is the one whose mean residual
+    The fairness-metrics tutorial: |mean_r_g0 − mean_r_g1|, generalised to max − min. Per-group
+    values are the signed mean residuals; the worst group is the one whose mean residual
     is farthest from 0 (the most biased, in either direction). A sum that overflows
     is an error.
     """
@@ -143,7 +143,7 @@ def mae_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     MAE_g = Σ_{rows of g} |y − ŷ| / n_g             (= sklearn mean_absolute_error on g's rows)
     value = max_g MAE_g − min_g MAE_g               (0 = parity; range [0, ∞), target units)
 
-    Seed 004: |MAE_g0 − MAE_g1|, generalised to max − min. The worst group is
+    The fairness-metrics tutorial: |MAE_g0 − MAE_g1|, generalised to max − min. The worst group is
     the one with the largest MAE. A sum that overflows is an error.
     """
     return _gap(stats, "mae", "max")
@@ -155,7 +155,7 @@ def rmse_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     RMSE_g = √(Σ_{rows of g} (y − ŷ)² / n_g)        (= sklearn root_mean_squared_error on g)
     value = max_g RMSE_g − min_g RMSE_g             (0 = parity; range [0, ∞), target units)
 
-    Seed 004 reports the per-group RMSE (its parity is the same max − min
+    The fairness-metrics tutorial reports the per-group RMSE (its parity is the same max − min
     reduction as the other gaps). The worst group is the one with the largest
     RMSE. A Σr² that overflows (residuals beyond ~1e154) is an error, not a
     guess; MAE, mean residual and mean prediction need no squares.

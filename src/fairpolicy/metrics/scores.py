@@ -7,10 +7,10 @@ each true class carry it. Nothing is re-read from rows; ties are exact.
 
 Score columns. A single column (``y_score``) holds P(positive class). With K
 columns (``y_score_0..y_score_{K-1}``) column k holds P(class k), and a binary
-metric reads the column of the positive class. K-aware metrics (seed 000) on
+metric reads the column of the positive class. K-aware metrics (fmm-fairness-eval) on
 K = 2 use the positive class the binding resolved; if it resolved none (a
 K-aware control does not set ``positive_label``) the positive class is the
-second class label in sorted order (label ``1`` for 0/1 labels, as seed 000's
+second class label in sorted order (label ``1`` for 0/1 labels, as fmm-fairness-eval's
 ``y_score = P(class = 1)``).
 
 Notation per group g and a class of interest c (the positive class, or class k
@@ -180,7 +180,7 @@ def _scores(stats: GroupStats) -> ScoreStats:
 
 
 def _positive(stats: GroupStats) -> int:
-    """The positive class index (seed 000: class 1 when the binding resolved none)."""
+    """The positive class index (fmm-fairness-eval: class 1 when the binding resolved none)."""
     return stats.positive if stats.positive is not None else 1
 
 
@@ -264,7 +264,7 @@ def _binary_auc(
 def kaware_auc(
     stats: GroupStats,
 ) -> tuple[list[float | None], list[str | None], dict[str, Any], str | None]:
-    """Per-group AUC of seed 000: binary AUC on K = 2, one-vs-rest macro AUC on K > 2.
+    """Per-group AUC as fmm-fairness-eval defines it: binary on K = 2, one-vs-rest macro on K > 2.
 
     Returns (values, per-group reasons, details, reason the whole metric is undefined).
     """
@@ -367,7 +367,7 @@ def _ece_per_group(
 
 
 # ---------------------------------------------------------------------------
-# seed 000 (fmm_fairness v0.2): K-aware AUC, calibration, composite
+# fmm-fairness-eval (fmm_fairness v0.2): K-aware AUC, calibration, composite
 
 
 def multi_class_auc_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -398,7 +398,7 @@ def inter_site_auc_variance(stats: GroupStats, params: Mapping[str, Any]) -> Met
 
     Bind ``input.dimension`` to the site column. Groups without an AUC (one
     class, or a class missing on K > 2) are excluded with the reason; fewer than
-    two groups left → no value (fmm v0.1 reported 0.0 there). The worst group is
+    two groups left → no value (fmm-fairness-eval v0.1 reported 0.0 there). The worst group is
     the site with the lowest AUC.
     """
     values, reasons, details, why = kaware_auc(stats)
@@ -427,9 +427,9 @@ def calibration_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
              (pos_b: rows of the positive class in bin b; empty bins add nothing)
     value = max_g ECE(g) − min_g ECE(g)
 
-    Binary only (seed 000: the CLI does not ingest per-class operating thresholds);
+    Binary only (fmm-fairness-eval: the CLI does not ingest per-class operating thresholds);
     on K > 2 the runner stops naming weighted_f1_gap, macro_f1_gap, per_class_f1_gap.
-    A single-class group keeps its ECE (fmm computes it); a group with a score
+    A single-class group keeps its ECE (fmm-fairness-eval computes it); a group with a score
     outside [0, 1] is excluded with the reason.
     """
     values, reasons, details, why = _ece_per_group(stats, params, single_class=True)
@@ -438,7 +438,7 @@ def calibration_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     return _gap_with_reasons(stats, values, reasons, "max", details)
 
 
-#: seed 000 (v0.2) default weights of samd_fairness_score
+#: fmm-fairness-eval (v0.2) default weights of samd_fairness_score
 SAMD_WEIGHTS = {"f1_site": 0.35, "site": 0.20, "eo": 0.20, "dp": 0.10, "cal": 0.15}
 _SAMD_BINARY_TERMS = ("eo", "dp", "cal")
 
@@ -454,17 +454,17 @@ def samd_fairness_score(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
       EO      = equal_opportunity_diff across ``dimension``        (binary only)
       DP      = demographic_parity_diff across ``dimension``       (binary only)
       CAL     = calibration_gap (10 bins) across ``dimension``     (binary only)
-    Weights (seed 000 v0.2): w_f1_site 0.35, w_site 0.20, w_eo 0.20, w_dp 0.10, w_cal 0.15.
+    Weights (fmm-fairness-eval v0.2): w_f1_site 0.35, w_site 0.20, w_eo 0.20, w_dp 0.10, w_cal 0.15.
     On K > 2 the binary-only weights are 0 and {w_f1_site, w_site} are renormalised
     to sum to 1 (0.35/0.55, 0.20/0.55).
     value = 1 − clip(Σ_t w_t · term_t, 0, 1)
 
-    fmm v0.1 had four terms (w_site 0.40, w_eo 0.30, w_dp 0.15, w_cal 0.15, no
+    fmm-fairness-eval v0.1 had four terms (w_site 0.40, w_eo 0.30, w_dp 0.15, w_cal 0.15, no
     F1_SITE); ``details["components"]`` holds every term so either can be
-    recomputed. fmm averages EO/DP/CAL over several demographic attributes; here
+    recomputed. fmm-fairness-eval averages EO/DP/CAL over several demographic attributes; here
     the control's one ``dimension`` is the attribute (write one control per
     attribute). Undefined: a term with a non-zero weight that is undefined makes
-    the score undefined (never a silent 0 gap, which fmm v0.1 used); the terms'
+    the score undefined (never a silent 0 gap, which fmm-fairness-eval v0.1 used); the terms'
     excluded groups are listed with the term's name. Per-group values are not
     defined for a composite (the groups are listed for their sizes).
     """
@@ -540,7 +540,7 @@ def samd_fairness_score(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
 
 
 # ---------------------------------------------------------------------------
-# seed 002 (eval-toolkit calibration parity)
+# eval-toolkit's calibration parity (its "Fairness & subgroup slicing" guide)
 
 
 def calibration_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
@@ -552,19 +552,19 @@ def calibration_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricVa
              Σ_b (n_b / n_g) · |mean score in b − positive rate in b|
     value = max_g ECE(g) − min_g ECE(g)
 
-    Differs from ``calibration_gap`` (fmm) only at the edges, as seed 002 does:
-    a group with a single class is excluded ("single-class" in the seed), and
-    groups under min_samples (seed 002: n < 30, the runner's default) are
-    excluded. The bin convention is the same as fmm's (both left-closed, last
+    Differs from ``calibration_gap`` (fmm-fairness-eval) only at the edges, as eval-toolkit does:
+    a group with a single class is excluded ("single-class" in eval-toolkit), and
+    groups under min_samples (eval-toolkit: n < 30, the runner's default) are
+    excluded. The bin convention is the same as fmm-fairness-eval's (both left-closed, last
     bin closed), so the per-group ECE values coincide. Deliberate difference from
-    eval-toolkit (and fmm): their edges are ``np.linspace`` floats, so a score of
+    eval-toolkit (and fmm-fairness-eval): their edges are ``np.linspace`` floats, so a score of
     exactly 0.3, 0.6 or 0.7 falls in the bin below; here the edges are the exact
     decimals k/n_bins (a score within 1e-12 bin widths below an edge counts as on
     it), so such a score lies in the bin [lo, hi) names. A score outside [0, 1]
-    excludes its group (eval-toolkit raises). Seed 002's example calls the
+    excludes its group (eval-toolkit raises). eval-toolkit's example calls the
     debiased L2 equal-mass ECE; that estimator splits tied scores by row order,
     so it is not a function of the score distribution and is not offered.
-    Seed 004's snippet uses half-open bins everywhere (a score of 1.0 falls in
+    The fairness-metrics tutorial's snippet uses half-open bins everywhere (a score of 1.0 falls in
     no bin); fairpolicy keeps 1.0 in the last bin.
     """
     values, reasons, details, why = _ece_per_group(stats, params, single_class=False)
@@ -574,7 +574,7 @@ def calibration_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricVa
 
 
 # ---------------------------------------------------------------------------
-# seed 004 probabilistic metrics (binary, score = P(positive))
+# the fairness-metrics tutorial's probabilistic metrics (binary, score = P(positive))
 
 
 def _prob_metric(
@@ -603,25 +603,26 @@ def _prob_metric(
 
 
 def score_parity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Mean-score parity (seed 004 ``score_parity.mean_diff``), any number of groups.
+    """Mean-score parity (fairness-metrics tutorial ``score_parity.mean_diff``), any groups.
 
     mean(g) = mean of P(positive) over the rows of group g
     value = max_g mean(g) − min_g mean(g)
 
-    Seed 004 takes |mean_0 − mean_1| for two groups; this is the same number there.
+    The fairness-metrics tutorial takes |mean_0 − mean_1| for two groups; this is the same number
+    there.
     A group with a score outside [0, 1] is excluded with the reason.
     """
     return _prob_metric(stats, lambda d: (_mean(d.values, d.total), "group has no rows"), "min")
 
 
 def balance_positive_class(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Balance for the positive class (seed 004 ``balance_positive``; Kleinberg et al.).
+    """Positive-class balance (Kleinberg et al.; fairness-metrics tutorial ``balance_positive``).
 
     B⁺(g) = mean P(positive) over the rows of group g whose true class is positive
     value = max_g B⁺(g) − min_g B⁺(g)
 
     A group with no actual positives has no B⁺ and is excluded with the reason
-    (seed 004 returns None for it).
+    (the fairness-metrics tutorial returns None for it).
     """
     return _prob_metric(
         stats,
@@ -634,7 +635,7 @@ def balance_positive_class(stats: GroupStats, params: Mapping[str, Any]) -> Metr
 
 
 def balance_negative_class(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Balance for the negative class (seed 004 ``balance_negative``; Kleinberg et al.).
+    """Negative-class balance (Kleinberg et al.; fairness-metrics tutorial ``balance_negative``).
 
     B⁻(g) = mean P(positive) over the rows of group g whose true class is negative
     value = max_g B⁻(g) − min_g B⁻(g)
@@ -653,7 +654,7 @@ def balance_negative_class(stats: GroupStats, params: Mapping[str, Any]) -> Metr
 
 
 def brier_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Brier-score gap (seed 004 ``brier_parity``), any number of groups.
+    """Brier-score gap (the fairness-metrics tutorial's ``brier_parity``), any number of groups.
 
     Brier(g) = (1/n_g) Σ_rows (s − 1[y = positive])²   (= sklearn ``brier_score_loss``)
     value = max_g Brier(g) − min_g Brier(g)
@@ -665,14 +666,14 @@ def brier_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
 
 
 def auc_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Binary AUC gap (seed 004 ``auc_parity``), any number of groups.
+    """Binary AUC gap (the fairness-metrics tutorial's ``auc_parity``), any number of groups.
 
     AUC(g) = ROC AUC of P(positive) within group g (ties count one half;
              = sklearn ``roc_auc_score``)
     value = max_g AUC(g) − min_g AUC(g)
 
-    A group with a single class has no AUC (seed 004 returns None for it): it is
-    excluded with the reason, never scored 0.5. Seed 004 then drops the parity
+    A group with a single class has no AUC (the fairness-metrics tutorial returns None for it):
+    it is excluded with the reason, never scored 0.5. The tutorial then drops the parity
     silently; here fewer than two groups with an AUC → no value, inconclusive.
     """
     column, p, why = _binary_column(stats)
@@ -683,11 +684,11 @@ def auc_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
 
 
 def score_ks_statistic(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
-    """Kolmogorov–Smirnov distance between the groups' score distributions (seed 004).
+    """Kolmogorov–Smirnov distance between groups' score distributions (fairness-metrics tutorial).
 
     KS(a, b) = max_x |F_a(x) − F_b(x)|, F_g the empirical CDF of P(positive) in
                group g (= ``scipy.stats.ks_2samp(s_a, s_b).statistic``)
-    value = max over pairs of groups of KS(a, b)   (two groups: seed 004's statistic)
+    value = max over pairs of groups of KS(a, b)   (two groups: the tutorial's statistic)
 
     Per-group value: the group's largest KS distance to any other group;
     ``details["pairs"]`` lists every pair and ``details["max_pair"]`` the most

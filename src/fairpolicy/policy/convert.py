@@ -1,6 +1,6 @@
 """``fairpolicy convert``: a simple-form policy → a namespaced OSCAL catalog (+ profile).
 
-The simple forms (seed 003's assessment-plan, Venturalitica's self-contained
+The simple forms (Venturalitica's assessment-plan, Venturalitica's self-contained
 component-definition, a bare list of controls) carry each control's threshold and column
 bindings as plain props. Converting writes the same controls as standard OSCAL, so a team
 can move to catalog + profile (+ component-definition) without retyping anything:
@@ -380,7 +380,7 @@ def _refuse_oscal(data: Any, source: Path) -> None:
                 f"the policy is already OSCAL (a {root}); nothing to convert.",
                 file=str(source),
                 hint=f"run it as it is (`fairpolicy check {source} DATA`); `fairpolicy convert` "
-                "turns the seed-003 assessment-plan, Venturalitica component-definition and "
+                "turns the Venturalitica assessment-plan, Venturalitica component-definition and "
                 "bare-list forms into a catalog",
             )
         )

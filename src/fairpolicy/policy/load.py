@@ -1,6 +1,6 @@
 """Load a policy file in any accepted form into a validated :class:`Policy`.
 
-One path: every form (seed-003 assessment-plan, component-definition, bare list,
+One path: every form (Venturalitica assessment-plan, component-definition, bare list,
 catalog, profile) becomes a list of :class:`~fairpolicy.policy.oscal.RawControl`;
 :func:`_build` validates each into a :class:`Control`, collecting every problem of
 the file before one :class:`~fairpolicy.errors.PolicyError` is raised.

@@ -1,6 +1,6 @@
 """The loaded, validated policy: frozen pydantic models every later stage reads.
 
-Whatever form a policy file takes (seed-003 assessment-plan, Venturalitica
+Whatever form a policy file takes (Venturalitica assessment-plan, Venturalitica
 component-definition, bare list, OSCAL catalog + profile), loading produces one
 :class:`Policy` of :class:`Control` objects with canonical metric keys,
 canonical operators, numeric thresholds and validated parameters.

@@ -26,7 +26,7 @@ from fairpolicy.errors import EXIT_ERROR, EXIT_PASS, PolicyError
 __all__ = ["schema_errors", "validate_files"]
 
 #: Roots whose full-OSCAL documents are checked against the NIST schema (the ones the
-#: loader validates with trestle; an assessment-plan policy is seed 003's form, not OSCAL).
+#: loader validates with trestle; an assessment-plan policy is Venturalitica's form, not OSCAL).
 SCHEMA_ROOTS = ("catalog", "profile", "component-definition")
 
 
