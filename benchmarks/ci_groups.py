@@ -26,6 +26,8 @@ per-group truth is known exactly):
   predicted positives, which depends on the group shares): the binary model at δ = 0 with
   unequal ``--shares``; with ``--random-sizes`` the group sizes of each population are
   Multinomial(N, shares), the setting where ``--resample rows`` is the right bootstrap;
+- ``meo`` macro_equal_opportunity_multiclass (the mean over classes of the per-class TPR
+  gap max − min: no band form, percentile/BCa) on the 3-class model of ``wf1``;
 - ``theil`` theil_index (a smooth statistic, not a gap: it keeps percentile/BCa; BCa on
   at most two groups): the binary model at δ = s · pattern with the target ignored — the
   truth is the population's own Theil index at δ = 0;
@@ -74,7 +76,10 @@ KEYS = {
     "auc": "auc_gap",
     "disp": "disparity_ratio",  # with --params rate=ppr: depends on the group shares
     "theil": "theil_index",  # not a gap over groups: percentile / BCa (two groups)
+    "meo": "macro_equal_opportunity_multiclass",  # mean over classes of max − min: no band
 }
+#: metrics on the 3-class model
+_MULTI = ("wf1", "meo")
 #: metrics whose truth is taken at δ = 0 (their value is no gap that offsets could set)
 _AT_ZERO = ("disp", "theil")
 _SCALE = 1e12
@@ -82,7 +87,7 @@ _SCALE = 1e12
 
 def _probabilities(metric: str, delta: float) -> np.ndarray:
     """P(y, ŷ) of one group with offset ``delta``."""
-    if metric == "wf1":
+    if metric in _MULTI:
         prior = np.array([0.5, 0.3, 0.2])
         acc = 0.7 + delta
         m = np.full((3, 3), (1.0 - acc) / 2.0)
@@ -113,7 +118,7 @@ def truth(
     if metric == "auc":
         auc = [NormalDist().cdf((1.2 + d) / math.sqrt(2)) for d in deltas]
         return max(auc) - min(auc)
-    k = 3 if metric == "wf1" else 2
+    k = 3 if metric in _MULTI else 2
     w = np.full(len(deltas), 1.0) if shares is None else shares * len(deltas)
     counts = np.stack(
         [np.rint(_probabilities(metric, d) * _SCALE * wg) for d, wg in zip(deltas, w, strict=True)]
@@ -173,7 +178,7 @@ def population(
         return st.with_extras(
             scores=build_score_stats(grp, g, true, score[:, None], ("y_score",), 2)
         )
-    k = 3 if metric == "wf1" else 2
+    k = 3 if metric in _MULTI else 2
     counts = np.stack(
         [
             rng.multinomial(int(m), _probabilities(metric, d).ravel()).reshape(k, k)
@@ -201,8 +206,9 @@ def one(job: tuple[Any, ...]) -> dict[str, Any]:
     reps = bs.draw(st, resamples, seed, rows=rows)
     for m in methods:
         t0 = time.perf_counter()
-        if m == "band":
-            iv = bs.confidence(spec, st, keep, params, point, reps, level, "percentile")
+        if m in ("band", "ours-bca"):  # what the runner reports (percentile / BCa asked)
+            asked = "bca" if m == "ours-bca" else "percentile"
+            iv = bs.confidence(spec, st, keep, params, point, reps, level, asked)
         else:
             iv = bs.confidence(spec, st, keep, params, point, reps, level, m, band=False)
         out[m] = (iv.low, iv.high, iv.method, time.perf_counter() - t0)
@@ -259,7 +265,12 @@ def main() -> None:
     ap.add_argument("--populations", type=int, default=400)
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--level", type=float, default=0.95)
-    ap.add_argument("--methods", default="band", help="band, percentile, bca (comma list)")
+    ap.add_argument(
+        "--methods",
+        default="band",
+        help="band (the runner's interval, percentile asked), ours-bca (the runner's, BCa "
+        "asked), percentile, bca (band=False: the raw methods); comma list",
+    )
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--shares", default=None, help="group shares, e.g. 0.5,0.3,0.2 (default equal)")
     ap.add_argument(

@@ -317,6 +317,7 @@ class SparkSource:
 
     def regression(self, dims: list[str], y: str, yhat: str) -> RegressionAggregate | None:
         import pyarrow.compute as pc
+        from pyspark.sql import Window
         from pyspark.sql import functions as F
 
         self._duplicate_check([*dims, y, yhat])
@@ -350,20 +351,41 @@ class SparkSource:
             )
             yv, pv = F.col("y"), F.col("p")
             r = yv - pv
-            grouped = rows.groupBy(*[f"v{i}" for i in range(len(dims))], "my", "mp").agg(
+            keys = [*[f"v{i}" for i in range(len(dims))], "my", "mp"]
+            terms = [yv, pv, r, F.abs(r), r * r, yv * yv, pv * pv]
+            # Σt per tuple, shifted like fairpolicy.stats.group_sums: with m the tuple's
+            # naive mean of t (a window average), Σt = count·m + Σ(t − m), so values near
+            # 1e9 keep the precision of their spread (DuckDB uses fsum).
+            shifted = rows.select(
+                *keys,
+                "odd",
+                yv,
+                pv,
+                *[t.alias(f"t{k}") for k, t in enumerate(terms)],
+            )
+            window = Window.partitionBy(*keys)
+            shifted = shifted.select(
+                *keys,
+                "odd",
+                yv,
+                pv,
+                *[F.col(f"t{k}") for k in range(len(terms))],
+                *[
+                    F.coalesce(F.avg(F.col(f"t{k}")).over(window), F.lit(0.0)).alias(f"m{k}")
+                    for k in range(len(terms))
+                ],
+            )
+            grouped = shifted.groupBy(*keys).agg(
                 F.count(F.lit(1)).alias(WEIGHT),
                 F.max(
                     (F.col("odd") | F.abs(yv).eqNullSafe(inf) | F.abs(pv).eqNullSafe(inf)).cast(
                         "int"
                     )
                 ).alias("odd"),
-                F.sum(yv).alias("s0"),
-                F.sum(pv).alias("s1"),
-                F.sum(r).alias("s2"),
-                F.sum(F.abs(r)).alias("s3"),
-                F.sum(r * r).alias("s4"),
-                F.sum(yv * yv).alias("s5"),
-                F.sum(pv * pv).alias("s6"),
+                *[
+                    _shifted_sum(F, F.col(f"t{k}"), F.col(f"m{k}")).alias(f"s{k}")
+                    for k in range(len(terms))
+                ],
             )
         result = self._collect(grouped)
         odd_any = bool(pc.max(pc.fill_null(result.column("odd"), 0)).as_py() or 0)
@@ -429,6 +451,17 @@ class SparkSource:
 
     def close(self) -> None:
         pass
+
+
+def _shifted_sum(F: Any, t: Any, m: Any) -> Any:
+    """Σt of a group as count·m + Σ(t − m), m a finite shift constant in the group (its
+    naive mean); the naive Σt where either is not finite (overflow, NaN), as
+    :func:`fairpolicy.stats.group_sums` does."""
+    inf = float("inf")
+    shift = F.when(F.abs(m) < inf, m).otherwise(F.lit(0.0))
+    naive = F.sum(t)
+    out = F.count(t) * F.max(shift) + F.sum(t - shift)
+    return F.when((F.abs(naive) < inf) & (F.abs(out) < inf), out).otherwise(naive)
 
 
 def _digest(files: list[Path]) -> str:
