@@ -401,7 +401,9 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
     refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
     _check_people(args)
-    ssp = _given_ssp(args, outputs)
+    writes = "-o oscal-ssp" if any(n == "oscal-ssp" for n, _ in outputs) else None
+    # the subject's title as the outputs write it: --subject, else the data file's name
+    ssp = _given_ssp(args, writes, args.subject or os.path.basename(args.data))
     if args.plan is not None:
         from fairpolicy.plan import read_plan
 
@@ -605,20 +607,20 @@ def _emit(
 
 
 def _given_ssp(
-    args: argparse.Namespace, outputs: list[tuple[str, str | None]]
+    args: argparse.Namespace, writes: str | None, subject: str | None
 ) -> tuple[str, str] | None:
-    """``--ssp``: validated before any work; (SHA-256, the model's component UUID)."""
+    """``--ssp``, validated before any work: (its SHA-256, the UUID of the model's component,
+    found by ``subject``). ``writes`` names the option that would write another SSP."""
     if args.ssp is None:
         return None
-    if any(n == "oscal-ssp" for n, _ in outputs):
+    if writes is not None:
         raise UsageError(
-            "--ssp names the system security plan, and -o oscal-ssp would write another one.",
-            hint="give one of them: your own SSP (--ssp) or a written one (-o oscal-ssp=PATH).",
+            f"--ssp names the system security plan, and {writes} would write another one.",
+            hint=f"give one of them: your own SSP (--ssp) or a written one ({writes}).",
         )
     from fairpolicy.ssp import read_ssp
 
-    # the subject's title as the outputs write it: --subject, else the data file's name
-    return read_ssp(args.ssp, args.subject or os.path.basename(args.data))
+    return read_ssp(args.ssp, subject)
 
 
 def _people_options(parser: argparse.ArgumentParser) -> None:
@@ -667,17 +669,13 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.runner import is_deterministic
 
     _check_people(args)
-    if args.ssp is not None and args.write_ssp is not None:
-        raise UsageError(
-            "--ssp names the system security plan, and --write-ssp would write another one.",
-            hint="give one of them.",
-        )
+    given = _given_ssp(args, "--write-ssp" if args.write_ssp else None, args.subject)
+    ssp_sha = None if given is None else given[0]
     out = target(args.output)
     outs = [(f"-o {args.output}", out)]
     if args.write_ssp is not None:
         outs.append((f"--write-ssp {args.write_ssp}", target(args.write_ssp)))
     refuse_clashes(outs, [("policy", args.policy)], noun="plan")
-    ssp_sha = read_ssp_for(args)
     deterministic = is_deterministic(args.deterministic)
     params = {
         k: v
@@ -733,15 +731,6 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         f"wrote the assessment plan of {len(results.findings)} control(s) to {args.output}\n"
     )
     return 0
-
-
-def read_ssp_for(args: argparse.Namespace) -> str | None:
-    """``--ssp`` of ``plan``: validated; its SHA-256 (the model's component is --subject)."""
-    if args.ssp is None:
-        return None
-    from fairpolicy.ssp import read_ssp
-
-    return read_ssp(args.ssp, args.subject)[0]
 
 
 def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:

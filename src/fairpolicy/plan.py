@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairpolicy.errors import PolicyError, Problem
-from fairpolicy.results import DataInfo, Results, RunInfo, Summary, Tool
+from fairpolicy.results import DataInfo, Results, RunInfo, Tool, summarize
 
 #: the planned props compared between a plan and a run (``control-source`` is where the
 #: control was written, which may be spelled from another folder: not part of the method)
@@ -74,15 +74,7 @@ def plan_results(
             options={"planned": True, "timestamp": fixed_timestamp(timestamp)},
             cwd=None if deterministic else os.getcwd(),
         ),
-        summary=Summary(
-            total=len(findings),
-            pass_=0,
-            fail=0,
-            warn=0,
-            inconclusive=len(findings),
-            error=0,
-            gate="fail",
-        ),
+        summary=summarize(findings, "fail"),  # every planned control is inconclusive
         findings=findings,
         warnings=list(pol.warnings),
     )

@@ -68,7 +68,7 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
         return Chain(_rel(source, ssp.parent))
     data, sha = oscal.read_document(source)
     if form == "catalog":
-        return _importing(source, data, ssp, profile_for, _dump)
+        return _importing(source, data, ssp)
     if form == "component-definition":
         target = _implemented_source(data, source)
         if target is not None:
@@ -76,7 +76,7 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
             if isinstance(tdata, Mapping) and "profile" in tdata:
                 return Chain(_rel(target, ssp.parent))
             if isinstance(tdata, Mapping) and "catalog" in tdata:
-                return _importing(target, tdata, ssp, profile_for, _dump)
+                return _importing(target, tdata, ssp)
     from fairpolicy.policy.load import load_policy
 
     policy = load_policy(source)
@@ -94,10 +94,13 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
     )
 
 
-def _importing(catalog_path: Path, catalog: Any, ssp: Path, profile_for: Any, dump: Any) -> Chain:
+def _importing(catalog_path: Path, catalog: Any, ssp: Path) -> Chain:
+    """A profile importing all of the catalog at ``catalog_path``, written beside the SSP."""
+    from fairpolicy.policy.convert import _dump, profile_for
+
     profile_path = _sibling(ssp, "profile")
     profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))
-    return Chain(_rel(profile_path, ssp.parent), [(str(profile_path), dump(profile, "json"))])
+    return Chain(_rel(profile_path, ssp.parent), [(str(profile_path), _dump(profile, "json"))])
 
 
 def _implemented_source(data: Any, source: Path) -> Path | None:

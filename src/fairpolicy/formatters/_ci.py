@@ -113,6 +113,14 @@ def uncertainty(f: Finding) -> list[tuple[str, object]]:
     return [(k, v) for k, v in pairs if v is not None]
 
 
+def datum(v: object) -> str:
+    """An uncertainty value as text: ``true``/``false``, the shortest text that reads back
+    to the same float, or the value as written."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
 def group_uncertainty(f: Finding) -> list[tuple[str, str, object]]:
     """Per compared group: ``(name, group, value)`` for the group's own interval bounds and
     its (group vs the rest) p-value."""

@@ -524,19 +524,22 @@ def subject_title(results: Results, opts: RenderOptions) -> str:
     return "in-memory data"
 
 
+def observed(results: Results) -> str:
+    """How the model is seen: through the predictions read, or (a plan) to be read."""
+    d = results.data
+    if planned(results):
+        return f"to be observed through its predictions (columns {expected_data(results)})"
+    where = f"`{d.path}`" if d.path else "a data frame passed in memory"
+    return f"observed through its predictions in {where} ({d.rows} rows)"
+
+
 def subject_component(results: Results, ids: Ids) -> Doc:
     d = results.data
-    where = f"`{d.path}`" if d.path else "a data frame passed in memory"
-    observed = (
-        f"to be observed through its predictions (columns {expected_data(results)})"
-        if planned(results)
-        else f"observed through its predictions in {where} ({d.rows} rows)"
-    )
     return {
         "uuid": ids.subject,
         "type": "software",
         "title": ids.subject_title,
-        "description": f"The machine-learning model under assessment, {observed}.",
+        "description": f"The machine-learning model under assessment, {observed(results)}.",
         "props": props_of([("data-path", d.path), ("data-sha256", d.sha256)]),
         "status": {
             "state": "other",

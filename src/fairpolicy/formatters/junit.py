@@ -175,18 +175,12 @@ def _properties(results: Results) -> list[tuple[str, str]]:
     ]
     # each control's uncertainty as data (JUnit test cases carry no properties of their own)
     for f in r.findings:
-        props += [(f"control.{f.control_id}.{k}", _value(v)) for k, v in _ci.uncertainty(f)]
+        props += [(f"control.{f.control_id}.{k}", _ci.datum(v)) for k, v in _ci.uncertainty(f)]
         props += [
-            (f"control.{f.control_id}.{k}.{g}", _value(v)) for k, g, v in _ci.group_uncertainty(f)
+            (f"control.{f.control_id}.{k}.{g}", _ci.datum(v))
+            for k, g, v in _ci.group_uncertainty(f)
         ]
     return [(k, str(v)) for k, v in props if v is not None]
-
-
-def _value(v: object) -> str:
-    """A property value: the shortest text that reads back to the same number."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return repr(v) if isinstance(v, float) else str(v)
 
 
 def render(results: Results, opts: RenderOptions) -> str:

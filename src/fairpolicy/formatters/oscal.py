@@ -326,8 +326,8 @@ class _Renderer:
             props += props_of([("group-n", f"{g.group}={g.n}")])
             if g.value is not None:
                 props += props_of([("group-value", f"{g.group}={num(g.value)}")])
-        props += props_of([(k, _datum(v)) for k, v in _ci.uncertainty(f)])
-        props += props_of([(k, f"{g}={num(v)}") for k, g, v in _ci.group_uncertainty(f)])  # type: ignore[arg-type]
+        props += props_of([(k, _ci.datum(v)) for k, v in _ci.uncertainty(f)])
+        props += props_of([(k, f"{g}={_ci.datum(v)}") for k, g, v in _ci.group_uncertainty(f)])
         for x in f.excluded_groups:
             p = props_of([("excluded-group", f"{x.group}={x.n}")])
             p[0]["remarks"] = x.reason
@@ -477,11 +477,6 @@ class _Renderer:
             "related-observations": [{"observation-uuid": obs_uuid}],
         }
         return doc
-
-
-def _datum(v: object) -> object:
-    """A number or flag as OSCAL prop text; text as it is."""
-    return num(v) if isinstance(v, int | float) else v
 
 
 #: severity words → the impact facet (anything else is carried as written)

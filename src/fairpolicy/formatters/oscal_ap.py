@@ -32,11 +32,10 @@ from fairpolicy.formatters._oscal_common import (
     data_resource,
     document_resources,
     dump,
-    expected_data,
     file_resource,
     metadata,
+    observed,
     plan_href,
-    planned,
     policy_resource,
     prune,
     reviewed_controls,
@@ -58,21 +57,13 @@ def render(results: Results, opts: RenderOptions) -> str:
     opts = with_people(opts, results)
     ids = Ids(results, opts)
     title = results.policy.title or results.policy.path or "policy in memory"
-    d = results.data
-    observed = (
-        f"to be observed through its predictions (columns {expected_data(results)})"
-        if planned(results)
-        else "observed through its predictions"
-        + (f" in `{d.path}`" if d.path else "")
-        + f" ({d.rows} rows)"
-    )
     system = file_resource(
         ids.system_resource,
         f"System under assessment: {ids.subject_title} (no OSCAL SSP)",
         (
             "No OSCAL system security plan is imported. The system under assessment is the "
-            f"machine-learning model '{ids.subject_title}', {observed}; it is the component "
-            "in this plan's local definitions."
+            f"machine-learning model '{ids.subject_title}', {observed(results)}; it is the "
+            "component in this plan's local definitions."
         ),
         None,  # the data has its own resource: a link here would be read as the SSP
         None,
