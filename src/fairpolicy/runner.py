@@ -40,16 +40,18 @@ from fairpolicy.data.bind import (
     score_column_names,
     validate_scores,
 )
-from fairpolicy.data.engines import (
+from fairpolicy.data.limits import Limits, check_rows
+from fairpolicy.data.prefetch import Prefetch, bound_columns
+from fairpolicy.data.sources import (
     Request,
+    Table,
     default_memory_budget,
     open_source,
     parse_size,
+    peek_columns,
+    read_table,
     resolve_engine,
 )
-from fairpolicy.data.limits import Limits, check_rows
-from fairpolicy.data.prefetch import Prefetch, bound_columns
-from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, violated_throughout, within
 from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem, UsageError
 from fairpolicy.exact import decimal_fraction, with_exact
@@ -554,7 +556,7 @@ class _Evaluator:
 
         Every engine resamples the same cells: the DuckDB and Spark engines aggregate scores
         on the grid of ``10**-decimals`` (``--score-decimals``), so the embedded engine
-        resamples its scores rounded to that same grid (``data.engines._common.snap``, the
+        resamples its scores rounded to that same grid (``data.sources.aggregate.snap``, the
         engines' own rounding), not its exact per-row cells. With the same seed the
         replicates, intervals and p-values are then identical on every engine; the runner
         widens the interval by the grid's error bound (:meth:`ci_grid_error`) before it
@@ -619,7 +621,7 @@ class _Evaluator:
         if lab.keep is not None:
             matrix = matrix[lab.keep]
         if decimals is not None:
-            from fairpolicy.data.engines._common import snap
+            from fairpolicy.data.sources.aggregate import snap
 
             with np.errstate(invalid="ignore"):
                 inside = (matrix >= 0.0) & (matrix <= 1.0)
@@ -1255,7 +1257,7 @@ def check(
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
     """
-    from fairpolicy.data.read import require_data_kind
+    from fairpolicy.data.sources import require_data_kind
 
     require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
     if inconclusive not in ("pass", "warn", "fail"):
@@ -1432,7 +1434,7 @@ MAX_SCORE_DECIMALS = 12
 
 
 def _score_decimals(value: int | None) -> int:
-    from fairpolicy.data.engines import DEFAULT_SCORE_DECIMALS
+    from fairpolicy.data.sources import DEFAULT_SCORE_DECIMALS
 
     if value is None:
         return DEFAULT_SCORE_DECIMALS
@@ -1467,7 +1469,7 @@ def _prefetchable(engine: str, data: Any, budget: int) -> bool:
     send to DuckDB, or the memory guard may refuse, is never read speculatively)."""
     if engine not in ("auto", "embedded") or not isinstance(data, str | os.PathLike):
         return False
-    from fairpolicy.data.read import csv_compression
+    from fairpolicy.data.sources.csv_guard import csv_compression
 
     if csv_compression(Path(data)) is not None:
         return False  # decompressing needs pyarrow's codecs: imported on this thread first

@@ -25,7 +25,7 @@ import pytest
 
 from fairpolicy import stats
 from fairpolicy.data import bind
-from fairpolicy.data.read import read_table
+from fairpolicy.data.sources import read_table
 from fairpolicy.errors import DataError
 
 ODD = [
@@ -324,13 +324,13 @@ def test_check_results_do_not_depend_on_the_int8_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import fairpolicy
-    from fairpolicy.data import read
+    from fairpolicy.data.sources import arrow_files
 
     root = Path(__file__).resolve().parents[2] / "examples"
     for example in ("credit", "dermatology"):
         policy, data = root / example / "policy.yaml", root / example / "predictions.csv"
         narrow = fairpolicy.check(policy, data, deterministic=True).model_dump(mode="json")
         with monkeypatch.context() as m:
-            m.setattr(read, "_small_int_columns", lambda path, columns: [])
+            m.setattr(arrow_files, "_small_int_columns", lambda path, columns: [])
             wide = fairpolicy.check(policy, data, deterministic=True).model_dump(mode="json")
         assert narrow == wide

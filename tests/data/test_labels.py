@@ -347,7 +347,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 @pytest.mark.usefixtures("spark_session")
 def test_spark_dataframe_text_labels(tmp_path: Path) -> None:
     """A Spark DataFrame (typed, evaluated where it lives) follows the same rule."""
-    from fairpolicy.data.engines.spark import spark_session as active
+    from fairpolicy.data.sources.spark import spark_session as active
 
     spark = active()
     names = MODEL_ORDER[:3]

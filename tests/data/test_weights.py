@@ -1,6 +1,6 @@
 """Weighted tuples ≡ rows: the pipeline counts an entry of weight w as w rows.
 
-An in-memory :class:`~fairpolicy.data.engines.Source` compresses the embedded
+An in-memory :class:`~fairpolicy.data.sources.Source` compresses the embedded
 reader's columns into their distinct tuples with row counts (pyarrow ``group_by``),
 with no score rounding, so every result must equal the embedded run exactly:
 values, per-group sizes, excluded groups, details, confusion counts, messages and
@@ -20,8 +20,8 @@ import pytest
 
 import fairpolicy.runner as runner
 from fairpolicy.data.bind import SUM_TOLERANCE
-from fairpolicy.data.engines import Request
-from fairpolicy.data.read import RowPredicate, Table, peek_columns, read_table
+from fairpolicy.data.sources import Request, Table, peek_columns, read_table
+from fairpolicy.data.sources.base import RowPredicate
 from fairpolicy.policy.schema import Policy
 from fairpolicy.results import Results
 from tests.helpers import control, write_csv, write_policy

@@ -36,7 +36,7 @@ from fairpolicy.errors import BindingError, MetricError, Problem, did_you_mean
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from fairpolicy.data.read import Table
+    from fairpolicy.data.sources.base import Table
     from fairpolicy.policy.schema import Control
 
 #: placeholder for the unseen class of a one-class binary problem with text labels
