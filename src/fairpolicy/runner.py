@@ -24,22 +24,17 @@ import numpy as np
 
 from fairpolicy import __version__
 from fairpolicy.data import limits as _limits
-from fairpolicy.data.bind import (
-    CLASS_FREE_SCORES,
+from fairpolicy.data.bind.groups import (
     GroupColumn,
-    LabelKey,
-    Labels,
     emptied_groups,
     encode_group_column,
-    encode_labels,
-    missing_column_problem,
-    numeric_column,
     parse_missing_values,
-    require_complete,
-    same_column_problems,
-    score_column_names,
-    validate_scores,
 )
+from fairpolicy.data.bind.label_types import LabelKey, Labels
+from fairpolicy.data.bind.labels import encode_labels
+from fairpolicy.data.bind.roles import CLASS_FREE_SCORES, same_column_problems
+from fairpolicy.data.bind.rows import missing_column_problem, numeric_column, require_complete
+from fairpolicy.data.bind.scores import score_column_names, validate_scores
 from fairpolicy.data.limits import Limits, check_rows
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.sources import (
@@ -795,7 +790,7 @@ def _one_column_notes(policy: Policy) -> list[str]:
     """A selection-rate metric (which reads only predictions) may bind target and prediction
     to one column on purpose (an LL144 selection column); say so, since bound by mistake it
     measures the labels' base rates, not the model's decisions."""
-    from fairpolicy.data.bind import PREDICTION_ONLY
+    from fairpolicy.data.bind.roles import PREDICTION_ONLY
 
     return [
         f"control '{c.control_id}': target and prediction are both bound to column "

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairpolicy.cli import main
-from fairpolicy.data.bind import PREDICTION_ONLY, LabelType
+from fairpolicy.data.bind.label_types import LabelType
+from fairpolicy.data.bind.roles import PREDICTION_ONLY
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.runner import check
 from fairpolicy.stats import build_group_stats

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pytest
 
 import fairpolicy.runner as runner
-from fairpolicy.data.bind import SUM_TOLERANCE
+from fairpolicy.data.bind.scores import SUM_TOLERANCE
 from fairpolicy.data.sources import Request, Table, peek_columns, read_table
 from fairpolicy.data.sources.base import RowPredicate
 from fairpolicy.policy.schema import Policy

@@ -28,7 +28,7 @@ def bound_columns(
 ) -> tuple[list[str], list[str]]:
     """(columns to read, those read as text) for (role, value) bindings, as the runner
     derives them: dimension and site columns are text, score prefixes expand."""
-    from fairpolicy.data.bind import score_column_names
+    from fairpolicy.data.bind.scores import score_column_names
 
     wanted: list[str] = []
     strings: list[str] = []

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from fairpolicy.data.bind import group_text
+from fairpolicy.data.bind.groups import group_text
 from fairpolicy.data.sources.base import WEIGHT, RegressionAggregate, Request, Source, Table
 from fairpolicy.errors import DataError
 
@@ -142,7 +142,7 @@ def build_table(
     column ``c`` comes as two result columns: ``names[c]`` (raw text where the value
     was not rounded) and ``names[c] + "#r"`` (the rounded value, else null).
     Group (dimension, site) columns come back as text: raw CSV text as written (only a
-    true null is missing), typed values as :func:`~fairpolicy.data.bind.group_text`
+    true null is missing), typed values as :func:`~fairpolicy.data.bind.groups.group_text`
     renders them (a float NaN is missing, -0.0 is ``0``), the same on every engine.
     ``dataframe`` is kept for callers; typed sources are all treated alike.
     """

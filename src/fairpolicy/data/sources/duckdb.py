@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairpolicy.data.bind import SUM_TOLERANCE
+from fairpolicy.data.bind.scores import SUM_TOLERANCE
 from fairpolicy.data.sources.aggregate import (
     FLOAT_RE,
     NUMBER_RE,

@@ -142,7 +142,7 @@ def _from_dataframe(df: Any, wanted: list[str], strings: set[str]) -> Table:
             ) from None
         refuse_nested({c: arr}, "<DataFrame>")
         if c in strings:  # a NaN group is missing, -0.0 is the group "0"
-            from fairpolicy.data.bind import group_text
+            from fairpolicy.data.bind.groups import group_text
 
             # no text form: the control binding it reports that
             with contextlib.suppress(TypeError):
