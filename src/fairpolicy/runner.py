@@ -35,16 +35,16 @@ from fairpolicy.data.bind.labels import encode_labels
 from fairpolicy.data.bind.roles import CLASS_FREE_SCORES, same_column_problems
 from fairpolicy.data.bind.rows import missing_column_problem, numeric_column, require_complete
 from fairpolicy.data.bind.scores import score_column_names, validate_scores
-from fairpolicy.data.limits import Limits, check_rows
+from fairpolicy.data.limits import Limits
 from fairpolicy.data.prefetch import Prefetch, bound_columns
 from fairpolicy.data.sources import (
+    Bound,
     Request,
     Table,
     default_memory_budget,
     open_source,
     parse_size,
     peek_columns,
-    read_table,
     resolve_engine,
 )
 from fairpolicy.decide import describe, status_for, violated_throughout, within
@@ -1319,32 +1319,18 @@ def check(
         raise
     if progress:
         progress("reading data", 0, 0)
-    source = None
-    if engine_name == "embedded":
-        available = peek_columns(data)
-        wanted, strings = _bound_columns(pol, available)
-        got = prefetch.take(wanted, strings, available) if prefetch is not None else None
-        table = (
-            got
-            if got is not None
-            else read_table(
-                data,
+    source = open_source(engine_name, data, budget, prefetch)
+    try:
+        wanted, strings = _bound_columns(pol, source.available)
+        table = source.read(
+            Bound(
                 wanted,
-                string_columns=strings,
+                strings,
+                _engine_request(pol, source.available, strings, decimals),
                 max_rows=max_rows,
                 memory_budget=None if memory_budget is None else budget,
             )
         )
-    else:
-        if prefetch is not None:
-            prefetch.wait()
-            prefetch = None
-        source = open_source(engine_name, data, budget)
-    try:
-        if source is not None:
-            strings = _bound_columns(pol, source.available)[1]
-            table = source.tuples(_engine_request(pol, source.available, strings, decimals))
-            check_rows(table.rows, max_rows, table.path or str(data))
         plans = _plan(pol, table)
         rounded = engine_name in ("duckdb", "spark")
         ev = _Evaluator(
@@ -1356,14 +1342,11 @@ def check(
                 progress(f"evaluating {plan.control.control_id}", i, len(plans))
             findings.append(_evaluate(plan, plans, ev))
         read = list(table.read or table.columns)
-        if source is not None:  # in the policy's order, as the embedded reader lists them
-            read += [c for t in ev.subtables.values() for c in (t.read or t.columns)]
-            read += ev.pushed
-            bound = _bound_columns(pol, source.available)[0]
-            read = [c for c in bound if c in set(read)]
+        read += [c for t in ev.subtables.values() for c in (t.read or t.columns)]
+        read += ev.pushed
+        read = [c for c in wanted if c in set(read)]  # in the policy's order
     finally:
-        if source is not None:
-            source.close()
+        source.close()
     if progress:
         progress("done", len(plans), len(plans))
     run_options: dict[str, Any] = {

@@ -1,6 +1,6 @@
 """Weighted tuples ≡ rows: the pipeline counts an entry of weight w as w rows.
 
-An in-memory :class:`~fairpolicy.data.sources.Source` compresses the embedded
+An in-memory :class:`~fairpolicy.data.sources.EngineSource` compresses the embedded
 reader's columns into their distinct tuples with row counts (pyarrow ``group_by``),
 with no score rounding, so every result must equal the embedded run exactly:
 values, per-group sizes, excluded groups, details, confusion counts, messages and
@@ -89,13 +89,15 @@ class ArrowSource:
 @pytest.fixture
 def weighted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Route ``check(..., engine="duckdb")`` to the in-memory weighted source."""
+    import fairpolicy.data.sources as sources
+
     monkeypatch.setattr(runner, "resolve_engine", lambda engine, *a: (engine, []))
-    real = runner.open_source
+    real = sources.open_engine
 
     def fake(engine: str, data: Any, budget: int) -> Any:
         return ArrowSource(data) if engine == "arrow" else real(engine, data, budget)
 
-    monkeypatch.setattr(runner, "open_source", fake)
+    monkeypatch.setattr(sources, "open_engine", fake)
 
 
 def _comparable(res: Results) -> dict[str, Any]:

@@ -25,17 +25,21 @@ from pathlib import Path
 from typing import Any
 
 from fairpolicy.data.limits import EMBEDDED_BASE_BYTES, EMBEDDED_BYTES_PER_CELL
-from fairpolicy.data.sources.arrow_files import read_file
+from fairpolicy.data.sources.aggregate import Aggregated
+from fairpolicy.data.sources.arrow_files import ArrowFileSource, file_columns, read_file
 from fairpolicy.data.sources.base import (
     DEFAULT_SCORE_DECIMALS,
+    Bound,
+    EngineSource,
+    Prefetched,
     RegressionAggregate,
     Request,
     Source,
     Table,
 )
-from fairpolicy.data.sources.csv_guard import csv_header, parquet_error, require_file
 from fairpolicy.data.sources.frames import (
-    as_arrow,
+    FrameSource,
+    frame_columns,
     is_arrow_like,
     is_dataframe,
     is_spark_dataframe,
@@ -48,6 +52,8 @@ __all__ = [
     "DATA_KINDS",
     "DEFAULT_SCORE_DECIMALS",
     "ENGINES",
+    "Bound",
+    "EngineSource",
     "RegressionAggregate",
     "Request",
     "Source",
@@ -203,35 +209,38 @@ def resolve_engine(
     return "duckdb", []
 
 
-def open_source(engine: str, data: Any, memory_budget: int) -> Source:
-    """The engine's handle on ``data`` (the engine's package is installed)."""
+def open_source(
+    engine: str, data: Any, memory_budget: int, prefetch: Prefetched | None = None
+) -> Source:
+    """The source of ``data`` for ``engine`` (as :func:`resolve_engine` chose it): the
+    embedded reader of a file (taking ``prefetch``'s table when it fits) or of an
+    in-memory table, or an aggregating engine (its package is installed)."""
+    if engine == "embedded":
+        if is_dataframe(data) or is_arrow_like(data):
+            return FrameSource(data)
+        return ArrowFileSource(Path(os.fspath(data)), prefetch)
+    if prefetch is not None:
+        prefetch.wait()
+    return Aggregated(open_engine(engine, data, memory_budget), data)
+
+
+def open_engine(engine: str, data: Any, memory_budget: int) -> EngineSource:
+    """The aggregating engine's handle on ``data``."""
     if engine == "duckdb":
         from fairpolicy.data.sources.duckdb import DuckDBSource
 
         return DuckDBSource(data, memory_budget)
     from fairpolicy.data.sources.spark import SparkSource
 
-    spark: Source = SparkSource(data)
+    spark: EngineSource = SparkSource(data)
     return spark
 
 
 def peek_columns(source: Any) -> list[str]:
     """The column names of a data source, without reading its rows."""
-    if is_dataframe(source):
-        return [str(c) for c in source.columns]
-    if is_arrow_like(source):
-        return [str(c) for c in as_arrow(source).column_names]
-    path = Path(os.fspath(source))
-    require_file(path)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        try:
-            return list(pq.read_schema(path).names)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise parquet_error(path, exc) from None
-    return csv_header(path)
+    if is_dataframe(source) or is_arrow_like(source):
+        return frame_columns(source)
+    return file_columns(Path(os.fspath(source)))
 
 
 def read_table(

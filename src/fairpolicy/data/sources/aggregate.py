@@ -16,13 +16,21 @@ import contextlib
 import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.data.bind.groups import group_text
-from fairpolicy.data.sources.base import WEIGHT, RegressionAggregate, Request, Source, Table
+from fairpolicy.data.limits import check_rows
+from fairpolicy.data.sources.base import (
+    WEIGHT,
+    Bound,
+    EngineSource,
+    RegressionAggregate,
+    Request,
+    Table,
+)
 from fairpolicy.errors import DataError
 
 if TYPE_CHECKING:
@@ -101,7 +109,7 @@ def regression_aggregate(
     odd_any: bool,
     *,
     text: bool,
-    source: Source,
+    source: EngineSource,
     dataframe: bool = False,
 ) -> RegressionAggregate | None:
     """The :class:`RegressionAggregate` of an engine's per-tuple sums (columns ``v0..``,
@@ -133,7 +141,7 @@ def build_table(
     names: dict[str, str],
     *,
     text: bool,
-    source: Source,
+    source: EngineSource,
     dataframe: bool = False,
 ) -> Table:
     """A weighted :class:`Table` from an aggregated result.
@@ -251,3 +259,24 @@ class ParquetSchemas:
                     hint=f"write '{column}' with one type in every file (e.g. cast it before "
                     "writing), or check the files one at a time.",
                 )
+
+
+class Aggregated:
+    """An aggregating engine as a :class:`~fairpolicy.data.sources.base.Source`: the run
+    reads its distinct tuples, weighted by their row counts."""
+
+    def __init__(self, engine: EngineSource, data: Any) -> None:
+        self.engine = engine
+        self.data = data
+        self.name = engine.name
+        self.path = engine.path
+        self.sha256 = engine.sha256
+        self.available = engine.available
+
+    def read(self, bound: Bound) -> Table:
+        table = self.engine.tuples(bound.request)
+        check_rows(table.rows, bound.max_rows, table.path or str(self.data))
+        return table
+
+    def close(self) -> None:
+        self.engine.close()

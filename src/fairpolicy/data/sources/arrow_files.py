@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.data import limits
-from fairpolicy.data.sources.base import Table, refuse_duplicates
+from fairpolicy.data.sources.base import Bound, Prefetched, Table, refuse_duplicates
 from fairpolicy.data.sources.csv_guard import (
     count_csv_rows,
+    csv_header,
     parquet_error,
     raw_header,
     require_file,
@@ -27,6 +28,49 @@ from fairpolicy.errors import DataError
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+class ArrowFileSource:
+    """A CSV or Parquet file read by the embedded engine: one entry per data row."""
+
+    name = "embedded"
+
+    def __init__(self, path: Path, prefetch: Prefetched | None = None) -> None:
+        self.path: str | None = str(path)
+        self.sha256: str | None = None
+        self.available = file_columns(path)
+        self._file = path
+        self._prefetch = prefetch
+
+    def read(self, bound: Bound) -> Table:
+        if self._prefetch is not None:
+            got = self._prefetch.take(bound.columns, bound.strings, self.available)
+            if got is not None:
+                return got
+        return read_file(
+            self._file,
+            list(dict.fromkeys(bound.columns)),
+            set(bound.strings),
+            max_rows=bound.max_rows,
+            memory_budget=bound.memory_budget,
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def file_columns(path: Path) -> list[str]:
+    """The column names of a CSV or Parquet file, without reading its rows."""
+    require_file(path)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            return list(pq.read_schema(path).names)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise parquet_error(path, exc) from None
+    return csv_header(path)
 
 
 def read_file(

@@ -1,6 +1,7 @@
 """What every data source gives: the bound columns as a :class:`Table` (one entry per
 row, or an engine's distinct tuples with their row counts), and the :class:`Source`
-protocol of the engines that aggregate them (DuckDB, Spark)."""
+protocols of what reads them (:class:`Source`) and of the engines that aggregate them
+(:class:`EngineSource`: DuckDB, Spark)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ class Table:
     #: rows per entry (int64, ≥ 1); None: one row per entry (embedded reads)
     weights: NDArray[np.int64] | None = None
     #: the engine the tuples came from: locates data rows, runs further aggregations
-    source: Source | None = None
+    source: EngineSource | None = None
     #: engines: for each multi-column score binding, whether the entry's unrounded
     #: scores fail to sum to 1 (±0.001), computed before the scores were rounded
     sum_flags: dict[tuple[str, ...], NDArray[np.bool_]] = field(default_factory=dict)
@@ -150,8 +151,10 @@ class RegressionAggregate:
     sums: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 7)))
 
 
-class Source(Protocol):
-    """An engine's handle on one data source."""
+class EngineSource(Protocol):
+    """An aggregating engine's handle on one data source (DuckDB, Spark): the distinct
+    tuples of the bound columns with their row counts, and the further aggregations the
+    pipeline asks of them."""
 
     #: the engine's name, as recorded in the results
     name: str
@@ -176,3 +179,47 @@ class Source(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What a run reads from its source: the columns the policy binds, and what an
+    aggregating engine groups on."""
+
+    #: every column the policy binds, in the policy's order (the embedded reads)
+    columns: list[str]
+    #: those read as text (dimension and site columns)
+    strings: list[str]
+    #: the main aggregation of an engine (classification and data-check columns)
+    request: Request
+    max_rows: int | None = None
+    #: embedded reads: bytes the read may take (None: of the memory available)
+    memory_budget: int | None = None
+
+
+class Source(Protocol):
+    """One data source as the run sees it, whatever reads it (:func:`open_source`)."""
+
+    #: the engine's name, as recorded in the results
+    name: str
+    path: str | None
+    sha256: str | None
+    #: every column the source has
+    available: list[str]
+
+    def read(self, bound: Bound) -> Table:
+        """The bound columns: one entry per data row (embedded), or an engine's distinct
+        tuples with their row counts (``Table.weights``)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Prefetched(Protocol):
+    """A read started before the policy was loaded (:mod:`fairpolicy.data.prefetch`)."""
+
+    def take(self, wanted: list[str], strings: list[str], available: list[str]) -> Table | None:
+        """The table, if it was read the way the run reads it; else None."""
+        ...
+
+    def wait(self) -> None: ...

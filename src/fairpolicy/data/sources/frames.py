@@ -9,11 +9,38 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.data.limits import check_rows
-from fairpolicy.data.sources.base import Table, refuse_duplicates, refuse_nested
+from fairpolicy.data.sources.base import Bound, Table, refuse_duplicates, refuse_nested
 from fairpolicy.errors import DataError
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+class FrameSource:
+    """An in-memory table read by the embedded engine: one entry per row."""
+
+    name = "embedded"
+
+    def __init__(self, frame: Any) -> None:
+        self.path: str | None = None
+        self.sha256: str | None = None
+        self.available = frame_columns(frame)
+        self._frame = frame
+
+    def read(self, bound: Bound) -> Table:
+        return read_frame(
+            self._frame, list(dict.fromkeys(bound.columns)), set(bound.strings), bound.max_rows
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def frame_columns(frame: Any) -> list[str]:
+    """The column names of an in-memory table."""
+    if is_dataframe(frame):
+        return [str(c) for c in frame.columns]
+    return [str(c) for c in as_arrow(frame).column_names]
 
 
 def is_dataframe(obj: Any) -> bool:
