@@ -1,6 +1,7 @@
-"""What the DuckDB and Spark engines share: the read request, raw-text conversion with
-the embedded CSV reader's semantics, and turning an aggregated result into a weighted
-:class:`~fairpolicy.data.sources.base.Table`.
+"""What the DuckDB and Spark engines share: raw-text conversion with the embedded CSV
+reader's semantics, turning an aggregated result into a weighted
+:class:`~fairpolicy.data.sources.base.Table`, the Parquet footers' type check, and
+:class:`Aggregated` (an engine as the run's source).
 
 Both engines read a CSV's bound columns as raw text and group on that text; the few
 distinct values that come back are converted here by pyarrow's own CSV reader with the
