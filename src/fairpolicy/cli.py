@@ -803,7 +803,7 @@ def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def _duckdb_connections() -> int:
-    engine = sys.modules.get("fairpolicy.data.engines.duckdb")
+    engine = sys.modules.get("fairpolicy.data.sources.duckdb")
     return int(getattr(engine, "CONNECTIONS", 0))
 
 

@@ -24,32 +24,29 @@ import numpy as np
 
 from fairpolicy import __version__
 from fairpolicy.data import limits as _limits
-from fairpolicy.data.bind import (
-    CLASS_FREE_SCORES,
+from fairpolicy.data.bind.groups import (
     GroupColumn,
-    LabelKey,
-    Labels,
     emptied_groups,
     encode_group_column,
-    encode_labels,
-    missing_column_problem,
-    numeric_column,
     parse_missing_values,
-    require_complete,
-    same_column_problems,
-    score_column_names,
-    validate_scores,
 )
-from fairpolicy.data.engines import (
+from fairpolicy.data.bind.label_types import LabelKey, Labels
+from fairpolicy.data.bind.labels import encode_labels
+from fairpolicy.data.bind.roles import CLASS_FREE_SCORES, same_column_problems
+from fairpolicy.data.bind.rows import missing_column_problem, numeric_column, require_complete
+from fairpolicy.data.bind.scores import score_column_names, validate_scores
+from fairpolicy.data.limits import Limits
+from fairpolicy.data.prefetch import Prefetch, bound_columns
+from fairpolicy.data.sources import (
+    Bound,
     Request,
+    Table,
     default_memory_budget,
     open_source,
     parse_size,
+    peek_columns,
     resolve_engine,
 )
-from fairpolicy.data.limits import Limits, check_rows
-from fairpolicy.data.prefetch import Prefetch, bound_columns
-from fairpolicy.data.read import Table, peek_columns, read_table
 from fairpolicy.decide import describe, status_for, violated_throughout, within
 from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem, UsageError
 from fairpolicy.exact import decimal_fraction, with_exact
@@ -554,7 +551,7 @@ class _Evaluator:
 
         Every engine resamples the same cells: the DuckDB and Spark engines aggregate scores
         on the grid of ``10**-decimals`` (``--score-decimals``), so the embedded engine
-        resamples its scores rounded to that same grid (``data.engines._common.snap``, the
+        resamples its scores rounded to that same grid (``data.sources.aggregate.snap``, the
         engines' own rounding), not its exact per-row cells. With the same seed the
         replicates, intervals and p-values are then identical on every engine; the runner
         widens the interval by the grid's error bound (:meth:`ci_grid_error`) before it
@@ -619,7 +616,7 @@ class _Evaluator:
         if lab.keep is not None:
             matrix = matrix[lab.keep]
         if decimals is not None:
-            from fairpolicy.data.engines._common import snap
+            from fairpolicy.data.sources.aggregate import snap
 
             with np.errstate(invalid="ignore"):
                 inside = (matrix >= 0.0) & (matrix <= 1.0)
@@ -793,7 +790,7 @@ def _one_column_notes(policy: Policy) -> list[str]:
     """A selection-rate metric (which reads only predictions) may bind target and prediction
     to one column on purpose (an LL144 selection column); say so, since bound by mistake it
     measures the labels' base rates, not the model's decisions."""
-    from fairpolicy.data.bind import PREDICTION_ONLY
+    from fairpolicy.data.bind.roles import PREDICTION_ONLY
 
     return [
         f"control '{c.control_id}': target and prediction are both bound to column "
@@ -1255,7 +1252,7 @@ def check(
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
     """
-    from fairpolicy.data.read import require_data_kind
+    from fairpolicy.data.sources import require_data_kind
 
     require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
     if inconclusive not in ("pass", "warn", "fail"):
@@ -1322,32 +1319,18 @@ def check(
         raise
     if progress:
         progress("reading data", 0, 0)
-    source = None
-    if engine_name == "embedded":
-        available = peek_columns(data)
-        wanted, strings = _bound_columns(pol, available)
-        got = prefetch.take(wanted, strings, available) if prefetch is not None else None
-        table = (
-            got
-            if got is not None
-            else read_table(
-                data,
+    source = open_source(engine_name, data, budget, prefetch)
+    try:
+        wanted, strings = _bound_columns(pol, source.available)
+        table = source.read(
+            Bound(
                 wanted,
-                string_columns=strings,
+                strings,
+                _engine_request(pol, source.available, strings, decimals),
                 max_rows=max_rows,
                 memory_budget=None if memory_budget is None else budget,
             )
         )
-    else:
-        if prefetch is not None:
-            prefetch.wait()
-            prefetch = None
-        source = open_source(engine_name, data, budget)
-    try:
-        if source is not None:
-            strings = _bound_columns(pol, source.available)[1]
-            table = source.tuples(_engine_request(pol, source.available, strings, decimals))
-            check_rows(table.rows, max_rows, table.path or str(data))
         plans = _plan(pol, table)
         rounded = engine_name in ("duckdb", "spark")
         ev = _Evaluator(
@@ -1359,14 +1342,11 @@ def check(
                 progress(f"evaluating {plan.control.control_id}", i, len(plans))
             findings.append(_evaluate(plan, plans, ev))
         read = list(table.read or table.columns)
-        if source is not None:  # in the policy's order, as the embedded reader lists them
-            read += [c for t in ev.subtables.values() for c in (t.read or t.columns)]
-            read += ev.pushed
-            bound = _bound_columns(pol, source.available)[0]
-            read = [c for c in bound if c in set(read)]
+        read += [c for t in ev.subtables.values() for c in (t.read or t.columns)]
+        read += ev.pushed
+        read = [c for c in wanted if c in set(read)]  # in the policy's order
     finally:
-        if source is not None:
-            source.close()
+        source.close()
     if progress:
         progress("done", len(plans), len(plans))
     run_options: dict[str, Any] = {
@@ -1432,7 +1412,7 @@ MAX_SCORE_DECIMALS = 12
 
 
 def _score_decimals(value: int | None) -> int:
-    from fairpolicy.data.engines import DEFAULT_SCORE_DECIMALS
+    from fairpolicy.data.sources import DEFAULT_SCORE_DECIMALS
 
     if value is None:
         return DEFAULT_SCORE_DECIMALS
@@ -1467,7 +1447,7 @@ def _prefetchable(engine: str, data: Any, budget: int) -> bool:
     send to DuckDB, or the memory guard may refuse, is never read speculatively)."""
     if engine not in ("auto", "embedded") or not isinstance(data, str | os.PathLike):
         return False
-    from fairpolicy.data.read import csv_compression
+    from fairpolicy.data.sources.csv_guard import csv_compression
 
     if csv_compression(Path(data)) is not None:
         return False  # decompressing needs pyarrow's codecs: imported on this thread first

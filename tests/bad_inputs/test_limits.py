@@ -12,7 +12,8 @@ import pytest
 
 import fairpolicy
 from fairpolicy.data import limits
-from fairpolicy.data.read import read_table
+from fairpolicy.data.sources import read_table
+from fairpolicy.data.sources.csv_guard import MAX_LINE_BYTES, scan_csv
 from fairpolicy.errors import DataError, PolicyError, UsageError
 from fairpolicy.policy import oscal
 from fairpolicy.policy.load import load_policy
@@ -225,18 +226,18 @@ def test_available_memory_is_plausible() -> None:
 
 def test_line_limit_stops_the_scan_at_the_long_line(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
-    path.write_bytes(b"y_true,y_pred,sex\n1,0,F\n0,1," + b"M" * (limits.MAX_LINE_BYTES + 5))
+    path.write_bytes(b"y_true,y_pred,sex\n1,0,F\n0,1," + b"M" * (MAX_LINE_BYTES + 5))
     with pytest.raises(DataError, match="line 3 is longer than 1 MiB"):
-        limits.scan_csv(path)
+        scan_csv(path)
     ok = tmp_path / "ok.csv"
-    ok.write_bytes(b"a\n" + b"x" * (limits.MAX_LINE_BYTES - 10) + b"\n")
-    assert limits.scan_csv(ok).rows == 1
+    ok.write_bytes(b"a\n" + b"x" * (MAX_LINE_BYTES - 10) + b"\n")
+    assert scan_csv(ok).rows == 1
 
 
 def test_scan_counts(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text('a,b\n1,"x\ny"\n2,3')
-    scan = limits.scan_csv(path)
+    scan = scan_csv(path)
     assert (scan.rows, scan.counted, scan.quotes) == (3, True, 2)
     import hashlib
 
@@ -246,8 +247,8 @@ def test_scan_counts(tmp_path: Path) -> None:
 def test_scan_estimates_rows_past_the_first_block(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text("y,sex\n" + "1,F\n0,M\n" * 200_000)  # 1.6 MB
-    estimate = limits.scan_csv(path)
-    counted = limits.scan_csv(path, count_lines=True)
+    estimate = scan_csv(path)
+    counted = scan_csv(path, count_lines=True)
     assert (counted.rows, counted.counted, estimate.counted) == (400_000, True, False)
     assert abs(estimate.rows - 400_000) < 400
     assert counted.sha256 == estimate.sha256

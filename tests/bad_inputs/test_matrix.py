@@ -152,7 +152,7 @@ def test_the_matrix_is_big_and_covers_every_kind() -> None:
 
 
 def test_bom_does_not_reach_the_first_column_name(tmp_path: Path) -> None:
-    from fairpolicy.data.read import peek_columns, read_table
+    from fairpolicy.data.sources import peek_columns, read_table
 
     path = tmp_path / "bom.csv"
     path.write_bytes(b"\xef\xbb\xbf" + DEFAULT_DATA.encode())

@@ -24,8 +24,9 @@ import pyarrow.csv as pacsv
 import pytest
 
 from fairpolicy import stats
-from fairpolicy.data import bind
-from fairpolicy.data.read import read_table
+from fairpolicy.data.bind.codes import arrow_values, distinct_values, label_codes, validity
+from fairpolicy.data.bind.groups import encode_dimension
+from fairpolicy.data.sources import read_table
 from fairpolicy.errors import DataError
 
 ODD = [
@@ -78,7 +79,7 @@ def chunked(values: list[Any], type: pa.DataType | None = None, sizes: int = 0) 
 
 
 def assert_same_dimension(arr: pa.ChunkedArray) -> None:
-    codes, names = bind.encode_dimension(arr)
+    codes, names = encode_dimension(arr)
     ref_codes, ref_names = reference_encode_dimension(arr)
     assert names == ref_names
     assert codes.dtype.kind == "i"
@@ -115,7 +116,7 @@ def test_encode_dimension_other_types() -> None:
     assert_same_dimension(chunked([3, 1, None, 3, 20, -1, 1] * 5, pa.int64(), 4))
     assert_same_dimension(chunked([1.5, None, 2.0, float("nan"), 1.5] * 3, pa.float64(), 2))
     assert_same_dimension(chunked([0.0, -0.0, float("nan"), 1.0, -0.0] * 3, pa.float32(), 4))
-    assert bind.encode_dimension(chunked([0.0, -0.0, float("nan")], pa.float64()))[1] == ["0"]
+    assert encode_dimension(chunked([0.0, -0.0, float("nan")], pa.float64()))[1] == ["0"]
     assert_same_dimension(chunked([True, None, False] * 4, pa.bool_(), 5))
     assert_same_dimension(pa.chunked_array([pa.nulls(5), pa.nulls(3)]))
     assert_same_dimension(chunked(["", "  ", None], pa.string()))  # nothing but missing
@@ -124,7 +125,7 @@ def test_encode_dimension_other_types() -> None:
 def test_encode_dimension_wide_code_types() -> None:
     for n in (127, 128, 40_000):
         values = [f"g{i:05d}" for i in range(n)] + [None]
-        codes, names = bind.encode_dimension(chunked(values, pa.string(), 999))
+        codes, names = encode_dimension(chunked(values, pa.string(), 999))
         assert len(names) == n
         assert np.iinfo(codes.dtype).max >= n
         assert codes[-1] == -1 and codes[n - 1] == n - 1
@@ -158,7 +159,7 @@ def test_csv_dictionary_read_equals_string_read(tmp_path: Path) -> None:
         if block == 1 << 10:
             assert tables[1].column("g").num_chunks > 10
         ref_codes, ref_names = reference_encode_dimension(tables[0].column("g"))
-        codes, names = bind.encode_dimension(tables[1].column("g"))
+        codes, names = encode_dimension(tables[1].column("g"))
         assert names == ref_names
         np.testing.assert_array_equal(codes.astype(np.int64), ref_codes)
     # and read_table reads group columns that way
@@ -166,7 +167,7 @@ def test_csv_dictionary_read_equals_string_read(tmp_path: Path) -> None:
     path.write_text(text)
     table = read_table(path, ["g", "y"], string_columns=["g"])
     assert pa.types.is_dictionary(table.columns["g"].type)
-    codes, names = bind.encode_dimension(table.columns["g"])
+    codes, names = encode_dimension(table.columns["g"])
     assert names == ref_names
     np.testing.assert_array_equal(codes.astype(np.int64), ref_codes)
 
@@ -187,11 +188,11 @@ def test_label_codes_and_distinct_values_integers(sizes: int) -> None:
     ):
         arr = chunked(values.tolist(), pa.int64(), sizes)
         other = chunked(values[::-1].tolist(), pa.int64(), sizes)
-        observed = bind.distinct_values([arr, other])
+        observed = distinct_values([arr, other])
         assert observed == sorted(set(values.tolist()))
         assert all(type(v) is int for v in observed)
         classes = sorted({*observed, 100})  # classes may include unseen values
-        codes = bind.label_codes(arr, classes, True)
+        codes = label_codes(arr, classes, True)
         np.testing.assert_array_equal(codes, reference_codes(arr, classes, True))
         assert codes.dtype == np.int8
 
@@ -200,29 +201,29 @@ def test_label_codes_and_distinct_values_integers(sizes: int) -> None:
 def test_label_codes_and_distinct_values_strings(sizes: int) -> None:
     values = [v for v in rows(120, 4) if v is not None] + ["yes", "no", "1", "01"]
     arr = chunked(values, pa.string(), sizes)
-    observed = bind.distinct_values([arr])
+    observed = distinct_values([arr])
     assert observed == sorted(set(values))
     classes = [*observed, "(other)"]
     np.testing.assert_array_equal(
-        bind.label_codes(arr, classes, False), reference_codes(arr, classes, False)
+        label_codes(arr, classes, False), reference_codes(arr, classes, False)
     )
 
 
 def test_label_codes_many_classes_use_a_wider_type() -> None:
     arr = chunked(list(range(300)), pa.int64(), 50)
-    codes = bind.label_codes(arr, list(range(300)), True)
+    codes = label_codes(arr, list(range(300)), True)
     assert codes.dtype == np.int16
     np.testing.assert_array_equal(codes, np.arange(300))
 
 
 def test_values_and_validity_follow_slice_offsets() -> None:
     arr = pa.array([1, None, 3, 4, None, 6, 7, 8, 9, None, 11], type=pa.int32()).slice(3, 7)
-    valid = bind._validity(arr)
+    valid = validity(arr)
     assert valid is not None
     np.testing.assert_array_equal(valid, [True, False, True, True, True, True, False])
-    np.testing.assert_array_equal(bind._values(arr)[valid], [4, 6, 7, 8, 9])
-    assert bind._validity(pa.array([1.0, 2.0]).slice(1)) is None
-    assert len(bind._values(pa.array([], type=pa.int64()))) == 0
+    np.testing.assert_array_equal(arrow_values(arr)[valid], [4, 6, 7, 8, 9])
+    assert validity(pa.array([1.0, 2.0]).slice(1)) is None
+    assert len(arrow_values(pa.array([], type=pa.int64()))) == 0
 
 
 @pytest.mark.parametrize("n", [0, 1, 6, 7, 8, 500])
@@ -324,13 +325,13 @@ def test_check_results_do_not_depend_on_the_int8_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import fairpolicy
-    from fairpolicy.data import read
+    from fairpolicy.data.sources import arrow_files
 
     root = Path(__file__).resolve().parents[2] / "examples"
     for example in ("credit", "dermatology"):
         policy, data = root / example / "policy.yaml", root / example / "predictions.csv"
         narrow = fairpolicy.check(policy, data, deterministic=True).model_dump(mode="json")
         with monkeypatch.context() as m:
-            m.setattr(read, "_small_int_columns", lambda path, columns: [])
+            m.setattr(arrow_files, "_small_int_columns", lambda path, columns: [])
             wide = fairpolicy.check(policy, data, deterministic=True).model_dump(mode="json")
         assert narrow == wide

@@ -58,7 +58,7 @@ ENGINES = [
 @pytest.fixture(scope="session")
 def spark_session() -> Iterator[Any]:
     """One local Spark session for every Spark test (the engine reuses the active one)."""
-    from fairpolicy.data.engines.spark import spark_session as start
+    from fairpolicy.data.sources.spark import spark_session as start
 
     spark = start()
     yield spark
@@ -572,7 +572,7 @@ def test_globs_need_an_engine_and_matching_files(tmp_path: Path) -> None:
 
 @needs_duckdb
 def test_duckdb_uses_the_memory_budget_and_spills_to_a_temp_directory(tmp_path: Path) -> None:
-    from fairpolicy.data.engines.duckdb import DuckDBSource
+    from fairpolicy.data.sources.duckdb import DuckDBSource
 
     data = tmp_path / "d.csv"
     _binary_frame(50, 4).to_csv(data, index=False)
@@ -588,7 +588,7 @@ def test_duckdb_uses_the_memory_budget_and_spills_to_a_temp_directory(tmp_path: 
 
 
 def test_engine_selection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fairpolicy.data.engines import parse_size, resolve_engine
+    from fairpolicy.data.sources import parse_size, resolve_engine
 
     data = tmp_path / "d.csv"
     _binary_frame(50, 4).to_csv(data, index=False)
@@ -603,7 +603,7 @@ def test_engine_selection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(UsageError, match="Did you mean 'duckdb'"):
         resolve_engine("duckbd", str(data), cols, 100)
     # auto never starts Spark, and a missing package is an exit-2 message naming the fix
-    import fairpolicy.data.engines as engines
+    import fairpolicy.data.sources as engines
 
     monkeypatch.setattr(engines, "_installed", lambda module: False)
     name, notes = resolve_engine("auto", str(data), cols, 100)
@@ -613,7 +613,8 @@ def test_engine_selection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
             resolve_engine(engine, str(data), cols, 100)
     pol = write_policy(tmp_path, control())
     assert main(["check", str(pol), str(data), "--engine", "spark"], stdout=io.StringIO()) == 2
-    from fairpolicy.data.engines import estimate_embedded_peak, estimate_rows
+    from fairpolicy.data.sources import estimate_embedded_peak
+    from fairpolicy.data.sources.paths import estimate_rows
 
     big = _binary_frame(20_000, 5)
     big.to_csv(tmp_path / "big.csv", index=False)
@@ -704,7 +705,7 @@ def test_convert_text_matches_the_embedded_reader() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from fairpolicy.data.engines._common import convert_text
+    from fairpolicy.data.sources.aggregate import convert_text
 
     @settings(max_examples=150, deadline=None)
     @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=12), st.booleans())

@@ -66,7 +66,7 @@ SEXES = ("F", "M")
 
 @pytest.fixture(scope="module")
 def spark_session() -> Iterator[Any]:
-    from fairpolicy.data.engines.spark import spark_session as start
+    from fairpolicy.data.sources.spark import spark_session as start
 
     yield start()  # the session-wide one of test_engines stops it
 
@@ -212,7 +212,7 @@ def assert_same_verdict(plain: Results, renamed: Results, back: dict[str, str]) 
 
 def spark_frame(df: pd.DataFrame, tmp: Path) -> Any:
     """A Spark DataFrame holding ``df`` (through Parquet: no pandas conversion in Spark)."""
-    from fairpolicy.data.engines.spark import spark_session
+    from fairpolicy.data.sources.spark import spark_session
 
     path = tmp / "spark-frame.parquet"
     df.to_parquet(path)

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairpolicy.cli import main
-from fairpolicy.data.bind import PREDICTION_ONLY, LabelType
+from fairpolicy.data.bind.label_types import LabelType
+from fairpolicy.data.bind.roles import PREDICTION_ONLY
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.runner import check
 from fairpolicy.stats import build_group_stats
@@ -347,7 +348,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 @pytest.mark.usefixtures("spark_session")
 def test_spark_dataframe_text_labels(tmp_path: Path) -> None:
     """A Spark DataFrame (typed, evaluated where it lives) follows the same rule."""
-    from fairpolicy.data.engines.spark import spark_session as active
+    from fairpolicy.data.sources.spark import spark_session as active
 
     spark = active()
     names = MODEL_ORDER[:3]

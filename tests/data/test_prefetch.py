@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import fairpolicy
-from fairpolicy import runner
 from fairpolicy.data.prefetch import Prefetch, bound_columns, guess_bindings
+from fairpolicy.data.sources import arrow_files
 from fairpolicy.errors import PolicyError
 from tests.helpers import balanced_csv, control, write_csv, write_policy
 
@@ -28,13 +28,13 @@ def dump(policy: Any, data: Any, **kw: Any) -> dict[str, Any]:
 
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     calls: list[tuple[Any, ...]] = []
-    real = runner.read_table
+    real = arrow_files.read_file
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "read_table", spy)
+    monkeypatch.setattr(arrow_files, "read_file", spy)
     return calls
 
 

@@ -1,6 +1,6 @@
 """Weighted tuples ≡ rows: the pipeline counts an entry of weight w as w rows.
 
-An in-memory :class:`~fairpolicy.data.engines.Source` compresses the embedded
+An in-memory :class:`~fairpolicy.data.sources.EngineSource` compresses the embedded
 reader's columns into their distinct tuples with row counts (pyarrow ``group_by``),
 with no score rounding, so every result must equal the embedded run exactly:
 values, per-group sizes, excluded groups, details, confusion counts, messages and
@@ -19,9 +19,9 @@ import pyarrow.compute as pc
 import pytest
 
 import fairpolicy.runner as runner
-from fairpolicy.data.bind import SUM_TOLERANCE
-from fairpolicy.data.engines import Request
-from fairpolicy.data.read import RowPredicate, Table, peek_columns, read_table
+from fairpolicy.data.bind.scores import SUM_TOLERANCE
+from fairpolicy.data.sources import Request, Table, peek_columns, read_table
+from fairpolicy.data.sources.base import RowPredicate
 from fairpolicy.policy.schema import Policy
 from fairpolicy.results import Results
 from tests.helpers import control, write_csv, write_policy
@@ -89,13 +89,15 @@ class ArrowSource:
 @pytest.fixture
 def weighted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Route ``check(..., engine="duckdb")`` to the in-memory weighted source."""
+    import fairpolicy.data.sources as sources
+
     monkeypatch.setattr(runner, "resolve_engine", lambda engine, *a: (engine, []))
-    real = runner.open_source
+    real = sources.open_engine
 
     def fake(engine: str, data: Any, budget: int) -> Any:
         return ArrowSource(data) if engine == "arrow" else real(engine, data, budget)
 
-    monkeypatch.setattr(runner, "open_source", fake)
+    monkeypatch.setattr(sources, "open_engine", fake)
 
 
 def _comparable(res: Results) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import pytest
 from scipy.stats import ks_2samp
 from sklearn.metrics import brier_score_loss, f1_score, roc_auc_score
 
-from fairpolicy.data.read import read_table
+from fairpolicy.data.sources import read_table
 from fairpolicy.metrics import scores
 from fairpolicy.metrics.registry import REGISTRY, lookup
 from fairpolicy.policy.schema import Control, Operator, Policy, Threshold

@@ -1,132 +1,26 @@
-"""Resource limits and the one streaming pass over a CSV before it is parsed.
-
-:func:`scan_csv` reads the file once in 1 MiB blocks (constant memory) and returns its
-SHA-256, its size and how many quote characters it holds (and, for ``--max-rows``, its
-line breaks), and stops at the first line longer than the CSV reader's block size, so a
-2 GB line fails in milliseconds instead of being parsed. The counts drive three
-decisions:
-
-- quotes present → the reader must allow newlines inside quoted values (otherwise a
-  quoted newline that straddles a block boundary shifts every later field);
-- an odd number of quotes → a quote may never close, which makes the reader swallow the
-  rest of a block silently; :func:`unclosed_quote_line` looks for it;
-- line breaks bound the row count from above for ``--max-rows``; without it, the memory
-  estimate uses the mean line length of the first block.
+"""Resource limits: the embedded engine's memory guard, ``--max-rows``, and the caps on
+the work a policy asks for.
 
 The memory guard (embedded engine) compares what reading adds, estimated as the engines
-do (:func:`fairpolicy.data.engines.estimate_embedded_peak`: 56 B per row and bound
+do (:func:`fairpolicy.data.sources.estimate_embedded_peak`: 56 B per row and bound
 column, measured; the base is the running process itself) plus the bound columns' text,
 with what is left: of ``--memory-budget`` when given, else of the memory the machine (or
 its cgroup) has available. Over it is a clear error suggesting the out-of-core engine,
-not an OOM kill.
+not an OOM kill. The CSV's pre-read scan is :mod:`fairpolicy.data.sources.csv_guard`.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from fairpolicy.errors import DataError
 
-#: pyarrow's CSV block size: a line longer than this cannot be parsed
-MAX_LINE_BYTES = 1 << 20
-
-
-@dataclass(frozen=True)
-class CsvScan:
-    size: int
-    sha256: str | None
-    quotes: int
-    #: data rows: an upper bound when ``counted`` (lines after the header; quoted line
-    #: breaks and blank lines only make the true count smaller), else an estimate from
-    #: the mean line length of the first block
-    rows: int
-    counted: bool
-
-
-def scan_csv(path: Path, *, hash_file: bool = True, count_lines: bool = False) -> CsvScan:
-    """One streaming pass: hash, quotes, (line breaks); DataError on an over-long line.
-
-    Counting line breaks costs as much as hashing, so it happens only when asked
-    (``--max-rows``); otherwise the row count is estimated from the first block."""
-    h = hashlib.sha256() if hash_file else None
-    newlines = quotes = 0
-    since = 0  # bytes since the last line break
-    offset = 0
-    head = b""
-    last = b"\n"
-    from fairpolicy.data.read import csv_compression, file_sha256, open_csv_stream
-
-    compressed = csv_compression(path) is not None
-    with open_csv_stream(path) as fh:  # decompressed: lines and quotes are the text's
-        for block in iter(lambda: fh.read(MAX_LINE_BYTES), b""):
-            if h is not None and not compressed:
-                h.update(block)
-            if not head:
-                head = block
-            first = block.find(b"\n")
-            run = since + (len(block) if first < 0 else first)
-            if run > MAX_LINE_BYTES:
-                raise DataError(
-                    f"line {_line_at(path, offset - since)} is longer than "
-                    f"{MAX_LINE_BYTES >> 20} MiB, the longest line the CSV reader takes: the "
-                    "file is not a CSV of predictions, or an unclosed quote runs on.",
-                    file=str(path),
-                    hint="export one prediction per line (drop long free-text columns) and "
-                    "check that every quote is closed.",
-                )
-            since = run if first < 0 else len(block) - block.rfind(b"\n") - 1
-            if count_lines:
-                newlines += block.count(b"\n")
-            if b'"' in block:  # a memchr; counting only files that have quotes
-                quotes += block.count(b'"')
-            offset += len(block)
-            last = block[-1:]
-    size = offset
-    digest = file_sha256(path) if compressed and hash_file else (h.hexdigest() if h else None)
-    if count_lines or size <= len(head):
-        lines = (newlines if count_lines else head.count(b"\n")) + (last != b"\n")
-        return CsvScan(size, digest, quotes, max(lines - 1, 0), True)
-    mean = len(head) / max(head.count(b"\n"), 1)
-    return CsvScan(size, digest, quotes, int(size / mean), False)
-
-
-def _line_at(path: Path, offset: int) -> int:
-    """1-based line number of byte ``offset`` (error path only: a second read)."""
-    from fairpolicy.data.read import open_csv_stream
-
-    line = 1
-    with open_csv_stream(path) as fh:
-        while offset > 0:
-            block = fh.read(min(MAX_LINE_BYTES, offset))
-            if not block:
-                break
-            line += block.count(b"\n")
-            offset -= len(block)
-    return line
-
-
-def unclosed_quote_line(path: Path) -> int | None:
-    """The line where a quoted field opens and never closes, if one does (a strict
-    parse with the csv module: only called when the file has an odd number of quotes)."""
-    import io
-
-    from fairpolicy.data.read import open_csv_stream
-
-    with io.TextIOWrapper(
-        open_csv_stream(path), encoding="utf-8-sig", errors="replace", newline=""
-    ) as fh:
-        reader = csv.reader(fh, strict=True)
-        start = 1
-        try:
-            for _ in reader:
-                start = reader.line_num + 1
-        except csv.Error:
-            return start
-    return None
+#: the embedded engine's estimated peak memory: this many bytes per row and bound column,
+#: plus a base (measured by ``benchmarks/duckdb_scale.py``)
+EMBEDDED_BYTES_PER_CELL = 56
+EMBEDDED_BASE_BYTES = 300 << 20
 
 
 def human(n: float) -> str:
@@ -181,8 +75,6 @@ def estimate_bytes(rows: int, columns: int, text_bytes: int = 0) -> int:
     """Bytes the embedded engine adds to the running process for ``columns`` bound columns
     of ``rows`` rows: the engines' measured per-cell cost, plus the bound columns' text
     (long group names cost what they weigh)."""
-    from fairpolicy.data.engines import EMBEDDED_BYTES_PER_CELL
-
     return EMBEDDED_BYTES_PER_CELL * rows * max(columns, 1) + text_bytes
 
 
@@ -221,30 +113,6 @@ def check_memory(
         hint="run with --engine duckdb (out of core, spills to disk; pip install duckdb), "
         "or evaluate a sample or partition of the data.",
     )
-
-
-def count_csv_rows(path: Path, column: str, limit: int) -> int:
-    """Rows of a CSV, counted by streaming one column; stops once past ``limit``. A file
-    the reader cannot parse counts as 0 (the full read reports why)."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    n = 0
-    try:
-        reader = pacsv.open_csv(
-            path,
-            parse_options=pacsv.ParseOptions(newlines_in_values=True),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[column], column_types={column: pa.string()}
-            ),
-        )
-        for batch in reader:
-            n += batch.num_rows
-            if n > limit:
-                break
-    except (pa.ArrowInvalid, OSError):
-        return 0
-    return n
 
 
 # ---------------------------------------------------------------- work a policy asks for

@@ -3,7 +3,7 @@
 Loading a policy that claims to be OSCAL validates it with compliance-trestle's models,
 which take about 0.3 s to import; the data read does not depend on that. The columns a
 policy binds can be read off its ``input.*`` props as soon as the file is parsed, so
-:class:`Prefetch` starts :func:`~fairpolicy.data.read.read_table` in a thread at once.
+:class:`Prefetch` starts :func:`~fairpolicy.data.sources.read_table` in a thread at once.
 
 The runner takes the prefetched table only when the columns it finally needs (after
 validation, ``--bind`` and profiles) are among those read, each read the same way (as
@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from fairpolicy.data.read import Table, peek_columns, read_table
+from fairpolicy.data.sources import Table, peek_columns, read_table
 
 
 def bound_columns(
@@ -28,7 +28,7 @@ def bound_columns(
 ) -> tuple[list[str], list[str]]:
     """(columns to read, those read as text) for (role, value) bindings, as the runner
     derives them: dimension and site columns are text, score prefixes expand."""
-    from fairpolicy.data.bind import score_column_names
+    from fairpolicy.data.bind.scores import score_column_names
 
     wanted: list[str] = []
     strings: list[str] = []

@@ -5,7 +5,7 @@ when the aggregation outgrows ``memory_limit`` (the memory budget), and returns 
 the distinct tuples of the bound columns with their row counts. CSV columns are read
 as raw text (the header names come from the file, every field typed VARCHAR) and
 converted back in Python with the embedded reader's semantics
-(:func:`~fairpolicy.data.engines._common.convert_text`).
+(:func:`~fairpolicy.data.sources.aggregate.convert_text`).
 """
 
 from __future__ import annotations
@@ -19,26 +19,38 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairpolicy.data.bind import SUM_TOLERANCE
-from fairpolicy.data.engines import expand_paths, is_parquet
-from fairpolicy.data.engines._common import (
+from fairpolicy.data.bind.scores import SUM_TOLERANCE
+from fairpolicy.data.sources.aggregate import (
     FLOAT_RE,
     NUMBER_RE,
-    WEIGHT,
     ParquetSchemas,
-    RegressionAggregate,
-    Request,
     build_table,
     convert_text,
     null_tokens,
     regression_aggregate,
 )
+from fairpolicy.data.sources.base import (
+    WEIGHT,
+    RegressionAggregate,
+    Request,
+    RowPredicate,
+    Table,
+    refuse_duplicates,
+)
+from fairpolicy.data.sources.csv_guard import (
+    csv_compression,
+    csv_header,
+    file_sha256,
+    open_csv_stream,
+    parquet_error,
+    scan_csv,
+)
+from fairpolicy.data.sources.paths import expand_paths, is_parquet
 from fairpolicy.errors import DataError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from fairpolicy.data.read import RowPredicate, Table
 
 #: DuckDB types whose values are rounded to the score grid (others pass through as read)
 _FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
@@ -78,8 +90,6 @@ class DuckDBSource:
     name = "duckdb"
 
     def __init__(self, data: Any, memory_budget: int) -> None:
-        from fairpolicy.data.read import _csv_header
-
         self.path = os.fspath(data)
         files = expand_paths(data)
         self.files = files
@@ -93,9 +103,9 @@ class DuckDBSource:
             )
         header: list[str] = []
         if not self.parquet:
-            header = _csv_header(files[0])
+            header = csv_header(files[0])
             for f in files[1:]:
-                if _csv_header(f) != header:
+                if csv_header(f) != header:
                     raise DataError(
                         f"the header differs from that of {files[0]}.",
                         file=str(f),
@@ -104,8 +114,6 @@ class DuckDBSource:
                     )
         # one streaming pass per CSV: the hash, and an over-long line (a 2 GB line, a
         # runaway quote) refused after one block instead of after DuckDB reads it all
-        from fairpolicy.data.limits import scan_csv
-
         self._digests = {f: scan_csv(f).sha256 for f in files} if not self.parquet else {}
         self._tmp = tempfile.mkdtemp(prefix="fairpolicy-duckdb-")
         try:
@@ -116,8 +124,6 @@ class DuckDBSource:
 
     def _connect(self, files: list[Path], header: list[str], memory_budget: int) -> None:
         import duckdb
-
-        from fairpolicy.data.read import file_sha256
 
         global CONNECTIONS
         CONNECTIONS += 1
@@ -138,9 +144,7 @@ class DuckDBSource:
             try:
                 described = self.con.execute(f"DESCRIBE SELECT * FROM {self.from_sql}").fetchall()
             except duckdb.Error as exc:
-                from fairpolicy.data.read import _parquet_error
-
-                error = _parquet_error(files[0], exc)  # says what the file is, if it can
+                error = parquet_error(files[0], exc)  # says what the file is, if it can
                 error.problems[0] = dataclasses.replace(
                     error.problems[0],
                     message=f"the Parquet file could not be read: {_first_line(exc)}",
@@ -179,8 +183,6 @@ class DuckDBSource:
         """A file DuckDB can read: a ``.csv.bz2`` (DuckDB reads gzip and zstd itself, not
         bz2) is decompressed into the run's temporary directory, beside DuckDB's spill
         files; the results hash the file as given."""
-        from fairpolicy.data.read import csv_compression, open_csv_stream
-
         if csv_compression(path) != "bz2":
             return path
         plain = Path(self._tmp) / f"{len(os.listdir(self._tmp))}-{path.stem}"
@@ -218,8 +220,6 @@ class DuckDBSource:
             ) from None
 
     def _duplicate_check(self, columns: list[str]) -> None:
-        from fairpolicy.data.read import refuse_duplicates
-
         refuse_duplicates(getattr(self, "duplicates", set()), columns, self.path)
         if self.parquet:
             self._schemas.check(columns)

@@ -1,6 +1,7 @@
-"""What the DuckDB and Spark engines share: the read request, raw-text conversion with
-the embedded CSV reader's semantics, and turning an aggregated result into a weighted
-:class:`~fairpolicy.data.read.Table`.
+"""What the DuckDB and Spark engines share: raw-text conversion with the embedded CSV
+reader's semantics, turning an aggregated result into a weighted
+:class:`~fairpolicy.data.sources.base.Table`, the Parquet footers' type check, and
+:class:`Aggregated` (an engine as the run's source).
 
 Both engines read a CSV's bound columns as raw text and group on that text; the few
 distinct values that come back are converted here by pyarrow's own CSV reader with the
@@ -15,24 +16,27 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fairpolicy.data.bind.groups import group_text
+from fairpolicy.data.limits import check_rows
+from fairpolicy.data.sources.base import (
+    WEIGHT,
+    Bound,
+    EngineSource,
+    RegressionAggregate,
+    Request,
+    Table,
+)
+from fairpolicy.errors import DataError
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from fairpolicy.data.engines import Source
-    from fairpolicy.data.read import Table
-
-#: the default score grid: scores in [0, 1] are rounded to 10**-4 on an engine
-DEFAULT_SCORE_DECIMALS = 4
-
-#: the name of the row-count column of an aggregated result
-WEIGHT = "__w"
 
 #: a decimal number with a fractional part or an exponent, as both pyarrow's and the
 #: engines' parsers read it (no surrounding whitespace, no digit separators): only such
@@ -47,33 +51,6 @@ def null_tokens() -> list[str]:
     import pyarrow.csv as pacsv
 
     return list(pacsv.ConvertOptions().null_values)
-
-
-@dataclass(frozen=True)
-class Request:
-    """The bound columns to aggregate into distinct tuples with their row counts."""
-
-    #: columns to group on, in order
-    columns: tuple[str, ...]
-    #: columns read as text (dimension and site columns), as the embedded reader does
-    strings: frozenset[str] = frozenset()
-    #: score columns: values in [0, 1] are rounded to ``decimals`` places
-    scores: frozenset[str] = frozenset()
-    #: multi-column score bindings: a flag per tuple whether its unrounded scores
-    #: fail to sum to 1 (checked before rounding; ``Table.sum_flags``)
-    score_sets: tuple[tuple[str, ...], ...] = ()
-    decimals: int = DEFAULT_SCORE_DECIMALS
-
-
-@dataclass
-class RegressionAggregate:
-    """Per-tuple sums for a regression binding: Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ²."""
-
-    #: dimension columns (+ weights) of the distinct (groups, missing y, missing ŷ) tuples
-    table: Table
-    #: per target/prediction column, which tuples hold its missing values
-    missing: dict[str, NDArray[np.bool_]] = field(default_factory=dict)
-    sums: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 7)))
 
 
 def convert_text(
@@ -133,7 +110,7 @@ def regression_aggregate(
     odd_any: bool,
     *,
     text: bool,
-    source: Source,
+    source: EngineSource,
     dataframe: bool = False,
 ) -> RegressionAggregate | None:
     """The :class:`RegressionAggregate` of an engine's per-tuple sums (columns ``v0..``,
@@ -165,7 +142,7 @@ def build_table(
     names: dict[str, str],
     *,
     text: bool,
-    source: Source,
+    source: EngineSource,
     dataframe: bool = False,
 ) -> Table:
     """A weighted :class:`Table` from an aggregated result.
@@ -174,14 +151,12 @@ def build_table(
     column ``c`` comes as two result columns: ``names[c]`` (raw text where the value
     was not rounded) and ``names[c] + "#r"`` (the rounded value, else null).
     Group (dimension, site) columns come back as text: raw CSV text as written (only a
-    true null is missing), typed values as :func:`~fairpolicy.data.bind.group_text`
+    true null is missing), typed values as :func:`~fairpolicy.data.bind.groups.group_text`
     renders them (a float NaN is missing, -0.0 is ``0``), the same on every engine.
     ``dataframe`` is kept for callers; typed sources are all treated alike.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from fairpolicy.data.read import Table
 
     weights = np.asarray(result.column(WEIGHT).to_numpy(), dtype=np.int64)
     columns: dict[str, pa.ChunkedArray] = {}
@@ -214,8 +189,6 @@ def build_table(
             if pa.types.is_large_string(arr.type):
                 arr = arr.cast(pa.string())
             if c in request.strings:  # NaN is missing, -0.0 is "0", as on every engine
-                from fairpolicy.data.bind import group_text
-
                 # no text form: the control binding it reports that, as embedded
                 with contextlib.suppress(TypeError):
                     arr = group_text(arr).combine_chunks()
@@ -270,8 +243,6 @@ class ParquetSchemas:
                     continue
 
     def check(self, columns: Sequence[str]) -> None:
-        from fairpolicy.errors import DataError
-
         for column in dict.fromkeys(columns):
             kinds: dict[str, str] = {}
             for name, schema in self.schemas:
@@ -289,3 +260,24 @@ class ParquetSchemas:
                     hint=f"write '{column}' with one type in every file (e.g. cast it before "
                     "writing), or check the files one at a time.",
                 )
+
+
+class Aggregated:
+    """An aggregating engine as a :class:`~fairpolicy.data.sources.base.Source`: the run
+    reads its distinct tuples, weighted by their row counts."""
+
+    def __init__(self, engine: EngineSource, data: Any) -> None:
+        self.engine = engine
+        self.data = data
+        self.name = engine.name
+        self.path = engine.path
+        self.sha256 = engine.sha256
+        self.available = engine.available
+
+    def read(self, bound: Bound) -> Table:
+        table = self.engine.tuples(bound.request)
+        check_rows(table.rows, bound.max_rows, table.path or str(self.data))
+        return table
+
+    def close(self) -> None:
+        self.engine.close()

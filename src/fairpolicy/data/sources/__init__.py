@@ -1,7 +1,7 @@
-"""Engines: where the sufficient statistics are aggregated.
+"""Sources: where the bound columns are read and the sufficient statistics aggregated.
 
 - ``embedded`` (default for data that fits the memory budget): pyarrow reads the
-  bound columns, NumPy counts (:mod:`fairpolicy.data.read`).
+  bound columns, NumPy counts (:mod:`.arrow_files`; DataFrames: :mod:`.frames`).
 - ``duckdb``: one ``GROUP BY`` over CSV/Parquet file(s) (globs allowed) in an
   in-process DuckDB that spills to disk (:mod:`.duckdb`).
 - ``spark``: the same aggregation as Spark DataFrame operations, on a DataFrame or
@@ -10,7 +10,7 @@
 Both engines push one aggregation down: the distinct tuples of the bound columns
 with their row counts, scores in [0, 1] rounded to a grid of ``10**-decimals``
 (default 4 decimals). Only that weighted table comes back; it becomes a
-:class:`~fairpolicy.data.read.Table` with ``weights``, and every statistic is built
+:class:`~fairpolicy.data.sources.base.Table` with ``weights``, and every statistic is built
 from it exactly as from rows. Regression bindings push their per-group sums down
 instead; ranking bindings group on the rank column (positions do not compress).
 ``docs/engines.md`` states the score grid's error bound per metric family.
@@ -18,93 +18,62 @@ instead; ranking bindings group on the rank column (positions do not compress).
 
 from __future__ import annotations
 
-import glob
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from fairpolicy.data.engines._common import (
+from fairpolicy.data.limits import EMBEDDED_BASE_BYTES, EMBEDDED_BYTES_PER_CELL
+from fairpolicy.data.sources.aggregate import Aggregated
+from fairpolicy.data.sources.arrow_files import ArrowFileSource, file_columns, read_file
+from fairpolicy.data.sources.base import (
     DEFAULT_SCORE_DECIMALS,
+    Bound,
+    EngineSource,
+    Prefetched,
     RegressionAggregate,
     Request,
+    Source,
+    Table,
 )
-from fairpolicy.errors import DataError, UsageError
-
-if TYPE_CHECKING:
-    import pyarrow as pa
-
-    from fairpolicy.data.read import RowPredicate, Table
+from fairpolicy.data.sources.frames import (
+    FrameSource,
+    frame_columns,
+    is_arrow_like,
+    is_dataframe,
+    is_spark_dataframe,
+    read_frame,
+)
+from fairpolicy.data.sources.paths import estimate_rows, is_glob
+from fairpolicy.errors import UsageError
 
 __all__ = [
+    "DATA_KINDS",
     "DEFAULT_SCORE_DECIMALS",
     "ENGINES",
+    "Bound",
+    "EngineSource",
     "RegressionAggregate",
     "Request",
     "Source",
+    "Table",
     "default_memory_budget",
     "estimate_embedded_peak",
-    "estimate_rows",
-    "is_spark_dataframe",
     "open_source",
     "parse_size",
+    "peek_columns",
+    "read_table",
+    "require_data_kind",
     "resolve_engine",
 ]
 
+
 ENGINES = ("auto", "embedded", "duckdb", "spark")
+
 
 #: the default memory budget: this share of physical memory
 DEFAULT_BUDGET_SHARE = 0.5
-
-#: auto picks DuckDB when the embedded engine's estimated peak memory — this many bytes
-#: per row and bound column, plus a base — would exceed the memory budget
-EMBEDDED_BYTES_PER_CELL = 56
-EMBEDDED_BASE_BYTES = 300 << 20
-
-_GLOB = re.compile(r"[*?\[]")
-
-
-class Source(Protocol):
-    """An engine's handle on one data source."""
-
-    #: the engine's name, as recorded in the results
-    name: str
-    path: str | None
-    sha256: str | None
-    #: every column the source has
-    available: list[str]
-
-    def tuples(self, request: Request) -> Table:
-        """The distinct tuples of ``request.columns`` with their row counts."""
-        ...
-
-    def regression(self, dims: list[str], y: str, yhat: str) -> RegressionAggregate | None:
-        """Per-tuple regression sums, or None when only the tuples can reproduce the
-        embedded path exactly (non-numeric or infinite values: its errors name them)."""
-        ...
-
-    def first_rows(
-        self, column: str, arrow_type: pa.DataType | None, predicate: RowPredicate, limit: int
-    ) -> list[tuple[int, Any]]:
-        """The first ``limit`` data rows (0-based, source order) where ``predicate`` holds."""
-        ...
-
-    def close(self) -> None: ...
-
-
-def is_spark_dataframe(obj: Any) -> bool:
-    """A pyspark DataFrame (classic or Spark Connect), without importing pyspark."""
-    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pyspark.")
-
-
-def is_glob(data: Any) -> bool:
-    """A pattern of files (``*``, ``?`` or ``[`` in the name), unless a file has that name."""
-    return (
-        isinstance(data, str)
-        and bool(_GLOB.search(os.path.basename(data)))
-        and not os.path.exists(data)
-    )
 
 
 def physical_memory() -> int:
@@ -146,52 +115,6 @@ def parse_size(text: str | int | float) -> int:
     if value < 64 << 20:
         raise UsageError(f"--memory-budget: {text} is below the minimum of 64MB.")
     return value
-
-
-def expand_paths(data: Any) -> list[Path]:
-    """The files a path or glob names, sorted; an error naming the pattern when none."""
-    text = os.fspath(data)
-    if is_glob(text):
-        found = sorted(Path(p) for p in glob.glob(text, recursive=True) if os.path.isfile(p))
-        if not found:
-            raise DataError(
-                "the pattern matches no file.", file=text, hint="check the path and the pattern."
-            )
-        return found
-    path = Path(text)
-    if not path.exists():
-        raise DataError("the data file does not exist.", file=text, hint="check the path.")
-    if path.is_dir():
-        raise DataError("this is a directory, not a data file.", file=text)
-    from fairpolicy.files import require_regular
-
-    require_regular(path, DataError, "data")  # a FIFO would block the engine's reader
-    return [path]
-
-
-def is_parquet(path: Path) -> bool:
-    return path.suffix.lower() in (".parquet", ".pq")
-
-
-def estimate_rows(data: Any) -> int:
-    """Data rows: from the Parquet footers, or a CSV's size over the mean length of the
-    lines in its first MiB."""
-    total = 0
-    for path in expand_paths(data):
-        if is_parquet(path):
-            import pyarrow.parquet as pq
-
-            try:
-                total += int(pq.ParquetFile(path).metadata.num_rows)
-            except Exception:  # unreadable: the reader reports it properly
-                total += path.stat().st_size // 8
-            continue
-        size = path.stat().st_size
-        with path.open("rb") as fh:
-            head = fh.read(1 << 20)
-        lines = max(head.count(b"\n"), 1)
-        total += int(size / (len(head) / lines)) if head else 0
-    return total
 
 
 def estimate_embedded_peak(data: Any, columns: Callable[[], list[str]]) -> int:
@@ -236,8 +159,6 @@ def resolve_engine(
             f"Engines: {', '.join(ENGINES)}."
         )
     spark_df = is_spark_dataframe(data)
-    from fairpolicy.data.read import is_arrow_like
-
     frame = not spark_df and (
         (type(data).__name__ == "DataFrame" and hasattr(data, "columns")) or is_arrow_like(data)
     )
@@ -288,13 +209,85 @@ def resolve_engine(
     return "duckdb", []
 
 
-def open_source(engine: str, data: Any, memory_budget: int) -> Source:
-    """The engine's handle on ``data`` (the engine's package is installed)."""
+def open_source(
+    engine: str, data: Any, memory_budget: int, prefetch: Prefetched | None = None
+) -> Source:
+    """The source of ``data`` for ``engine`` (as :func:`resolve_engine` chose it): the
+    embedded reader of a file (taking ``prefetch``'s table when it fits) or of an
+    in-memory table, or an aggregating engine (its package is installed)."""
+    if engine == "embedded":
+        if is_dataframe(data) or is_arrow_like(data):
+            return FrameSource(data)
+        return ArrowFileSource(Path(os.fspath(data)), prefetch)
+    if prefetch is not None:
+        prefetch.wait()
+    return Aggregated(open_engine(engine, data, memory_budget), data)
+
+
+def open_engine(engine: str, data: Any, memory_budget: int) -> EngineSource:
+    """The aggregating engine's handle on ``data``."""
     if engine == "duckdb":
-        from fairpolicy.data.engines.duckdb import DuckDBSource
+        from fairpolicy.data.sources.duckdb import DuckDBSource
 
         return DuckDBSource(data, memory_budget)
-    from fairpolicy.data.engines.spark import SparkSource
+    from fairpolicy.data.sources.spark import SparkSource
 
-    spark: Source = SparkSource(data)
+    spark: EngineSource = SparkSource(data)
     return spark
+
+
+def peek_columns(source: Any) -> list[str]:
+    """The column names of a data source, without reading its rows."""
+    if is_dataframe(source) or is_arrow_like(source):
+        return frame_columns(source)
+    return file_columns(Path(os.fspath(source)))
+
+
+def read_table(
+    source: Any,
+    columns: Iterable[str],
+    *,
+    string_columns: Iterable[str] = (),
+    hash_file: bool = True,
+    max_rows: int | None = None,
+    memory_budget: int | None = None,
+) -> Table:
+    """Read ``columns`` (those that exist) from a path or a pandas DataFrame.
+
+    ``max_rows`` and ``memory_budget`` (bytes; None: 80 % of the available memory) are
+    checked before the rows are parsed (:mod:`fairpolicy.data.limits`).
+    """
+    wanted = list(dict.fromkeys(columns))
+    strings = set(string_columns)
+    if is_dataframe(source) or is_arrow_like(source):
+        return read_frame(source, wanted, strings, max_rows)
+    return read_file(
+        Path(os.fspath(source)),
+        wanted,
+        strings,
+        hash_file=hash_file,
+        max_rows=max_rows,
+        memory_budget=memory_budget,
+    )
+
+
+#: what ``check(policy, data)`` accepts as data, as messages list it
+DATA_KINDS = (
+    "a path (str or os.PathLike) to a CSV or Parquet file, a glob of such files, a pandas "
+    "or polars DataFrame, a pyarrow Table, or a pyspark DataFrame"
+)
+
+
+def require_data_kind(data: Any) -> None:
+    """UsageError naming the accepted kinds when ``data`` is none of them (None, a dict,
+    a list, a NumPy array…), before anything is read."""
+    if isinstance(data, str | os.PathLike) or is_dataframe(data) or is_arrow_like(data):
+        return
+    if type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pyspark."):
+        return
+    raise UsageError(
+        f"data must be {DATA_KINDS}; got {type(data).__name__}"
+        + (" (None)." if data is None else ".")
+        + " Fix: pass the predictions file's path, or load it into one of those first "
+        "(e.g. pandas.read_csv(path))."
+    )

@@ -6,7 +6,7 @@ distinct tuples of the bound columns with their row counts reach the driver, as
 Arrow. ``--engine spark`` on file paths reads them in a Spark session (the active
 one, else a quiet ``local[*]`` session without UI, bound to 127.0.0.1). CSV files are
 read as raw text and converted with the embedded reader's semantics, exactly as on
-the DuckDB engine (:mod:`fairpolicy.data.engines._common`).
+the DuckDB engine (:mod:`fairpolicy.data.sources.aggregate`).
 """
 
 from __future__ import annotations
@@ -21,26 +21,32 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairpolicy.data.bind import SUM_TOLERANCE
-from fairpolicy.data.engines import expand_paths, is_parquet
-from fairpolicy.data.engines._common import (
+from fairpolicy.data.bind.scores import SUM_TOLERANCE
+from fairpolicy.data.sources.aggregate import (
     FLOAT_RE,
     NUMBER_RE,
-    WEIGHT,
     ParquetSchemas,
-    RegressionAggregate,
-    Request,
     build_table,
     convert_text,
     null_tokens,
     regression_aggregate,
 )
+from fairpolicy.data.sources.base import (
+    WEIGHT,
+    RegressionAggregate,
+    Request,
+    RowPredicate,
+    Table,
+    refuse_duplicates,
+)
+from fairpolicy.data.sources.csv_guard import csv_header, file_sha256
+from fairpolicy.data.sources.frames import is_spark_dataframe
+from fairpolicy.data.sources.paths import expand_paths, is_parquet
 from fairpolicy.errors import DataError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from fairpolicy.data.read import RowPredicate, Table
 
 #: shuffle partitions of the local session (Spark's default of 200 is slow for one host)
 LOCAL_SHUFFLE_PARTITIONS = 8
@@ -118,8 +124,6 @@ class SparkSource:
     name = "spark"
 
     def __init__(self, data: Any) -> None:
-        from fairpolicy.data.engines import is_spark_dataframe
-
         self.sha256: str | None = None
         self.text = False
         self.frame = is_spark_dataframe(data)
@@ -168,14 +172,12 @@ class SparkSource:
     def _read_csv(self, spark: Any, files: list[str]) -> tuple[Any, list[str]]:
         from pyspark.sql.types import StringType, StructField, StructType
 
-        from fairpolicy.data.read import _csv_header
-
         if _remote(files[0]):
             header = [str(c) for c in spark.read.option("header", True).csv(files[0]).columns]
         else:
-            header = _csv_header(Path(files[0]))
+            header = csv_header(Path(files[0]))
             for f in files[1:]:
-                if _csv_header(Path(f)) != header:
+                if csv_header(Path(f)) != header:
                     raise DataError(
                         f"the header differs from that of {files[0]}.",
                         file=f,
@@ -233,8 +235,6 @@ class SparkSource:
         return F.lit(None).cast("double")
 
     def _duplicate_check(self, columns: list[str]) -> None:
-        from fairpolicy.data.read import refuse_duplicates
-
         refuse_duplicates(self.duplicates, columns, self.path)
         self._schemas.check(columns)
 
@@ -466,8 +466,6 @@ def _shifted_sum(F: Any, t: Any, m: Any) -> Any:
 
 def _digest(files: list[Path]) -> str:
     import hashlib
-
-    from fairpolicy.data.read import file_sha256
 
     if len(files) == 1:
         return file_sha256(files[0])

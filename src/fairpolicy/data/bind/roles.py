@@ -1,0 +1,81 @@
+"""Which roles a metric reads, and the bindings that name one column for two roles."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fairpolicy.data.bind.scores import parse_score_spec
+from fairpolicy.errors import Problem
+
+if TYPE_CHECKING:
+    from fairpolicy.policy.schema import Control
+
+
+#: score metrics that never read which class a score column is about (a ranking score,
+#: as LL144's scoring rate): an unpaired text-label binding does not stop them
+CLASS_FREE_SCORES = frozenset({"scoring_impact_ratio"})
+
+
+#: metrics of the predictions alone (selection rates): their value does not depend on the
+#: true labels, so binding target and prediction to one column is meaningful (an audit of
+#: selections, as NYC LL144's impact ratios). A test checks this set against the registry.
+PREDICTION_ONLY = frozenset(
+    {
+        "demographic_parity_diff",
+        "demographic_parity_ratio",
+        "disparity_ratio",
+        "mean_prediction_parity",
+        "multiclass_demographic_parity",
+        "multiclass_statistical_parity",
+        "weighted_demographic_parity_multiclass",
+    }
+)
+
+
+def same_column_problems(
+    control: Control, reads: tuple[str, ...], file: str | None
+) -> list[Problem]:
+    """A metric reading target and prediction (or scores) from one column compares the
+    truth with itself: every prediction right, every AUC 1. An error, never a pass.
+
+    ``reads``: the roles the metric reads (its declared inputs, plus ``score`` for
+    metrics that read scores).
+    """
+    i = control.inputs
+    target = i.get("target")
+    out: list[Problem] = []
+    if target is None:
+        return out
+    if (
+        "prediction" in reads
+        and i.get("prediction") == target
+        and control.metric_key not in PREDICTION_ONLY
+    ):
+        out.append(
+            Problem(
+                f"target and prediction are both bound to column '{target}', so every "
+                "prediction would be counted as correct.",
+                file=file,
+                control=control.control_id,
+                column=target,
+                hint="bind input.prediction (or --bind prediction=COLUMN) to the model's "
+                "predictions, not to the true labels.",
+            )
+        )
+    if "score" in reads and "score" in i:
+        try:
+            columns = parse_score_spec(i["score"])[0]
+        except ValueError:
+            columns = []
+        if target in columns:
+            out.append(
+                Problem(
+                    f"input.score binds the target column '{target}' as a score, so the "
+                    "scores would rank every row by its true label.",
+                    file=file,
+                    control=control.control_id,
+                    column=target,
+                    hint="bind input.score to the model's probability column(s).",
+                )
+            )
+    return out
