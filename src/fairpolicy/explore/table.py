@@ -142,15 +142,13 @@ def _fmt(x: float) -> str:
 
 
 def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32], Attribute]:
-    import pyarrow as pa
+    # the group encoding ``check`` uses: trimmed text, empty cell or true null missing
+    from fairpolicy.data.bind import encode_group_column
 
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.cast(pa.string())
-    enc = arr.combine_chunks().dictionary_encode()
-    idx = enc.indices
-    codes = np.asarray(idx.fill_null(-1), dtype=np.int64)
-    values = [str(v) for v in enc.dictionary.to_pylist()]
-    has_missing = bool(idx.null_count)
+    col = encode_group_column(arr)
+    codes = np.asarray(col.codes, dtype=np.int64)
+    values = list(col.names)
+    has_missing = bool(np.any(codes < 0))
     numbers = _numbers(values) if values else None
     if numbers is not None and len(values) > bins:
         present = codes >= 0
@@ -164,18 +162,11 @@ def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32]
             f"[{_fmt(edges[k])}, {_fmt(edges[k + 1])}{']' if k == len(edges) - 2 else ')'}"
             for k in range(len(edges) - 1)
         ]
-        used = np.zeros(len(labels), dtype=bool)
-        used[np.unique(inner)] = True
         out = np.full(len(codes), -1, dtype=np.int64)
         out[present] = inner[codes[present]]
         attr = Attribute(name, labels, binned=True, edges=[float(e) for e in edges])
         codes, values = out, labels
     else:
-        order = sorted(range(len(values)), key=lambda i: values[i])
-        rank = np.empty(len(values), dtype=np.int64)
-        rank[order] = np.arange(len(values))
-        codes = np.where(codes >= 0, rank[np.maximum(codes, 0)] if len(values) else -1, -1)
-        values = [values[i] for i in order]
         attr = Attribute(name, values)
     if has_missing:
         codes = np.where(codes < 0, len(values), codes)
