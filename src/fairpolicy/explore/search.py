@@ -163,10 +163,11 @@ def benjamini_hochberg(p: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-def _too_many(found: int, max_slices: int, depth: int) -> UsageError:
+def _too_many(found: int, max_slices: int, depth: int, file: str) -> UsageError:
     return UsageError(
         f"more than {max_slices} slices reach the support threshold by depth {depth} "
         f"({found} so far); --max-slices bounds the search's memory.",
+        file=file,
         key="--max-slices",
         hint="raise --min-support, lower --depth, drop high-cardinality attributes (or "
         "bin them with a smaller --bins), or raise --max-slices.",
@@ -224,7 +225,7 @@ def search(
                 items = tuple(reversed(codes))
                 found.append((items, int(n[u]), int(num[u]), int(den[u])))
                 if len(found) > max_slices:
-                    raise _too_many(len(found), max_slices, d)
+                    raise _too_many(len(found), max_slices, d, table.file)
             if d == 1:
                 frequent[combo[0]] = {int(c) for c in uniq[ok]}
     slices: list[Slice] = []
