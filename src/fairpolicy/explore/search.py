@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import NDArray
@@ -120,9 +121,7 @@ class Search:
 
 
 def wilson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    from scipy.stats import norm
-
-    z = float(norm.ppf(1 - alpha / 2))
+    z = NormalDist().inv_cdf(1 - alpha / 2)
     p = k / n
     den = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / den
@@ -140,14 +139,12 @@ def two_sided_p(k1: int, n1: int, k2: int, n2: int) -> tuple[float, str]:
 
         res = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="two-sided")
         return min(1.0, float(res.pvalue)), "fisher"
-    from scipy.stats import norm
-
     pooled = col / total
     var = pooled * (1 - pooled) * (1 / n1 + 1 / n2)
     if var <= 0:
         return 1.0, "z"
     z = (k1 / n1 - k2 / n2) / math.sqrt(var)
-    return min(1.0, float(2 * norm.sf(abs(z)))), "z"
+    return min(1.0, math.erfc(abs(z) / math.sqrt(2))), "z"
 
 
 def benjamini_hochberg(p: NDArray[np.float64]) -> NDArray[np.float64]:

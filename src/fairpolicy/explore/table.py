@@ -20,6 +20,7 @@ is categorical, one slice value per distinct text.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +76,21 @@ def _label_values(arr: Any, column: str, file: str) -> tuple[NDArray[np.int64], 
             column=column,
             hint="drop or fill the rows without a label before exploring.",
         )
+    if pa.types.is_integer(arr.type) or pa.types.is_boolean(arr.type):
+        values = arr.to_numpy()
+        if values.dtype == np.bool_:
+            values = values.view(np.uint8)
+        low, high = int(values.min()), int(values.max())
+        if high - low <= 1 << 20:  # a lookup table instead of a sort or a text cast
+            index = values if low >= 0 else values.astype(np.int64) - low
+            base = 0 if low >= 0 else low
+            seen = np.flatnonzero(np.bincount(index, minlength=high - base + 1))
+            lookup = np.zeros(high - base + 1, dtype=np.int64)
+            lookup[seen] = np.arange(len(seen))
+            shown = [str(int(v) + base) for v in seen]
+            if pa.types.is_boolean(arr.type):
+                shown = ["true" if v == "1" else "false" for v in shown]
+            return lookup[index], shown
     if pa.types.is_floating(arr.type):
         values = np.asarray(arr.to_numpy(), dtype=np.float64)
         if np.all(values == np.round(values)):
@@ -146,32 +162,46 @@ def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32]
     from fairpolicy.data.bind import encode_group_column
 
     col = encode_group_column(arr)
-    codes = np.asarray(col.codes, dtype=np.int64)
+    codes = col.codes  # narrow integers, -1 = missing
     values = list(col.names)
-    has_missing = bool(np.any(codes < 0))
+    has_missing = bool(len(codes)) and int(codes.min()) < 0
     numbers = _numbers(values) if values else None
+    # per code (the last entry: missing) the attribute value's index
+    lookup = np.arange(len(values) + 1, dtype=np.int32)
     if numbers is not None and len(values) > bins:
-        present = codes >= 0
-        row_values = numbers[codes[present]]
-        edges = np.unique(np.quantile(row_values, np.linspace(0.0, 1.0, bins + 1)))
+        counts = np.bincount(codes[codes >= 0] if has_missing else codes, minlength=len(values))
+        # the quantiles of the rows' values, from the distinct values and their counts
+        order = np.argsort(numbers)
+        cum = np.cumsum(counts[order])
+        total = int(cum[-1])
+        edges_list = []
+        for q in np.linspace(0.0, 1.0, bins + 1):
+            pos = q * (total - 1)  # numpy.quantile's linear rule on the sorted rows
+            lo_i, frac = int(math.floor(pos)), pos - math.floor(pos)
+            lo_v = numbers[order[np.searchsorted(cum, lo_i, side="right")]]
+            hi_v = numbers[order[np.searchsorted(cum, min(lo_i + 1, total - 1), side="right")]]
+            edges_list.append(lo_v + (hi_v - lo_v) * frac)
+        edges = np.unique(np.array(edges_list))
         if len(edges) < 2:
             edges = np.array([edges[0], edges[0]])
         # bin k holds edges[k] <= x < edges[k+1]; the last bin also holds the maximum
-        inner = np.searchsorted(edges[1:-1], numbers, side="right").astype(np.int64)
+        inner = np.searchsorted(edges[1:-1], numbers, side="right").astype(np.int32)
         labels = [
             f"[{_fmt(edges[k])}, {_fmt(edges[k + 1])}{']' if k == len(edges) - 2 else ')'}"
             for k in range(len(edges) - 1)
         ]
-        out = np.full(len(codes), -1, dtype=np.int64)
-        out[present] = inner[codes[present]]
+        lookup = np.append(inner, np.int32(len(labels)))
         attr = Attribute(name, labels, binned=True, edges=[float(e) for e in edges])
-        codes, values = out, labels
+        values = labels
     else:
         attr = Attribute(name, values)
     if has_missing:
-        codes = np.where(codes < 0, len(values), codes)
         attr.values = values + [MISSING]
-    return codes.astype(np.int32), attr
+    else:
+        lookup[-1] = 0  # unused
+    # code -1 takes the lookup's last entry (missing)
+    out: NDArray[np.int32] = lookup[codes]
+    return out, attr
 
 
 def build(
