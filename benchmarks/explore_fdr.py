@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from fairpolicy.explore import explore  # noqa: E402
+from fairpolicy.explore import explore
 
 SIZES = {"a": 2, "b": 4, "c": 3, "d": 5}
 SIGNAL = {"a", "b"}
@@ -54,8 +54,10 @@ def draw(rng: np.random.Generator, rows: int, base: float, effect: float) -> obj
     y_pred = (rng.random(rows) < prob).astype(np.int8)
     return pa.table(
         {
-            **{k: pa.array([f"{k}{v}" for v in range(SIZES[k])])
-               .take(pa.array(c)) for k, c in cols.items()},  # fmt: skip
+            **{
+                k: pa.array([f"{k}{v}" for v in range(SIZES[k])]).take(pa.array(c))
+                for k, c in cols.items()
+            },
             "y_true": y_true,
             "y_pred": y_pred,
         }

@@ -43,9 +43,9 @@ def cli(argv: list[str]) -> tuple[int, str]:
     return main(argv, stdout=out), out.getvalue()
 
 
-def _oracle(df: pd.DataFrame, attrs: list[str], metric: str, depth: int, min_rows: int) -> dict[
-    tuple[tuple[str, str], ...], tuple[int, int, int, float | None]
-]:
+def _oracle(
+    df: pd.DataFrame, attrs: list[str], metric: str, depth: int, min_rows: int
+) -> dict[tuple[tuple[str, str], ...], tuple[int, int, int, float | None]]:
     """Every supported slice's (n, numerator, denominator, p-value) straight from the rows."""
     r = RATES[metric]
     cell = 2 * df["y_true"].to_numpy() + df["y_pred"].to_numpy()
@@ -173,7 +173,9 @@ def test_csv_parquet_dataframe_arrow_agree(tmp_path: Path) -> None:
     csv, pq = tmp_path / "d.csv", tmp_path / "d.parquet"
     df.to_csv(csv, index=False)
     df.to_parquet(pq, index=False)
-    kw: dict[str, Any] = dict(target="y_true", prediction="y_pred", attributes=["sex", "race", "age"])
+    kw: dict[str, Any] = dict(
+        target="y_true", prediction="y_pred", attributes=["sex", "race", "age"]
+    )
     results = [explore(x, **kw) for x in (str(csv), str(pq), df, pa.Table.from_pandas(df))]
     first = _key(results[0])
     for r in results[1:]:
@@ -185,7 +187,9 @@ def test_csv_parquet_dataframe_arrow_agree(tmp_path: Path) -> None:
 
 def test_binning_rule_equal_frequency() -> None:
     df = frame(5000)
-    res = explore(df, target="y_true", prediction="y_pred", attributes=["age", "sex"], bins=4, depth=1)
+    res = explore(
+        df, target="y_true", prediction="y_pred", attributes=["age", "sex"], bins=4, depth=1
+    )
     age = res.table.attributes[0]
     assert age.binned and len(age.values) == 4
     edges = np.quantile(df["age"], np.linspace(0, 1, 5))
@@ -202,7 +206,9 @@ def test_binning_rule_equal_frequency() -> None:
 def test_support_pruning_and_untestable() -> None:
     df = frame(1000)
     df.loc[df.race == "C", "y_true"] = 0  # no positives: TPR has no denominator there
-    res = explore(df, target="y_true", prediction="y_pred", attributes=["sex", "race"], metric="tpr")
+    res = explore(
+        df, target="y_true", prediction="y_pred", attributes=["sex", "race"], metric="tpr"
+    )
     c = next(s for s in res.search.slices if s.conditions == (("race", "C"),))
     assert c.p_value is None and c.value is None and not c.significant
     assert res.search.untestable >= 3  # race=C and both sex × race=C

@@ -72,9 +72,7 @@ def check_options(
     ]
     for key, ok, allowed, value in checks:
         if not ok:
-            raise UsageError(
-                f"{key} {value} is out of range.", key=key, hint=f"give {allowed}."
-            )
+            raise UsageError(f"{key} {value} is out of range.", key=key, hint=f"give {allowed}.")
 
 
 def explore(
@@ -100,7 +98,11 @@ def explore(
     )  # fmt: skip
     attributes = [a.strip() for a in attributes if a.strip()]
     if not attributes:
-        raise UsageError("no attribute to slice by.", key="--attributes", hint="name columns, e.g. --attributes sex,age.")
+        raise UsageError(
+            "no attribute to slice by.",
+            key="--attributes",
+            hint="name columns, e.g. --attributes sex,age.",
+        )
     dup = sorted({a for a in attributes if attributes.count(a) > 1})
     if dup:
         raise UsageError(

@@ -141,7 +141,7 @@ def chart(result: Any, top: int = 15) -> str:
     scale = (width - left - 30) / 2 / span
 
     def x(v: float) -> float:
-        return mid + v * scale
+        return float(mid + v * scale)
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -197,7 +197,7 @@ def as_html(result: Any) -> str:
         )
     head = "".join(f"<li>{html.escape(x)}</li>" for x in _header(result))
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         "<title>fairpolicy explore</title><style>body{font-family:sans-serif;margin:2em}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
         "</style></head><body><h1>fairpolicy explore</h1>"
@@ -205,16 +205,12 @@ def as_html(result: Any) -> str:
         f"(bars; lines: {1 - result.alpha:.0%} interval; red: significant)</h2>"
         f"{chart(result)}<h2>Slices</h2><table><tr><th>#</th><th>slice</th><th>n</th>"
         "<th>value</th><th>interval</th><th>rest</th><th>divergence</th><th>p</th>"
-        "<th>q (BH)</th><th>significant</th></tr>"
-        + "".join(rows)
-        + "</table></body></html>\n"
+        "<th>q (BH)</th><th>significant</th></tr>" + "".join(rows) + "</table></body></html>\n"
     )
 
 
 def render(result: Any, fmt: str) -> str:
-    return {"text": as_text, "json": as_json, "markdown": as_markdown, "html": as_html}[fmt](
-        result
-    )
+    return {"text": as_text, "json": as_json, "markdown": as_markdown, "html": as_html}[fmt](result)
 
 
 def candidate_policy(result: Any, form: str = "list") -> str:
@@ -231,7 +227,7 @@ def candidate_policy(result: Any, form: str = "list") -> str:
         if s.significant:
             seen.setdefault(tuple(a for a, _ in s.conditions), []).append(s)
     t = result.table
-    controls = []
+    controls: list[dict[str, Any]] = []
     for i, (attrs, slices) in enumerate(seen.items(), 1):
         names = ", ".join(x.label for x in slices[:3]) + (" …" if len(slices) > 3 else "")
         controls.append(
@@ -280,6 +276,7 @@ def _oscal(controls: list[dict[str, Any]]) -> str:
 
     from fairpolicy.oscal_schema import OSCAL_VERSION
     from fairpolicy.policy.schema import NS as ns
+
     catalog = {
         "catalog": {
             "uuid": str(uuid.uuid4()),

@@ -177,7 +177,7 @@ def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32]
         edges_list = []
         for q in np.linspace(0.0, 1.0, bins + 1):
             pos = q * (total - 1)  # numpy.quantile's linear rule on the sorted rows
-            lo_i, frac = int(math.floor(pos)), pos - math.floor(pos)
+            lo_i, frac = math.floor(pos), pos - math.floor(pos)
             lo_v = numbers[order[np.searchsorted(cum, lo_i, side="right")]]
             hi_v = numbers[order[np.searchsorted(cum, min(lo_i + 1, total - 1), side="right")]]
             edges_list.append(lo_v + (hi_v - lo_v) * frac)
@@ -196,7 +196,7 @@ def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32]
     else:
         attr = Attribute(name, values)
     if has_missing:
-        attr.values = values + [MISSING]
+        attr.values = [*values, MISSING]
     else:
         lookup[-1] = 0  # unused
     # code -1 takes the lookup's last entry (missing)
@@ -243,7 +243,9 @@ def build(
         )
     tcodes, tvals = _label_values(table.columns[target], target, file)
     pcodes, pvals = _label_values(table.columns[prediction], prediction, file)
-    cells, positive = _binary(tcodes, tvals, pcodes, pvals, target, prediction, positive_label, file)
+    cells, positive = _binary(
+        tcodes, tvals, pcodes, pvals, target, prediction, positive_label, file
+    )
     columns: list[NDArray[np.int32]] = []
     attrs: list[Attribute] = []
     for name in attributes:
