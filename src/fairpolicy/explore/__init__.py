@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairpolicy.errors import UsageError
-from fairpolicy.explore.search import RATES, Rate, Search, Slice, rate, search
+from fairpolicy.explore.search import RATES, Rate, Search, Slice, find_slices, rate
 from fairpolicy.explore.table import CountTable, build
 
 __all__ = ["RATES", "Exploration", "Slice", "explore"]
@@ -120,7 +120,7 @@ def explore(
         positive_label=positive_label,
         max_rows=max_rows,
     )
-    result = search(
+    result = find_slices(
         table,
         metric=chosen,
         depth=min(depth, len(attributes)),

@@ -171,7 +171,7 @@ def _too_many(found: int, max_slices: int, depth: int, file: str) -> UsageError:
     )
 
 
-def search(
+def find_slices(
     table: CountTable,
     *,
     metric: Rate,
