@@ -272,3 +272,27 @@ def test_candidate_policy_cannot_pass_until_threshold_set(tmp_path: Path, suffix
     pol.write_text(pol.read_text().replace('"0.05"', '"0.9"'))
     code, _ = cli(["check", str(pol), str(data)])
     assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("convert", "positive"),
+    [
+        (lambda s: s.astype(bool), None),
+        (lambda s: s.astype(float), None),
+        (lambda s: s.map({0: "deny", 1: "grant"}), "grant"),
+        (lambda s: s.map({0: "grant", 1: "deny"}), "deny"),
+    ],
+    ids=["bool", "float", "text", "text-swapped"],
+)
+def test_label_encodings_give_the_same_slices(convert: Any, positive: str | None) -> None:
+    df = frame(1500)
+    base = explore(df, target="y_true", prediction="y_pred", attributes=["sex", "race"])
+    other = df.assign(y_true=convert(df.y_true), y_pred=convert(df.y_pred))
+    res = explore(
+        other,
+        target="y_true",
+        prediction="y_pred",
+        attributes=["sex", "race"],
+        positive_label=positive,
+    )
+    assert _key(res) == _key(base)
