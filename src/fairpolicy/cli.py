@@ -310,6 +310,72 @@ def _parser() -> argparse.ArgumentParser:
     cv.add_argument("--profile", metavar="PROFILE", help="also write a profile importing it")
     cv.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
+    ex = sub.add_parser(
+        "explore",
+        help="find the slices (attribute-value conjunctions) whose rate diverges most",
+        description="Rank conjunctions of attribute values by how far their rate diverges "
+        "from the rest of the data, with intervals and Benjamini-Hochberg-adjusted p-values. "
+        "Exit 0 when the report is written (exploring is not a gate), 2 on bad input.",
+    )
+    ex.add_argument("data", help="predictions file (CSV or Parquet)")
+    ex.add_argument("--target", required=True, metavar="COL", help="true label column")
+    ex.add_argument("--prediction", required=True, metavar="COL", help="predicted label column")
+    ex.add_argument("--attributes", required=True, metavar="A,B,...", help="columns to slice by")
+    ex.add_argument(
+        "--metric",
+        default="selection_rate",
+        metavar="KEY",
+        help="rate to compare: selection_rate (default), tpr, fpr, fnr, tnr, "
+        "precision, npv, fdr, for, error_rate, accuracy, or the registry metric "
+        "comparing it (e.g. equal_opportunity_diff)",
+    )
+    ex.add_argument("--depth", type=cli_int, default=2, help="conditions per slice (default 2)")
+    ex.add_argument(
+        "--min-support",
+        type=cli_float,
+        default=0.02,
+        metavar="FRACTION",
+        help="smallest slice, as a fraction of the rows (default 0.02)",
+    )
+    ex.add_argument(
+        "--bins",
+        type=cli_int,
+        default=5,
+        help="equal-frequency bins for numeric attributes with more distinct "
+        "values than this (default 5)",
+    )
+    ex.add_argument(
+        "--max-slices",
+        type=cli_int,
+        default=100_000,
+        metavar="N",
+        help="stop with an error past N supported slices (default 100000)",
+    )
+    ex.add_argument(
+        "--fdr",
+        type=cli_float,
+        default=0.05,
+        metavar="Q",
+        help="false-discovery rate for significance; intervals at 1-Q (default 0.05)",
+    )
+    ex.add_argument("--top", type=cli_int, default=20, metavar="N", help="slices shown")
+    ex.add_argument("--positive-label", metavar="LABEL", help="the positive class")
+    ex.add_argument("--max-rows", type=cli_int, metavar="N", help="refuse data with more rows")
+    ex.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        metavar="FORMAT[=PATH]",
+        help="text, json, markdown or html; repeatable (default: text)",
+    )
+    ex.add_argument(
+        "--emit-policy",
+        metavar="FILE",
+        help="write the significant slices as candidate controls: .json an OSCAL "
+        "catalog, otherwise the simple list form (thresholds SET-ME)",
+    )
+    ex.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
     m = sub.add_parser("metrics", help="list metric keys, or show one")
     m.add_argument("action", nargs="?", choices=("list", "show"), default="list")
     m.add_argument("key", nargs="?", help="metric key (for show)")
@@ -802,6 +868,12 @@ def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def cmd_explore(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.explore import run
+
+    return run(args, stdout)
+
+
 def _duckdb_connections() -> int:
     engine = sys.modules.get("fairpolicy.data.sources.duckdb")
     return int(getattr(engine, "CONNECTIONS", 0))
@@ -842,6 +914,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             "validate": cmd_validate,
             "convert": cmd_convert,
             "metrics": cmd_metrics,
+            "explore": cmd_explore,
         }[args.command]
         with signals_raise():
             return command(args, out)
