@@ -1,6 +1,6 @@
 """One count table over the attribute columns and the label cells.
 
-The data is read once (:func:`fairpolicy.data.read.read_table`, the same guards as
+The data is read once (:func:`fairpolicy.data.sources.read_table`, the same guards as
 ``check``: file kinds, row and memory limits, CSV parsing). Each attribute becomes an
 integer code per row; the two binary label columns become one *cell* per row
 (``2·target + prediction``: 0 = TN, 1 = FP, 2 = FN, 3 = TP). The rows are then
@@ -159,7 +159,7 @@ def _fmt(x: float) -> str:
 
 def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32], Attribute]:
     # the group encoding ``check`` uses: trimmed text, empty cell or true null missing
-    from fairpolicy.data.bind import encode_group_column
+    from fairpolicy.data.bind.groups import encode_group_column
 
     col = encode_group_column(arr)
     codes = col.codes  # narrow integers, -1 = missing
@@ -215,7 +215,8 @@ def build(
     max_rows: int | None = None,
 ) -> CountTable:
     """Read ``data`` once and collapse it into its count table."""
-    from fairpolicy.data.read import in_memory_name, read_table, require_data_kind
+    from fairpolicy.data.sources import read_table, require_data_kind
+    from fairpolicy.data.sources.frames import in_memory_name
 
     require_data_kind(data)
     if target in attributes or prediction in attributes:
