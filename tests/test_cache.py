@@ -276,3 +276,46 @@ def test_load_policy_error_identical_with_cache(cache_home: Path, tmp_path: Path
             load_policy(path)
         messages.append(info.value.render())
     assert messages[0] == messages[1]
+
+
+def test_validate_nist_schema_cached_only_on_success(
+    cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fairpolicy validate``: the NIST schema check of a document that passed is skipped
+    the next time; an invalid document prints the same messages cold, warm and off."""
+    import io
+
+    from fairpolicy import oscal_schema
+    from fairpolicy.cli import main
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"component-definition": component()}))
+    broken = component()
+    broken["metadata"]["last-modified"] = "yesterday"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"component-definition": broken}))
+
+    def run(path: Path) -> tuple[int, str]:
+        out = io.StringIO()
+        return main(["validate", str(path)], stdout=out), out.getvalue()
+
+    cold_bad = run(bad)
+    assert cold_bad[0] == 2 and "NIST" in cold_bad[1]
+    assert run(good)[0] == 0
+    stored = entries(cache_home)
+    assert len(stored) == 2  # trestle and the NIST schema, for the good document only
+    assert run(bad) == cold_bad
+    with monkeypatch.context() as m:
+        m.setenv("FAIRPOLICY_NO_CACHE", "1")
+        assert run(bad) == cold_bad
+
+    def boom(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("NIST check called on a cache hit")
+
+    monkeypatch.setattr(oscal_schema, "check_document", boom)
+    assert run(good)[0] == 0
+    from fairpolicy.policy.validate import schema_errors
+
+    assert schema_errors(good) == []
+    with pytest.raises(AssertionError, match="NIST check called"):
+        schema_errors(bad)

@@ -61,14 +61,25 @@ def _versions(packages: tuple[str, ...]) -> list[str]:
     return out
 
 
-def key_for(kind: str, document: Any, packages: tuple[str, ...] = ()) -> str | None:
-    """The SHA-256 key of validating ``document`` as ``kind`` with ``packages``' versions;
-    None when the document has no canonical JSON (then it is never cached)."""
+def key_for(
+    kind: str, document: Any, packages: tuple[str, ...] = (), files: tuple[Path, ...] = ()
+) -> str | None:
+    """The SHA-256 key of validating ``document`` as ``kind`` with ``packages``' versions
+    and ``files`` (fairpolicy's own validating code and data, by size and modification
+    time, so an edited checkout never meets a stale entry); None when the document has no
+    canonical JSON (then it is never cached)."""
     try:
         body = json.dumps(document, sort_keys=True, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError):  # a date or another non-JSON value from YAML
         return None
-    head = json.dumps([FORMAT, kind, *_versions(packages)])
+    stamps = []
+    for file in files:
+        try:
+            st = file.stat()
+        except OSError:
+            return None
+        stamps.append(f"{file.name}:{st.st_size}:{st.st_mtime_ns}")
+    head = json.dumps([FORMAT, kind, *_versions(packages), *stamps])
     digest = hashlib.sha256(head.encode())
     digest.update(b"\0")
     digest.update(body.encode("utf-8", "surrogatepass"))

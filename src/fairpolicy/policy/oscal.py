@@ -551,7 +551,9 @@ def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
     from fairpolicy import cache
 
     document = _stringify(body)
-    key = cache.key_for(f"trestle:{root}", document, ("compliance-trestle", "pydantic"))
+    key = cache.key_for(
+        f"trestle:{root}", document, ("compliance-trestle", "pydantic"), (Path(__file__),)
+    )
     if cache.seen_valid(key):  # only successes are cached: errors are always fresh
         return True
     if root == "catalog":
