@@ -83,12 +83,12 @@ _DATATYPE_HELP = {
 # ---------------------------------------------------------------- the vendored schema
 
 
-@functools.cache
 def schema_path() -> Path:
     """The vendored schema file on disk (for the validation cache's key)."""
     return Path(str(resources.files("fairpolicy").joinpath("schemas_nist", SCHEMA_FILE)))
 
 
+@functools.cache
 def load_schema() -> dict[str, Any]:
     """The vendored NIST OSCAL complete schema, parsed (cached; do not mutate)."""
     text = resources.files("fairpolicy").joinpath("schemas_nist", SCHEMA_FILE).read_text("utf-8")
