@@ -163,6 +163,9 @@ def main() -> None:
             "--help": [*fp, "--help"],
             "validate small policy": [*fp, "validate", str(small)],
         }
+        # compile every module's bytecode first (trestle's too), so the cold run below
+        # measures a cold validation cache only
+        timed(cmds["check, OSCAL profile"], dict(env, FAIRPOLICY_NO_CACHE="1"))
         cold, rc = timed(cmds["check, OSCAL profile"], env)  # fills the validation cache
         assert rc in (0, 1), "the OSCAL profile must evaluate"
         for name in ("check, list policy", "validate small policy", "--help"):
