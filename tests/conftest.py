@@ -8,7 +8,11 @@ run on every clean clone.
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,12 @@ import pytest
 from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
 from fairpolicy.results import Finding, Results
 from fairpolicy.runner import check
+
+# The OSCAL validation cache (fairpolicy.cache) of this test session lives in a fresh
+# folder: every run starts cold, in-process and CLI subprocesses share it, and the user's
+# own cache is never written.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="fairpolicy-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES_DIR = REPO_ROOT / "tests" / "reference"

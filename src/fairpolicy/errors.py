@@ -8,7 +8,6 @@ only ``--debug`` shows a traceback.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -166,6 +165,8 @@ def close_match(value: str, allowed: Iterable[str]) -> str | None:
     same = [a for a in allowed if a.strip().casefold() == folded and a != value]
     if same:
         return same[0]
+    import difflib  # only on a miss: keeps it off the start-up path
+
     matches = difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)
     return matches[0] if matches else None
 

@@ -25,6 +25,7 @@ import functools
 import json
 from collections.abc import Iterator, Mapping
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import FairpolicyError, OutputError, PolicyError, Problem
@@ -40,6 +41,7 @@ __all__ = [
     "SCHEMA_FILE",
     "check_document",
     "load_schema",
+    "schema_path",
     "validate_document",
 ]
 
@@ -79,6 +81,11 @@ _DATATYPE_HELP = {
 
 
 # ---------------------------------------------------------------- the vendored schema
+
+
+def schema_path() -> Path:
+    """The vendored schema file on disk (for the validation cache's key)."""
+    return Path(str(resources.files("fairpolicy").joinpath("schemas_nist", SCHEMA_FILE)))
 
 
 @functools.cache

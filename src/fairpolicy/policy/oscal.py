@@ -548,6 +548,14 @@ def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
     """Validate a document that claims to be OSCAL with trestle's model for ``root``."""
     if not claims_oscal(body):
         return True
+    from fairpolicy import cache
+
+    document = _stringify(body)
+    key = cache.key_for(
+        f"trestle:{root}", document, ("compliance-trestle", "pydantic"), (Path(__file__),)
+    )
+    if cache.seen_valid(key):  # only successes are cached: errors are always fresh
+        return True
     if root == "catalog":
         from trestle.oscal.catalog import Catalog as Model
     elif root == "profile":
@@ -559,7 +567,7 @@ def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
     from trestle.common.err import TrestleError
 
     try:
-        Model.model_validate(_stringify(body))
+        Model.model_validate(document)
     except (ValidationError, TrestleError) as exc:
         # trestle re-raises a ValidationError that touches oscal-version as a TrestleError
         cause = exc if isinstance(exc, ValidationError) else exc.__context__
@@ -579,6 +587,7 @@ def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
         if len(errors) > 10:
             ctx.add(f"not valid OSCAL: {len(errors) - 10} more errors", file)
         return False
+    cache.remember(key)
     return True
 
 

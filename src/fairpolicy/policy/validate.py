@@ -62,7 +62,7 @@ def schema_errors(path: Path, seen: set[Path] | None = None) -> list[PolicyError
     that cannot be read or has no single root yields nothing here: the loader says why.
     YAML files get the loader's coercion of numbers, booleans and dates to strings.
     """
-    from fairpolicy.oscal_schema import check_document
+    from fairpolicy import cache, oscal_schema
     from fairpolicy.policy import oscal
 
     seen = set() if seen is None else seen
@@ -79,10 +79,22 @@ def schema_errors(path: Path, seen: set[Path] | None = None) -> list[PolicyError
         return []
     root, body, file = roots[0], data[roots[0]], str(path)
     out: list[PolicyError] = []
-    try:
-        check_document(data, root, file, lenient=path.suffix.lower() != ".json")
-    except PolicyError as exc:
-        out.append(exc)
+    lenient = path.suffix.lower() != ".json"
+    # a document that passed before is not checked again (fairpolicy.cache); failures
+    # are always checked afresh, so their messages are the validator's
+    key = cache.key_for(
+        f"nist-schema:{root}:{'lenient' if lenient else 'strict'}",
+        data,
+        ("jsonschema", "regex"),
+        (Path(oscal_schema.__file__), oscal_schema.schema_path()),
+    )
+    if not cache.seen_valid(key):
+        try:
+            oscal_schema.check_document(data, root, file, lenient=lenient)
+        except PolicyError as exc:
+            out.append(exc)
+        else:
+            cache.remember(key)
     for href in _imports(root, body):
         target = oscal.resolve_href(href, path.parent, body, file, oscal.Ctx())
         if target is not None and target.is_file():

@@ -1,0 +1,143 @@
+"""A run imports only what it uses (issue 17, "a lean start"; not a timed test).
+
+Each case runs a command in a fresh interpreter and lists the third-party packages it
+imported. The class of regression caught: a heavy library (pandas, compliance-trestle,
+jsonschema, duckdb, pyspark, scipy, scikit-learn) slipping onto a path that does not need
+it through a module-level import anywhere in ``src/``. Timings are measured, not tested,
+by ``benchmarks/startup.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+HEAVY = {"pandas", "trestle", "jsonschema", "duckdb", "pyspark", "scipy", "sklearn"}
+
+LIST_POLICY = (
+    "- control-id: dp\n  props:\n"
+    "  - {name: metric_key, value: demographic_parity_diff}\n"
+    "  - {name: threshold, value: '0.5'}\n  - {name: operator, value: '<'}\n"
+    "  - {name: input.target, value: y_true}\n  - {name: input.prediction, value: y_pred}\n"
+    "  - {name: input.dimension, value: sex}\n"
+)
+
+OSCAL_POLICY = {
+    "component-definition": {
+        "uuid": "9a6f2b1e-0c4d-4e8f-a1b2-c3d4e5f60718",
+        "metadata": {
+            "title": "t",
+            "last-modified": "2026-01-01T00:00:00+00:00",
+            "version": "1",
+            "oscal-version": "1.2.1",
+        },
+        "components": [
+            {
+                "uuid": "1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b",
+                "type": "software",
+                "title": "model",
+                "description": "model",
+                "control-implementations": [
+                    {
+                        "uuid": "2c3d4e5f-6071-4829-9bac-1d2e3f4a5b6c",
+                        "source": "#catalog",
+                        "description": "gate",
+                        "implemented-requirements": [
+                            {
+                                "uuid": "3d4e5f60-7182-4a3b-8c4d-5e6f7a8b9c0d",
+                                "control-id": "dp",
+                                "description": "DP gap",
+                                "props": [
+                                    {"name": n, "value": v}
+                                    for n, v in (
+                                        ("metric_key", "demographic_parity_diff"),
+                                        ("threshold", "0.5"),
+                                        ("operator", "<"),
+                                        ("input.target", "y_true"),
+                                        ("input.prediction", "y_pred"),
+                                        ("input.dimension", "sex"),
+                                    )
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+}
+
+PROBE = (
+    "import json, sys\n"
+    "from fairpolicy.cli import main\n"
+    "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as exc:\n    code = exc.code\n"
+    "mods = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names))\n"
+    "sys.stderr.write('\\nMODULES ' + json.dumps([code, mods]) + '\\n')\n"
+)
+
+
+def imported(args: list[str], cache: Path, **env: str) -> tuple[int, set[str]]:
+    environ = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONPATH=str(REPO / "src"))
+    environ.pop("FAIRPOLICY_NO_CACHE", None)
+    environ.update(env)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        check=False,
+    )
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line, proc.stderr
+    code, mods = json.loads(line[-1][len("MODULES ") :])
+    return code, set(mods)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    data = tmp_path / "d.csv"
+    data.write_text("y_true,y_pred,sex\n" + "1,1,F\n0,1,M\n1,0,F\n0,0,M\n" * 20)
+    policy = tmp_path / "p.yaml"
+    policy.write_text(LIST_POLICY)
+    oscal = tmp_path / "c.json"
+    oscal.write_text(json.dumps(OSCAL_POLICY))
+    return {"data": data, "policy": policy, "oscal": oscal, "cache": tmp_path / "cache"}
+
+
+def test_help_imports_no_third_party_package(files: dict[str, Path]) -> None:
+    code, mods = imported(["--help"], files["cache"])
+    assert code == 0
+    assert mods <= {"fairpolicy", "certifi", "_distutils_hack", "__main__"}, mods
+
+
+def test_validate_of_a_list_policy_reads_no_data_library(files: dict[str, Path]) -> None:
+    code, mods = imported(["validate", str(files["policy"])], files["cache"])
+    assert code == 0
+    assert not mods & (HEAVY | {"pyarrow"}), mods & (HEAVY | {"pyarrow"})
+
+
+def test_check_of_a_csv_with_a_list_policy_imports_nothing_heavy(files: dict[str, Path]) -> None:
+    code, mods = imported(["check", str(files["policy"]), str(files["data"])], files["cache"])
+    assert code in (0, 1)
+    assert {"pyarrow", "numpy"} <= mods
+    assert not mods & HEAVY, mods & HEAVY
+
+
+def test_oscal_check_imports_trestle_only_until_the_policy_is_known_valid(
+    files: dict[str, Path],
+) -> None:
+    args = ["check", str(files["oscal"]), str(files["data"])]
+    code, cold = imported(args, files["cache"])
+    assert code in (0, 1) and "trestle" in cold
+    code2, warm = imported(args, files["cache"])
+    assert code2 == code
+    assert not warm & HEAVY, warm & HEAVY
+    code3, off = imported(args, files["cache"], FAIRPOLICY_NO_CACHE="1")
+    assert code3 == code and "trestle" in off
