@@ -295,6 +295,53 @@ def oracle(metric: str, counts: list[tuple[int, int, int, int]]) -> Fraction | N
     return min(parts) if parts else None
 
 
+def oracle_bounds(
+    metric: str, counts: list[tuple[int, int, int, int]]
+) -> tuple[Fraction, Fraction] | None:
+    """The range an odds metric's value lies in when exactly one of its parts is undefined
+    (the undefined gap anywhere in [0, 1], the undefined ratio anywhere in [0, 1])."""
+    rates = [_rates(c) for c in counts]
+    col = {k: [r[k] for r in rates] for k in ("tpr", "fpr")}
+    if metric in ("equalized_odds_diff", "average_odds_diff"):
+        a, b = _gap(col["tpr"]), _gap(col["fpr"])
+        if (a is None) == (b is None):
+            return None
+        known = a if a is not None else b
+        assert known is not None
+        if metric == "equalized_odds_diff":
+            return known, Fraction(1)
+        return known / 2, (known + 1) / 2
+    if metric == "equalized_odds_ratio":
+        defined = {k: [x for x in v if x is not None] for k, v in col.items()}
+        short = [k for k, v in defined.items() if len(v) < 2]
+        if len(short) != 1:
+            return None
+        (other,) = [v for k, v in defined.items() if k not in short]
+        if max(other) == 0:  # 0/0: no known part
+            return None
+        return Fraction(0), min(other) / max(other)
+    return None
+
+
+def _range_witnesses(
+    rng: tuple[Fraction, Fraction], op: str, lo: Any, hi: Any
+) -> list[Fraction]:
+    """Points of ``rng`` such that some value of ``rng`` satisfies the control iff one of
+    them does: the ends, and the threshold(s) themselves where they fall inside."""
+    a, b = rng
+    points = [a, b]
+    for t in (lo, hi):
+        if t is not None:
+            x = Fraction(str(t))
+            if a <= x <= b:
+                points.append(x)
+    # a point just inside each end (for strict operators at an end that equals the threshold)
+    eps = Fraction(1, 10**12)
+    if b > a:
+        points += [a + eps, b - eps]
+    return points
+
+
 METRICS = [
     "demographic_parity_diff",
     "demographic_parity_ratio",
@@ -360,7 +407,15 @@ def test_verdict_is_the_exact_rational_verdict(
     (f,) = res.findings
     exact = oracle(metric, counts)
     if exact is None:
-        assert f.status == "inconclusive", (f.message, counts)
+        # one part of an odds metric undefined: the value lies in a known range, and a
+        # control that range violates throughout is a certain fail
+        rng = oracle_bounds(metric, counts)
+        lo, hi = (f.threshold[0], f.threshold[1]) if op == "between" else (f.threshold, None)
+        certain = rng is not None and not any(
+            compare(ExactFloat(x), op, lo, hi)  # type: ignore[arg-type]
+            for x in _range_witnesses(rng, op, lo, hi)
+        )
+        assert f.status == ("fail" if certain else "inconclusive"), (f.message, counts, rng)
         return
     assert f.details["exact_value"] == str(exact)
     assert f.value == float(exact)
@@ -574,3 +629,18 @@ def test_verdict_is_the_exact_rational_verdict_on_duckdb(
     lo, hi = (f.threshold[0], f.threshold[1]) if op == "between" else (f.threshold, None)
     truth = compare(ExactFloat(exact), op, lo, hi)  # type: ignore[arg-type]
     assert f.status == ("pass" if truth else "fail"), (f.message, counts, threshold)
+
+
+def test_odds_metric_with_one_part_undefined_fails_when_its_range_violates() -> None:
+    """Found by hypothesis: no group has actual positives (the TPR gap is undefined), but the
+    FPR gap is 1, so equalized odds is at least 1 whatever the TPR gap: a certain fail."""
+    counts = [(0, 0, 0, 1), (0, 1, 0, 0)]
+    assert oracle("equalized_odds_diff", counts) is None
+    assert oracle_bounds("equalized_odds_diff", counts) == (1, 1)
+    data = _table({f"g{i}": c for i, c in enumerate(counts)})
+    pol = [control(metric="equalized_odds_diff", threshold="0.1", operator="<", min_samples=1)]
+    (f,) = _checked(pol, data, engine="embedded").findings
+    assert f.status == "fail", f.message
+    pol = [control(metric="average_odds_diff", threshold="0.9", operator="<", min_samples=1)]
+    (f,) = _checked(pol, data, engine="embedded").findings
+    assert f.status == "inconclusive", f.message  # [0.5, 1] straddles 0.9
