@@ -394,7 +394,7 @@ def _note_earlier_reports(items: Sequence[str], inputs: Sequence[str]) -> None:
 
 def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.outputs import refuse_clashes, target
-    from fairpolicy.runner import is_deterministic
+    from fairpolicy.assemble import is_deterministic
 
     outputs = _parse_outputs(args.output)
     # every path is checked before the data is read, not after
@@ -666,7 +666,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
     from fairpolicy.outputs import refuse_clashes, target, write_all
     from fairpolicy.plan import plan_results
-    from fairpolicy.runner import is_deterministic
+    from fairpolicy.assemble import is_deterministic
 
     _check_people(args)
     given = _given_ssp(args, "--write-ssp" if args.write_ssp else None, args.subject)
@@ -737,7 +737,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions, get
     from fairpolicy.outputs import is_stdout, refuse_clashes, target, write_all
     from fairpolicy.results import load_results
-    from fairpolicy.runner import is_deterministic
+    from fairpolicy.assemble import is_deterministic
 
     _check_people(args)
     out = None if is_stdout(args.output) else target(args.output)  # -: standard output

@@ -41,19 +41,13 @@ def plan_results(
     as a plan. Raises PolicyError/UsageError as a check would."""
     from fairpolicy import __version__
     from fairpolicy.metrics.registry import REGISTRY
-    from fairpolicy.runner import (
-        _finding,
-        _load,
-        _now,
-        apply_overrides,
-        fixed_timestamp,
-        policy_info,
-    )
+    from fairpolicy.assemble import finding, fixed_timestamp, now, policy_info
+    from fairpolicy.planning import apply_overrides, load
 
-    pol = apply_overrides(_load(policy), bind, num_classes, params)
-    when = fixed_timestamp(timestamp) or _now(deterministic)
+    pol = apply_overrides(load(policy), bind, num_classes, params)
+    when = fixed_timestamp(timestamp) or now(deterministic)
     findings = [
-        _finding(
+        finding(
             c,
             REGISTRY[c.metric_key],
             value=None,
