@@ -440,8 +440,8 @@ def test_decision_exact_where_floats_cannot_tell(
 
 def test_min_share_is_decided_exactly() -> None:
     """1/(10^17 + 1) is below 1e-17, though both are the same double."""
-    from fairpolicy.policy.schema import Control
     from fairpolicy.evaluation import measure
+    from fairpolicy.policy.schema import Control
 
     n = [1, 10**17]
     counts = np.zeros((2, 2, 2), dtype=np.int64)

@@ -26,12 +26,12 @@ from scipy.stats import ks_2samp
 from sklearn.metrics import brier_score_loss, f1_score, roc_auc_score
 
 from fairpolicy.data.read import read_table
+from fairpolicy.evaluator import Evaluator
 from fairpolicy.metrics import scores
 from fairpolicy.metrics.registry import REGISTRY, lookup
+from fairpolicy.planning import plan_controls
 from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
 from fairpolicy.results import Finding
-from fairpolicy.evaluator import Evaluator
-from fairpolicy.planning import plan_controls
 from fairpolicy.runner import check
 from fairpolicy.stats import GroupStats
 
