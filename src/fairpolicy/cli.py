@@ -9,12 +9,11 @@ Heavy modules are imported inside the commands so ``--help`` stays fast.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
 from fairpolicy import __version__
@@ -430,46 +429,33 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     try:
         return _check(args, stdout)
     except FairpolicyError as exc:
+        from fairpolicy.outputs import github_error, note_earlier_reports
+
         if any(o.partition("=")[0].strip() == "github" for o in args.output):
-            _github_error(args, exc, stdout)
-        _note_earlier_reports(args.output, (args.policy, args.data))
+            github_to_stdout = any(
+                o.partition("=")[0].strip() == "github" and o.partition("=")[2] in ("", "-")
+                for o in args.output
+            )
+            github_error(exc.render(), stdout, github_to_stdout)
+        note_earlier_reports(args.output, (args.policy, args.data))
         raise
 
 
-def _note_earlier_reports(items: Sequence[str], inputs: Sequence[str]) -> None:
-    """A run that stops before it has a verdict writes nothing and leaves earlier reports
-    as they were (they may be the last good evidence); say that they are not this run's."""
-    from fairpolicy.errors import printable
-    from fairpolicy.outputs import STDOUT
-
-    earlier = []
-    for item in items:
-        path = item.partition("=")[2]
-        if not path or path == STDOUT or not os.path.isfile(path):
-            continue
-        if any(os.path.exists(i) and os.path.samefile(path, i) for i in inputs):
-            continue  # refused because it is an input: not a report
-        earlier.append(printable(path))
-    if earlier:
-        print(
-            f"note: this run wrote no report; {', '.join(earlier)} "
-            f"{'is' if len(earlier) == 1 else 'are'} from an earlier run, not this one.",
-            file=sys.stderr,
-        )
-
-
 def _check(args: argparse.Namespace, stdout: TextIO) -> int:
-    from fairpolicy.outputs import refuse_clashes, target
-    from fairpolicy.runner import is_deterministic
+    from fairpolicy.assemble import is_deterministic
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.outputs import emit, refuse_clashes, target
+    from fairpolicy.people import check_people
+    from fairpolicy.ssp import given_ssp, with_ssp
 
     outputs = _parse_outputs(args.output)
     # every path is checked before the data is read, not after
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
     refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
-    _check_people(args)
+    check_people(args.assessor, args.organization)
     writes = "-o oscal-ssp" if any(n == "oscal-ssp" for n, _ in outputs) else None
     # the subject's title as the outputs write it: --subject, else the data file's name
-    ssp = _given_ssp(args, writes, args.subject or os.path.basename(args.data))
+    ssp = given_ssp(args.ssp, writes, args.subject or os.path.basename(args.data))
     if args.plan is not None:
         from fairpolicy.plan import read_plan
 
@@ -484,32 +470,23 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
     if ssp is not None:  # the team's SSP shaped the evidence: its hash is recorded too
-        from fairpolicy.results import DocumentRef
+        results = with_ssp(results, args.ssp, ssp[0])
+    if args.plan is not None:
+        from fairpolicy.plan import verify
 
-        ref = DocumentRef(path=args.ssp, sha256=ssp[0], kind="system-security-plan")
-        policy = results.policy.model_copy(update={"documents": [*results.policy.documents, ref]})
-        results = results.model_copy(update={"policy": policy})
-    return _emit(args, results, outputs, deterministic, stdout, ssp)
-
-
-def _github_error(args: argparse.Namespace, exc: FairpolicyError, stdout: TextIO) -> None:
-    """``-o github`` on a run that stops with exit 2: an ``::error`` annotation with the
-    reason (on stdout when the github output goes there, else on stderr — the runner reads
-    both) and the reason appended to the step summary."""
-    from fairpolicy.formatters.github import command
-    from fairpolicy.outputs import append_step_summary, error_summary
-
-    reason = exc.render()
-    github_to_stdout = any(
-        o.partition("=")[0].strip() == "github" and o.partition("=")[2] in ("", "-")
-        for o in args.output
+        verify(args.plan, results)  # the run is the planned one, or nothing is written
+    base = RenderOptions(
+        verbose=args.verbose,
+        quiet=args.quiet,
+        subject=args.subject,
+        embed_evidence=args.embed_evidence,
+        deterministic=deterministic,
+        assessors=tuple(args.assessor),
+        organization=args.organization,
     )
-    line = command("error", reason, title="fairpolicy: could not evaluate (exit 2)") + "\n"
-    (stdout if github_to_stdout else sys.stderr).write(line)
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        with suppress(FairpolicyError):
-            append_step_summary(summary_file, error_summary(reason))
+    color = not args.no_color and "NO_COLOR" not in os.environ
+    given = None if ssp is None else (args.ssp, ssp[0])
+    return emit(results, outputs, base, stdout, color=color, plan=args.plan, ssp=given)
 
 
 def _run_check(
@@ -575,120 +552,6 @@ def _progress_bar() -> Iterator[Callable[[str, int, int], None] | None]:
         yield update
 
 
-def _emit(
-    args: argparse.Namespace,
-    results: Results,
-    outputs: list[tuple[str, str | None]],
-    deterministic: bool,
-    stdout: TextIO,
-    ssp: tuple[str, str] | None = None,
-) -> int:
-    from fairpolicy.formatters import RenderOptions, get
-    from fairpolicy.outputs import append_step_summary, write_all
-
-    def tty(stream: TextIO) -> bool:
-        return hasattr(stream, "isatty") and stream.isatty()
-
-    names = {n for n, _ in outputs}
-    table: TextIO | None = None  # where the text table goes besides the outputs
-    if "text" not in names:
-        # the table reaches the terminal: on stdout unless another format took it, then on
-        # stderr, so stdout stays clean for jq
-        table = sys.stderr if any(p is None for _, p in outputs) else stdout
-    color = not args.no_color and "NO_COLOR" not in os.environ
-    ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
-    if getattr(args, "plan", None) is not None:
-        from fairpolicy.plan import verify
-
-        verify(args.plan, results)  # the run is the planned one, or nothing is written
-        ap_path = args.plan
-    json_path = next((p for n, p in outputs if n == "json" and p), None)
-    ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
-    profile_href = ssp_sha = None
-    # every output is rendered before any file is written, and every file is staged before
-    # any is renamed (outputs.write_all)
-    to_stdout: list[tuple[str, str]] = []
-    files: list[tuple[str, str]] = []
-    if ssp_path is not None:  # with the profile (and catalog) it imports, written beside it
-        from fairpolicy.ssp import profile_chain
-
-        chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
-        files += chain.documents
-        profile_href = chain.profile_href
-    elif ssp is not None:
-        ssp_path, ssp_sha = args.ssp, ssp[0]
-    rendered: dict[str, str] = {}
-    every = [*outputs, *([("text", None)] if table is not None else [])]
-    for name, path in sorted(every, key=lambda o: o[0] != "oscal-ssp"):  # the plan hashes it
-        ap_href = results_href = ssp_href = None
-        if name == "oscal":
-            ap_href = _href(ap_path, path)
-            results_href = _href(json_path, path)
-        if name == "oscal-ap" and ssp_path is not None:
-            ssp_href = _href(ssp_path, path)
-            if "oscal-ssp" in rendered:
-                ssp_sha = hashlib.sha256(rendered["oscal-ssp"].encode()).hexdigest()
-        stream = (table or stdout) if (name == "text" and path is None) else stdout
-        opts = RenderOptions(
-            color=color and path is None and tty(stream),
-            verbose=args.verbose,
-            quiet=args.quiet,
-            path=path,
-            subject=args.subject,
-            embed_evidence=args.embed_evidence,
-            deterministic=deterministic,
-            ap_href=ap_href,
-            results_href=results_href,
-            assessors=tuple(args.assessor),
-            organization=args.organization,
-            ssp_href=ssp_href,
-            ssp_sha256=ssp_sha,
-            plan_given=getattr(args, "plan", None) is not None,
-            profile_href=profile_href if name == "oscal-ssp" else None,
-        )
-        text = rendered[name] = get(name)(results, opts)
-        if path is None:
-            to_stdout.append((name, text))
-        else:
-            files.append((path, text))
-    try:
-        write_all(files)
-    except BaseException:
-        for name, text in to_stdout:  # the table still reaches the terminal, no verdict
-            if name == "text":  # in a machine format goes to stdout
-                (table or stdout).write(text)
-        raise
-    for name, text in to_stdout:
-        (table if (name == "text" and table is not None) else stdout).write(text)
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file and "github" in names:
-        append_step_summary(summary_file, get("markdown")(results, RenderOptions()))
-    failed = [f.control_id for f in results.findings if f.status == "error"]
-    if failed:  # the reasons are in the report; stderr gets the one line CI logs grep for
-        print(
-            f"error: {len(failed)} control(s) could not be evaluated: {', '.join(failed)}",
-            file=sys.stderr,
-        )
-    return results.exit_code
-
-
-def _given_ssp(
-    args: argparse.Namespace, writes: str | None, subject: str | None
-) -> tuple[str, str] | None:
-    """``--ssp``, validated before any work: (its SHA-256, the UUID of the model's component,
-    found by ``subject``). ``writes`` names the option that would write another SSP."""
-    if args.ssp is None:
-        return None
-    if writes is not None:
-        raise UsageError(
-            f"--ssp names the system security plan, and {writes} would write another one.",
-            hint=f"give one of them: your own SSP (--ssp) or a written one ({writes}).",
-        )
-    from fairpolicy.ssp import read_ssp
-
-    return read_ssp(args.ssp, subject)
-
-
 def _people_options(parser: argparse.ArgumentParser) -> None:
     """``--assessor`` and ``--organization`` (check, export; plan shares check's)."""
     parser.add_argument(
@@ -704,38 +567,16 @@ def _people_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _check_people(args: argparse.Namespace) -> None:
-    """``--assessor`` values are ``Name`` or ``Name <email>`` (before any work is done)."""
-    from fairpolicy.people import parse_person
-
-    for text in args.assessor:
-        try:
-            parse_person(text)
-        except ValueError as exc:
-            raise UsageError(
-                f"--assessor: {exc}.", hint="write --assessor 'Ada Lovelace <ada@example.org>'."
-            ) from None
-    if args.organization is not None and not args.organization.strip():
-        raise UsageError("--organization is empty.", hint="name the assessors' organization.")
-
-
-def _href(target: str | None, document: str | None) -> str | None:
-    """``target``'s path relative to the folder of ``document`` (stdout: the working
-    directory), as a relative reference from that document; None without a target."""
-    if target is None:
-        return None
-    base = os.path.dirname(os.path.abspath(document)) if document else os.getcwd()
-    return os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/")
-
-
 def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
-    from fairpolicy.formatters import RenderOptions, get
-    from fairpolicy.outputs import refuse_clashes, target, write_all
-    from fairpolicy.plan import plan_results
-    from fairpolicy.runner import is_deterministic
+    from fairpolicy.assemble import is_deterministic
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.outputs import refuse_clashes, target
+    from fairpolicy.people import check_people
+    from fairpolicy.plan import plan_results, write_plan
+    from fairpolicy.ssp import given_ssp
 
-    _check_people(args)
-    given = _given_ssp(args, "--write-ssp" if args.write_ssp else None, args.subject)
+    check_people(args.assessor, args.organization)
+    given = given_ssp(args.ssp, "--write-ssp" if args.write_ssp else None, args.subject)
     ssp_sha = None if given is None else given[0]
     out = target(args.output)
     outs = [(f"-o {args.output}", out)]
@@ -763,36 +604,15 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         timestamp=args.timestamp,
         deterministic=deterministic,
     )
-    files: list[tuple[str, str]] = []
-    ssp_path = args.ssp
-    if args.write_ssp is not None:  # the SSP, with the profile (and catalog) it imports
-        from fairpolicy.ssp import profile_chain
-
-        ssp_path = args.write_ssp
-        chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
-        ssp_text = get("oscal-ssp")(
-            results,
-            RenderOptions(
-                path=ssp_path,
-                subject=args.subject,
-                deterministic=deterministic,
-                assessors=tuple(args.assessor),
-                organization=args.organization,
-                profile_href=chain.profile_href,
-            ),
-        )
-        files += [*chain.documents, (ssp_path, ssp_text)]
-        ssp_sha = hashlib.sha256(ssp_text.encode()).hexdigest()
-    opts = RenderOptions(
-        path=args.output,
+    base = RenderOptions(
         subject=args.subject,
         deterministic=deterministic,
         assessors=tuple(args.assessor),
         organization=args.organization,
-        ssp_href=_href(ssp_path, args.output),
-        ssp_sha256=ssp_sha,
     )
-    write_all([*files, (out, get("oscal-ap")(results, opts))])
+    write_plan(
+        results, args.output, out, base, ssp=args.ssp, ssp_sha256=ssp_sha, write_ssp=args.write_ssp
+    )
     stdout.write(
         f"wrote the assessment plan of {len(results.findings)} control(s) to {args.output}\n"
     )
@@ -800,12 +620,13 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.assemble import is_deterministic
     from fairpolicy.formatters import RenderOptions, get
-    from fairpolicy.outputs import is_stdout, refuse_clashes, target, write_all
+    from fairpolicy.outputs import href, is_stdout, refuse_clashes, target, write_all
+    from fairpolicy.people import check_people
     from fairpolicy.results import load_results
-    from fairpolicy.runner import is_deterministic
 
-    _check_people(args)
+    check_people(args.assessor, args.organization)
     out = None if is_stdout(args.output) else target(args.output)  # -: standard output
     if out is not None:
         refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
@@ -815,8 +636,8 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         subject=args.subject,
         embed_evidence=args.embed_evidence,
         deterministic=is_deterministic(args.deterministic),
-        results_href=_href(args.results, args.output),
-        ap_href=_href(args.plan, args.output),
+        results_href=href(args.results, args.output),
+        ap_href=href(args.plan, args.output),
         plan_given=args.plan is not None,
         assessors=tuple(args.assessor),
         organization=args.organization,

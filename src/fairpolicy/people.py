@@ -5,6 +5,7 @@ the policy loader, the CLI and the OSCAL writers all read it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _PERSON = re.compile(r"^\s*(?P<name>[^<>]*?)\s*(?:<(?P<email>[^<>\s]+@[^<>\s]+)>)?\s*$")
 
@@ -15,3 +16,20 @@ def parse_person(text: str) -> tuple[str, str | None]:
     if not m or not m.group("name"):
         raise ValueError(f"'{text}' is not a name, optionally followed by <email>")
     return m.group("name"), m.group("email")
+
+
+def check_people(assessors: Sequence[str], organization: str | None) -> None:
+    """``--assessor`` values are ``Name`` or ``Name <email>``, and ``--organization`` is not
+    empty (checked before any work). Raises UsageError."""
+    from fairpolicy.errors import UsageError
+
+    for text in assessors:
+        try:
+            parse_person(text)
+        except ValueError as exc:
+            raise UsageError(
+                f"--assessor: {exc}.",
+                hint="write --assessor 'Ada Lovelace <ada@example.org>'.",
+            ) from None
+    if organization is not None and not organization.strip():
+        raise UsageError("--organization is empty.", hint="name the assessors' organization.")

@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, Problem
 from fairpolicy.results import DataInfo, Results, RunInfo, Tool, summarize
+
+if TYPE_CHECKING:
+    from fairpolicy.formatters import RenderOptions
+    from fairpolicy.outputs import Target
 
 #: the planned props compared between a plan and a run (``control-source`` is where the
 #: control was written, which may be spelled from another folder: not part of the method)
@@ -40,20 +44,14 @@ def plan_results(
     ``inconclusive``, "planned: not evaluated"), which the assessment-plan writer renders
     as a plan. Raises PolicyError/UsageError as a check would."""
     from fairpolicy import __version__
+    from fairpolicy.assemble import finding, fixed_timestamp, now, policy_info
     from fairpolicy.metrics.registry import REGISTRY
-    from fairpolicy.runner import (
-        _finding,
-        _load,
-        _now,
-        apply_overrides,
-        fixed_timestamp,
-        policy_info,
-    )
+    from fairpolicy.planning import apply_overrides, load
 
-    pol = apply_overrides(_load(policy), bind, num_classes, params)
-    when = fixed_timestamp(timestamp) or _now(deterministic)
+    pol = apply_overrides(load(policy), bind, num_classes, params)
+    when = fixed_timestamp(timestamp) or now(deterministic)
     findings = [
-        _finding(
+        finding(
             c,
             REGISTRY[c.metric_key],
             value=None,
@@ -78,6 +76,46 @@ def plan_results(
         findings=findings,
         warnings=list(pol.warnings),
     )
+
+
+def write_plan(
+    results: Results,
+    output: str,
+    out: Target,
+    base: RenderOptions,
+    *,
+    ssp: str | None = None,
+    ssp_sha256: str | None = None,
+    write_ssp: str | None = None,
+) -> None:
+    """Write the assessment plan of ``results`` (:func:`plan_results`) to ``output``
+    (classified as ``out``): it imports the team's SSP (``ssp``, with its SHA-256), or with
+    ``write_ssp`` a minimal SSP written there with the profile (and catalog) it imports,
+    all files staged together (``outputs.write_all``). ``base``: the options every written
+    document shares (subject, assessors, deterministic)."""
+    import dataclasses
+    import hashlib
+
+    from fairpolicy.formatters import get
+    from fairpolicy.outputs import href, write_all
+
+    files: list[tuple[str | Target, str]] = []
+    ssp_path = ssp
+    if write_ssp is not None:  # the SSP, with the profile (and catalog) it imports
+        from fairpolicy.ssp import profile_chain
+
+        ssp_path = write_ssp
+        chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
+        ssp_text = get("oscal-ssp")(
+            results,
+            dataclasses.replace(base, path=ssp_path, profile_href=chain.profile_href),
+        )
+        files += [*chain.documents, (ssp_path, ssp_text)]
+        ssp_sha256 = hashlib.sha256(ssp_text.encode()).hexdigest()
+    opts = dataclasses.replace(
+        base, path=output, ssp_href=href(ssp_path, output), ssp_sha256=ssp_sha256
+    )
+    write_all([*files, (out, get("oscal-ap")(results, opts))])
 
 
 def is_plan(results: Results) -> bool:

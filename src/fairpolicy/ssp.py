@@ -23,9 +23,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import OutputError, PolicyError, UsageError
+
+if TYPE_CHECKING:
+    from fairpolicy.results import Results
 
 
 @dataclass
@@ -53,7 +56,12 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
     """The profile an SSP written at ``ssp_path`` imports for the policy at
     ``policy_path`` (see the module docstring). Raises OutputError/PolicyError."""
     from fairpolicy.policy import oscal
-    from fairpolicy.policy.convert import _dump, _last_modified, convert_policy, profile_for
+    from fairpolicy.policy.convert import (
+        convert_policy,
+        dump_document,
+        profile_for,
+        source_last_modified,
+    )
 
     ssp = Path(ssp_path)
     if policy_path is None or not Path(policy_path).is_file():
@@ -83,24 +91,29 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
     catalog_path, profile_path = _sibling(ssp, "catalog"), _sibling(ssp, "profile")
     catalog = convert_policy(
         policy,
-        last_modified=_last_modified(data, source),
+        last_modified=source_last_modified(data, source),
         source_href=_rel(source, catalog_path.parent),
         source_sha256=sha,
     )
     profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))
     return Chain(
         _rel(profile_path, ssp.parent),
-        [(str(catalog_path), _dump(catalog, "json")), (str(profile_path), _dump(profile, "json"))],
+        [
+            (str(catalog_path), dump_document(catalog, "json")),
+            (str(profile_path), dump_document(profile, "json")),
+        ],
     )
 
 
 def _importing(catalog_path: Path, catalog: Any, ssp: Path) -> Chain:
     """A profile importing all of the catalog at ``catalog_path``, written beside the SSP."""
-    from fairpolicy.policy.convert import _dump, profile_for
+    from fairpolicy.policy.convert import dump_document, profile_for
 
     profile_path = _sibling(ssp, "profile")
     profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))
-    return Chain(_rel(profile_path, ssp.parent), [(str(profile_path), _dump(profile, "json"))])
+    return Chain(
+        _rel(profile_path, ssp.parent), [(str(profile_path), dump_document(profile, "json"))]
+    )
 
 
 def _implemented_source(data: Any, source: Path) -> Path | None:
@@ -143,6 +156,29 @@ def read_ssp(path: str, subject: str | None) -> tuple[str, str]:
             hint="name the model's component with --subject '<its title>'.",
         )
     return sha, titles[subject.strip()]
+
+
+def given_ssp(path: str | None, writes: str | None, subject: str | None) -> tuple[str, str] | None:
+    """``--ssp``, validated before any work: (its SHA-256, the UUID of the model's component,
+    found by ``subject``). ``writes`` names the option that would write another SSP."""
+    if path is None:
+        return None
+    if writes is not None:
+        raise UsageError(
+            f"--ssp names the system security plan, and {writes} would write another one.",
+            hint=f"give one of them: your own SSP (--ssp) or a written one ({writes}).",
+        )
+    return read_ssp(path, subject)
+
+
+def with_ssp(results: Results, path: str, sha256: str) -> Results:
+    """``results`` with the team's SSP (``--ssp``) among the documents that shaped the
+    evidence (its path and SHA-256)."""
+    from fairpolicy.results import DocumentRef
+
+    ref = DocumentRef(path=path, sha256=sha256, kind="system-security-plan")
+    policy = results.policy.model_copy(update={"documents": [*results.policy.documents, ref]})
+    return results.model_copy(update={"policy": policy})
 
 
 def read_model(path: str, root: str, flag: str, what: str, hint: str) -> tuple[Any, str]:

@@ -26,11 +26,13 @@ from scipy.stats import ks_2samp
 from sklearn.metrics import brier_score_loss, f1_score, roc_auc_score
 
 from fairpolicy.data.sources import read_table
+from fairpolicy.evaluator import Evaluator
 from fairpolicy.metrics import scores
 from fairpolicy.metrics.registry import REGISTRY, lookup
+from fairpolicy.planning import plan_controls
 from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
 from fairpolicy.results import Finding
-from fairpolicy.runner import _Evaluator, _plan, check
+from fairpolicy.runner import check
 from fairpolicy.stats import GroupStats
 
 TOL = 1e-12
@@ -113,9 +115,9 @@ def bound_stats(data: Any, control: Control) -> GroupStats:
     cols += [c for c in frame.columns if str(c).startswith(control.inputs["score"])]
     strings = [control.inputs["dimension"], control.inputs.get("site", "")]
     table = read_table(data, cols, string_columns=[s for s in strings if s])
-    plans = _plan(Policy(form="list", controls=(control,)), table)
+    plans = plan_controls(Policy(form="list", controls=(control,)), table)
     assert plans[0].error is None, plans[0].error
-    return _Evaluator(table).group_stats(plans[0], plans)
+    return Evaluator(table).group_stats(plans[0], plans)
 
 
 # ---------------------------------------------------------------------------

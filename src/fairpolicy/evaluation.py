@@ -1,0 +1,315 @@
+"""Evaluation: requests → findings. For each planned control (:mod:`fairpolicy.planning`)
+the :class:`~fairpolicy.evaluator.Evaluator`'s statistics are measured (unknown and small
+groups excluded, then the metric), decided (:mod:`fairpolicy.decide`) and recorded as one
+:class:`~fairpolicy.results.Finding`; a control that cannot be evaluated becomes a finding
+with status ``error``, never an exception that hides the others.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+import numpy as np
+
+from fairpolicy.assemble import finding, group_keys, jsonable
+from fairpolicy.data import limits as _limits
+from fairpolicy.decide import describe, status_for, violated_throughout, within
+from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem
+from fairpolicy.evaluator import Evaluator, missing_tokens
+from fairpolicy.exact import decimal_fraction, with_exact
+from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
+from fairpolicy.metrics.grid import grid_error
+from fairpolicy.planning import Plan
+from fairpolicy.policy.schema import Control
+from fairpolicy.results import (
+    ExcludedGroup,
+    Finding,
+    GroupResult,
+)
+from fairpolicy.stats import (
+    MISSING_GROUP,
+    GroupStats,
+)
+
+#: a warning is raised when a compared group has fewer rows than this
+SMALL_GROUP_WARNING = 100
+#: groups a warning names before it says how many more there are
+NAMED_IN_WARNING = 20
+
+
+def measure(
+    stats: GroupStats, control: Control, spec: MetricSpec, file: str | None = None
+) -> tuple[MetricValue, np.ndarray]:
+    """Exclude the unknown and small groups, then apply the metric.
+
+    Returns the value and the mask of the groups it compared (for the bootstrap).
+    """
+    if len(stats.groups) < 2:
+        dim = ",".join(stats.dimension)
+        found = f"only one group ('{stats.groups[0]}')" if stats.groups else "no group values"
+        raise BindingError(
+            Problem(
+                f"the dimension column '{dim}' has {found}; a fairness comparison needs at "
+                "least two groups.",
+                file=file,
+                control=control.control_id,
+                column=dim,
+                hint="bind input.dimension to the protected-attribute column, or evaluate data "
+                "that contains more than one group.",
+            )
+        )
+    n = stats.n
+    # data checks and LL144 impact ratios judge small groups themselves: none is dropped
+    small_ok = spec.kind == "data" or not spec.min_samples_applies
+    keep = n >= (0 if small_ok else control.min_samples)
+    excluded = [
+        Excluded(g, int(n[i]), f"fewer rows than min_samples={control.min_samples}")
+        for i, g in enumerate(stats.groups)
+        if not keep[i]
+    ]
+    min_share = control.params.get("min_share")
+    if min_share and not small_ok:
+        total = max(int(n.sum()) + stats.unknown_n, 1)
+        share = n / total
+        # decided exactly: a group holding exactly min_share of the rows is kept
+        floor = decimal_fraction(float(min_share))
+        low = keep & np.array([Fraction(int(k), total) < floor for k in n], dtype=bool)
+        excluded += [
+            Excluded(g, int(n[i]), f"{share[i]:.2%} of the rows, below min_share={min_share:g}")
+            for i, g in enumerate(stats.groups)
+            if low[i]
+        ]
+        keep = keep & ~low
+    if stats.unknown_n:
+        excluded.append(
+            Excluded(
+                MISSING_GROUP,
+                stats.unknown_n,
+                f"dimension value missing in '{','.join(stats.dimension)}' (an empty cell or a "
+                "null"
+                + (
+                    ", or one of the missing_values " + ", ".join(map(repr, sorted(tokens)))
+                    if (tokens := missing_tokens(control))
+                    else ""
+                )
+                + ")",
+            )
+        )
+    eligible = stats.select(keep)
+    if stats.secondary is not None:  # the second grouping obeys min_samples too
+        sec = stats.secondary
+        sec_keep = sec.n >= control.min_samples
+        excluded += [
+            Excluded(
+                g,
+                int(sec.n[i]),
+                f"'{','.join(sec.dimension)}' group with fewer rows than "
+                f"min_samples={control.min_samples}",
+            )
+            for i, g in enumerate(sec.groups)
+            if not sec_keep[i]
+        ]
+        eligible = eligible.with_extras(secondary=sec.select(sec_keep))
+    if len(eligible.groups) < 2:
+        return MetricValue(
+            None,
+            excluded=tuple(excluded),
+            reason=f"{len(eligible.groups)} group(s) with at least min_samples="
+            f"{control.min_samples} rows in '{','.join(stats.dimension)}'; at least 2 are "
+            "needed to compare",
+        ), keep
+    try:
+        mv = spec.fn(eligible, spec.resolve_params(control.params))
+    except MetricError as exc:  # name what the metric could not know: file, control, columns
+        bound = [control.inputs[r] for r in ("target", "prediction") if r in control.inputs]
+        column = ", ".join(bound) if spec.kind == "regression" and bound else None
+        raise MetricError(
+            [
+                dataclasses.replace(
+                    p,
+                    file=p.file or file,
+                    control=p.control or control.control_id,
+                    column=p.column or column,
+                )
+                for p in exc.problems
+            ]
+        ) from exc
+    return MetricValue(
+        mv.value,
+        mv.groups,
+        (*excluded, *mv.excluded),
+        mv.details,
+        mv.reason,
+        mv.worst_group,
+        mv.exact,
+        mv.bounds,
+    ), keep
+
+
+def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
+    c, spec = plan.control, plan.spec
+    try:
+        if plan.error is not None:
+            raise plan.error
+        stats = ev.group_stats(plan, plans)
+        gone = ev.emptied(plan)  # groups `missing: drop` emptied: excluded, never absent
+        if gone and len(stats.groups) < 2:
+            mv = MetricValue(
+                None,
+                excluded=tuple(gone),
+                reason=f"{len(stats.groups)} group(s) left in '{','.join(stats.dimension)}' "
+                f"after missing: drop removed every row of {', '.join(e.group for e in gone)}; "
+                "at least 2 are needed to compare",
+            )
+            keep = np.ones(len(stats.groups), dtype=bool)
+        else:
+            mv, keep = measure(stats, c, spec, ev.table.path or "<DataFrame>")
+            if gone:
+                mv = dataclasses.replace(mv, excluded=(*mv.excluded, *gone))
+        for kind in ("ci", "p_value"):
+            resamples = int(c.params.get(kind) or 0)
+            if resamples > 0 and mv.value is not None:
+                _limits.check_resampling(
+                    kind,
+                    resamples,
+                    _limits.resampled_cells(stats),
+                    len(stats.groups),
+                    ev.limits,
+                    ev.table.path,
+                    c.control_id,
+                )
+        ci, group_ci = ev.interval(plan, stats, keep, mv)
+        pv = ev.permutation(plan, stats, keep, mv)
+    except FairpolicyError as exc:
+        text = " ".join(p.render() for p in exc.problems)
+        return finding(c, spec, value=None, status="error", message=text, reason=text)
+    decision = c.params.get("decision", "point")
+    details = dict(mv.details)
+    error = 0.0
+    if ev.decimals is not None and spec.needs_scores and mv.value is not None:
+        error = grid_error(
+            spec.key, stats.select(keep), spec.resolve_params(c.params), mv, ev.decimals
+        )
+        details["score_grid"] = {
+            "decimals": ev.decimals,
+            "max_error": error if math.isfinite(error) else None,
+        }
+    interval = (ci.low, ci.high) if ci else None
+    if ci is not None and ci.low is not None and spec.needs_scores and ev.grid is not None:
+        # resampled on the score grid on every engine: widen by its bound before deciding
+        ci_error = ev.ci_grid_error(plan, stats, keep, mv)
+        note = (
+            f"resampled on the score grid of 10^-{ev.grid} on every engine (the same cells, so "
+            "the same interval); widened by the grid's error bound "
+            + (f"±{ci_error:.3g}" if math.isfinite(ci_error) else "(unbounded)")
+            + " before deciding"
+        )
+        ci = ci.model_copy(update={"note": f"{ci.note}; {note}" if ci.note else note})
+        if interval is not None and interval[0] is not None and interval[1] is not None:
+            interval = (interval[0] - ci_error, interval[1] + ci_error)
+    # a count-based value carries its exact rational: the decision is exact at the threshold
+    value = with_exact(mv.value, mv.exact)
+    if mv.exact is not None and mv.value is not None:
+        details["exact_value"] = str(mv.exact)
+    status, why = status_for(c, value, decision, interval)
+    if why and ci is not None and ci.reason and (ci.low is None or ci.high is None):
+        why = f"{why} ({ci.reason})"  # say why there is no interval
+    straddles = (
+        error
+        and status == "pass"
+        and decision == "point"
+        and mv.value is not None
+        and not within(mv.value - error, mv.value + error, c)
+    )
+    if straddles and mv.value is not None:
+        status = "inconclusive"
+        engine = ev.table.source.name if ev.table.source else "engine"
+        bound = f"±{error:.3g}" if math.isfinite(error) else "an unbounded distance"
+        why = (
+            f"scores were rounded to {ev.decimals} decimals on the {engine} engine, which "
+            f"leaves the exact value within {bound} of {mv.value:.6g}, across the threshold; "
+            "rerun with more --score-decimals or --engine embedded"
+        )
+    if status == "inconclusive" and mv.value is None and mv.bounds is not None:
+        # part of the value is known, and every value it can still take violates the
+        # control: a certain failure, never an inconclusive that --inconclusive pass passes
+        low, high = mv.bounds
+        if violated_throughout(low, high, c):
+            status = "fail" if c.enforcement_mode.value == "block" else "warn"
+            why = (
+                f"{mv.reason}; whatever the undefined part is, the value lies in "
+                f"[{low:.6g}, {high:.6g}], which violates {c.operator.value} "
+                f"{c.threshold.render()} throughout"
+            )
+            mv = dataclasses.replace(mv, reason=why)
+    reason = mv.reason or why
+    ev.warn_missing(c, stats)
+    if stats.secondary is not None:  # the site column of a composite
+        ev.warn_missing(c, stats.secondary)
+    keys = group_keys(stats)
+    small = [g.group for g in mv.groups if g.n < SMALL_GROUP_WARNING]
+    if small and mv.value is not None:
+        ev.warnings.append(
+            f"control '{c.control_id}': the value rests on group(s) with fewer than "
+            f"{SMALL_GROUP_WARNING} rows: {', '.join(small[:NAMED_IN_WARNING])}"
+            + (
+                f" … and {len(small) - NAMED_IN_WARNING:,} more (listed in the JSON report)"
+                if len(small) > NAMED_IN_WARNING
+                else ""
+            )
+        )
+    return finding(
+        c,
+        spec,
+        value=float(value) if value is not None else None,  # float(exact) when exact
+        status=status,
+        message=describe(c, value, status, reason, ci),
+        reason=reason,
+        ci=ci,
+        decision=decision,
+        p_value=pv,
+        groups=[
+            GroupResult(
+                group=g.group,
+                key=keys.get(g.group),
+                n=g.n,
+                value=g.value,
+                ci_low=group_ci.get(g.group, (None, None))[0],
+                ci_high=group_ci.get(g.group, (None, None))[1],
+            )
+            for g in mv.groups
+        ],
+        excluded_groups=[
+            ExcludedGroup(
+                group=e.group,
+                key=None if e.group == MISSING_GROUP else keys.get(e.group),
+                missing=e.group == MISSING_GROUP,
+                n=e.n,
+                reason=e.reason,
+            )
+            for e in mv.excluded
+        ],
+        details=jsonable(details),
+        worst_group=mv.worst_group,
+        classes=list(stats.classes),
+        counts={g: stats.counts[i].tolist() for i, g in enumerate(stats.groups) if keep[i]}
+        if stats.classes
+        else {},
+    )
+
+
+def evaluate_all(
+    plans: Sequence[Plan],
+    ev: Evaluator,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[Finding]:
+    """One finding per planned control, in the policy's order."""
+    findings = []
+    for i, plan in enumerate(plans):
+        if progress:
+            progress(f"evaluating {plan.control.control_id}", i, len(plans))
+        findings.append(evaluate(plan, plans, ev))
+    return findings

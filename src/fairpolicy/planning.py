@@ -1,0 +1,444 @@
+"""Planning: policy → controls → bindings → requests, before any row is read.
+
+:func:`settle` validates the run's options (a :class:`Settings`); :func:`prepare_policy`
+loads the policy, applies the command line's overrides (:func:`apply_overrides`) and
+checks the work it asks for against the caps; :func:`plan_controls` binds each control's
+roles to the table's columns (one :class:`Plan` per control, with the binding key that
+lets controls share one count table, or the binding error); :func:`engine_request` is
+the aggregation an engine runs. This is the part ``validate``, ``plan`` and ``check``
+share; :mod:`fairpolicy.evaluation` takes the plans from here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairpolicy.assemble import RunRecord, fixed_timestamp, now
+from fairpolicy.data import limits as _limits
+from fairpolicy.data.bind.label_types import LabelKey
+from fairpolicy.data.bind.roles import same_column_problems
+from fairpolicy.data.bind.rows import missing_column_problem
+from fairpolicy.data.bind.scores import score_column_names
+from fairpolicy.data.limits import Limits
+from fairpolicy.data.prefetch import bound_columns
+from fairpolicy.data.sources import Request, Table, default_memory_budget, parse_size
+from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.metrics.base import MetricSpec
+from fairpolicy.metrics.registry import lookup
+from fairpolicy.policy.schema import ROLES, Control, Policy
+from fairpolicy.results import (
+    FailOn,
+    InconclusivePolicy,
+)
+
+DEFAULT_SEED = 20261122
+
+
+def apply_overrides(
+    policy: Policy,
+    bind: Mapping[str, str] | None,
+    num_classes: int | None,
+    params: Mapping[str, Any] | None = None,
+) -> Policy:
+    """``--bind role=column``, ``--num-classes`` and the statistics options (``ci``,
+    ``decision``, ...) applied to every control; the command line wins over the policy."""
+    if not bind and num_classes is None and not params:
+        return policy
+    for role in bind or {}:
+        if role not in ROLES:
+            from fairpolicy.errors import did_you_mean
+
+            raise UsageError(
+                f"--bind {role}=...: unknown role '{role}'.{did_you_mean(role, ROLES)} "
+                f"Roles: {', '.join(ROLES)}."
+            )
+    controls = []
+    for c in policy.controls:
+        update: dict[str, Any] = {}
+        if bind:
+            update["inputs"] = {**c.inputs, **bind}
+        extra = dict(params or {})
+        if num_classes is not None:
+            extra["num_classes"] = num_classes
+        if extra:
+            update["params"] = {**c.params, **extra}
+        controls.append(c.model_copy(update=update))
+    return policy.model_copy(update={"controls": tuple(controls)})
+
+
+def label_key(control: Control, spec: MetricSpec) -> LabelKey:
+    p = control.params
+    return LabelKey(
+        target=control.inputs["target"],
+        # a metric of the labels alone (class balance) counts the target against itself
+        prediction=control.inputs.get("prediction", control.inputs["target"]),
+        score=control.inputs.get("score"),
+        positive_label=None if p.get("positive_label") is None else str(p["positive_label"]),
+        num_classes=p.get("num_classes"),
+        missing=control.missing,
+        binary="multiclass" not in spec.tasks,
+        classes=None if p.get("classes") is None else str(p["classes"]),
+    )
+
+
+@dataclass
+class Plan:
+    control: Control
+    spec: MetricSpec
+    #: what rows this control's statistics share with others: a LabelKey for
+    #: classification, a tuple naming the bound columns for the other kinds
+    key: Hashable | None = None
+    error: FairpolicyError | None = None
+
+
+def plan_key(control: Control, spec: MetricSpec) -> Hashable:
+    i = control.inputs
+    if spec.kind == "classification":
+        return label_key(control, spec)
+    if spec.kind == "regression":
+        return ("regression", i["target"], i["prediction"], control.missing)
+    if spec.kind == "ranking":
+        by = ("rank", i["rank"]) if "rank" in i else ("score", i["score"])
+        return ("ranking", *by, control.missing)
+    return ("data",)
+
+
+def one_column_notes(policy: Policy) -> list[str]:
+    """A selection-rate metric (which reads only predictions) may bind target and prediction
+    to one column on purpose (an LL144 selection column); say so, since bound by mistake it
+    measures the labels' base rates, not the model's decisions."""
+    from fairpolicy.data.bind.roles import PREDICTION_ONLY
+
+    return [
+        f"control '{c.control_id}': target and prediction are both bound to column "
+        f"'{c.inputs['target']}': {c.metric_key} then compares the groups' rates of that "
+        "column, not the model's predictions (meant for a selection column; otherwise bind "
+        "input.prediction to the predictions)"
+        for c in policy.controls
+        if c.inputs.get("target") is not None
+        and c.inputs.get("prediction") == c.inputs.get("target")
+        and c.metric_key in PREDICTION_ONLY
+    ]
+
+
+def plan_controls(policy: Policy, table: Table) -> list[Plan]:
+    plans = []
+    for c in policy.controls:
+        spec = lookup(c.metric_key)
+        plan = Plan(c, spec)
+        problems = []
+        for role in spec.inputs:
+            if role not in c.inputs:
+                problems.append(
+                    Problem(
+                        f"binds no column to role '{role}' (prop input.{role}).",
+                        file=policy.path,
+                        control=c.control_id,
+                        hint=f"add input.{role} to the control or pass --bind {role}=COLUMN.",
+                    )
+                )
+        if spec.one_of and not any(r in c.inputs for r in spec.one_of):
+            problems.append(
+                Problem(
+                    f"metric '{spec.key}' needs one of "
+                    + " or ".join(f"input.{r}" for r in spec.one_of)
+                    + ".",
+                    file=policy.path,
+                    control=c.control_id,
+                    hint=f"bind one, e.g. --bind {spec.one_of[0]}=COLUMN.",
+                )
+            )
+        for role, value in c.inputs.items():
+            cols = c.dimension_columns if role == "dimension" else (value,)
+            if role == "score" and spec.kind == "classification":
+                if not score_column_names(table.available, value):
+                    problems.append(missing_column_problem(table, c, role, value))
+                continue
+            problems += [
+                missing_column_problem(table, c, role, col)
+                for col in cols
+                if col not in table.available
+            ]
+        reads = (*spec.inputs, *spec.one_of, *(("score",) if spec.needs_scores else ()))
+        problems += same_column_problems(c, reads, table.path or "<DataFrame>")
+        if problems:
+            plan.error = BindingError(problems)
+        else:
+            plan.key = plan_key(c, spec)
+        plans.append(plan)
+    return plans
+
+
+def _check_stats_options(options: Mapping[str, Any]) -> None:
+    """Validate the statistics options given to :func:`check` / the command line."""
+    from fairpolicy.metrics.registry import COMMON_PARAMS
+
+    specs = {p.name: p for p in COMMON_PARAMS}
+    flags = {"ci": "--bootstrap", "p_value": "--p-value"}
+    for name, value in options.items():
+        p = specs[name]
+        flag = flags.get(name, "--" + name.replace("_", "-"))
+        if p.choices and value not in p.choices:
+            raise UsageError(f"{flag} must be one of {', '.join(map(str, p.choices))}.")
+        if name in ("ci", "p_value") and (int(value) < 0 or int(value) == 1):
+            raise UsageError(f"{flag} needs 0 (off) or at least 2 resamples, got {value}.")
+        if name == "ci_level" and not 0 < float(value) < 1:
+            raise UsageError(f"{flag} must lie strictly between 0 and 1, got {value}.")
+
+
+def _check_requested(pol: Policy, caps: Limits) -> None:
+    """Every control's resample and class counts within their caps, before any data is
+    read (a control's own props and the policy-wide ``metadata.props`` alike)."""
+    for c in pol.controls:
+        for name in ("ci", "p_value", "num_classes"):
+            value = c.params.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                _limits.check_requested(
+                    name,
+                    value,
+                    caps,
+                    file=c.source.file if c.source and c.source.file else pol.path,
+                    control=c.control_id,
+                )
+
+
+#: the largest score grid exponent (10**-12 is already below float resolution near 1)
+MAX_SCORE_DECIMALS = 12
+
+
+def _score_decimals(value: int | None) -> int:
+    from fairpolicy.data.sources import DEFAULT_SCORE_DECIMALS
+
+    if value is None:
+        return DEFAULT_SCORE_DECIMALS
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 0 <= value <= MAX_SCORE_DECIMALS
+    ):
+        raise UsageError(
+            f"--score-decimals must be a whole number from 0 to {MAX_SCORE_DECIMALS}, "
+            f"got {value!r}."
+        )
+    return value
+
+
+def policy_columns(pol: Policy, available: list[str]) -> tuple[list[str], list[str]]:
+    """(every column the policy binds, those read as text: dimension and site columns)."""
+    wanted, strings = bound_columns(
+        available, [(role, value) for c in pol.controls for role, value in c.inputs.items()]
+    )
+    return list(dict.fromkeys(wanted)), list(dict.fromkeys(strings))
+
+
+#: the prefetch reads a file only when it is this many times smaller than the memory budget
+#: (the embedded peak measured at up to ~20 bytes per CSV byte on narrow columns)
+PREFETCH_SIZE_FACTOR = 20
+
+
+def prefetchable(engine: str, data: Any, budget: int) -> bool:
+    """A speculative read only where the embedded engine will read that file anyway: engine
+    auto/embedded, one existing file, and far below the memory budget (a file that auto may
+    send to DuckDB, or the memory guard may refuse, is never read speculatively)."""
+    if engine not in ("auto", "embedded") or not isinstance(data, str | os.PathLike):
+        return False
+    from fairpolicy.data.sources.csv_guard import csv_compression
+
+    if csv_compression(Path(data)) is not None:
+        return False  # decompressing needs pyarrow's codecs: imported on this thread first
+    try:
+        size = os.stat(data).st_size
+    except (OSError, ValueError):
+        return False
+    return size * PREFETCH_SIZE_FACTOR <= budget
+
+
+def engine_request(pol: Policy, available: list[str], strings: list[str], decimals: int) -> Request:
+    """The main aggregation of an engine: the columns of classification and data-check
+    controls (regression and ranking bindings aggregate their own columns)."""
+    columns: list[str] = []
+    scores: list[str] = []
+    score_sets: list[tuple[str, ...]] = []
+    for c in pol.controls:
+        try:
+            kind = lookup(c.metric_key).kind
+        except FairpolicyError:
+            continue  # reported per control
+        if kind in ("regression", "ranking"):
+            continue  # their own aggregations read their columns
+        for role, value in c.inputs.items():
+            if role == "dimension":
+                columns += c.dimension_columns
+            elif role == "score":
+                cols = score_column_names(available, value)
+                columns += cols
+                scores += cols
+                if len(cols) > 1:
+                    score_sets.append(tuple(cols))
+            else:
+                columns.append(value)
+    present = [col for col in dict.fromkeys(columns) if col in available]
+    return Request(
+        columns=tuple(present),
+        strings=frozenset(strings) & set(present),
+        scores=frozenset(scores) & set(present),
+        score_sets=tuple(
+            s for s in dict.fromkeys(score_sets) if all(col in available for col in s)
+        ),
+        decimals=decimals,
+    )
+
+
+def load(policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = ()) -> Policy:
+    if isinstance(policy, Policy):
+        return policy
+    from fairpolicy.policy.load import load_policy
+
+    loaded: Policy = load_policy(policy, allow_paths=allow_paths)
+    return loaded
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of one :func:`fairpolicy.runner.check`, validated (:func:`settle`)."""
+
+    #: what the results record about the run
+    record: RunRecord
+    bind: Mapping[str, str] | None
+    num_classes: int | None
+    #: the statistics options given for every control (``ci``, ``decision``, ...)
+    stats_options: dict[str, Any]
+    caps: Limits
+    engine: str
+    #: the memory budget in bytes (given, else the default)
+    budget: int
+    #: the memory budget as given (None: the default)
+    memory_budget: int | str | None
+    max_rows: int | None
+    score_decimals: int | None
+    allow_paths: Sequence[str | os.PathLike[str]]
+
+
+def settle(
+    data: Any,
+    *,
+    bind: Mapping[str, str] | None,
+    num_classes: int | None,
+    inconclusive: InconclusivePolicy,
+    fail_on: FailOn,
+    deterministic: bool,
+    bootstrap: int | None,
+    ci_level: float | None,
+    ci_method: str | None,
+    resample: str | None,
+    decision: str | None,
+    p_value: int | None,
+    bonferroni: bool | None,
+    seed: int | None,
+    engine: str,
+    memory_budget: int | str | None,
+    score_decimals: int | None,
+    max_rows: int | None,
+    timestamp: str | None,
+    max_groups: int | None,
+    max_classes: int | None,
+    max_resamples: int | None,
+    max_cells: int | None,
+    max_resample_seconds: int | None,
+    allow_paths: Sequence[str | os.PathLike[str]],
+) -> Settings:
+    """The options of :func:`fairpolicy.runner.check`, validated in the order a user
+    meets them (the data's kind first); the run's clock starts here. Raises UsageError."""
+    from fairpolicy.data.sources import require_data_kind
+
+    require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
+    if inconclusive not in ("pass", "warn", "fail"):
+        raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
+    if fail_on not in ("error", "warning", "never"):
+        raise UsageError(f"fail_on must be error, warning or never, not {fail_on!r}.")
+    fixed = fixed_timestamp(timestamp)
+    started = fixed or now(deterministic)
+    epoch_note = (
+        (
+            "--deterministic without SOURCE_DATE_EPOCH or --timestamp: the run is dated "
+            "1970-01-01T00:00:00+00:00; pass --timestamp ISO8601 (or set SOURCE_DATE_EPOCH) "
+            "to date it",
+        )
+        if deterministic and fixed is None and not os.environ.get("SOURCE_DATE_EPOCH")
+        else ()
+    )
+    clock = time.perf_counter()
+    stats_options = {
+        k: v
+        for k, v in {
+            "ci": bootstrap,
+            "ci_level": ci_level,
+            "ci_method": ci_method,
+            "resample": resample,
+            "decision": decision,
+            "p_value": p_value,
+            "bonferroni": bonferroni,
+        }.items()
+        if v is not None
+    }
+    _check_stats_options(stats_options)
+    if num_classes is not None and num_classes < 2:
+        raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
+    if max_rows is not None and max_rows < 1:
+        raise UsageError(f"--max-rows must be at least 1, got {max_rows}.")
+    caps = Limits.of(
+        max_groups=max_groups,
+        max_classes=max_classes,
+        max_resamples=max_resamples,
+        max_cells=max_cells,
+        max_resample_seconds=max_resample_seconds,
+    )
+    for name, value in (("ci", bootstrap), ("p_value", p_value), ("num_classes", num_classes)):
+        if value is not None:
+            _limits.check_requested(name, int(value), caps, from_flag=True)
+    run_seed = DEFAULT_SEED if seed is None else int(seed)
+    budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
+    record = RunRecord(
+        started=started,
+        fixed=fixed,
+        clock=clock,
+        deterministic=deterministic,
+        inconclusive=inconclusive,
+        fail_on=fail_on,
+        seed=run_seed,
+        options={
+            "bind": dict(bind or {}),
+            "num_classes": num_classes,
+            "deterministic": deterministic,
+            "timestamp": fixed,
+            **stats_options,
+        },
+        epoch_note=epoch_note,
+    )
+    return Settings(
+        record=record,
+        bind=bind,
+        num_classes=num_classes,
+        stats_options=stats_options,
+        caps=caps,
+        engine=engine,
+        budget=budget,
+        memory_budget=memory_budget,
+        max_rows=max_rows,
+        score_decimals=score_decimals,
+        allow_paths=allow_paths,
+    )
+
+
+def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
+    """The policy with the command line's overrides, its requested work within the caps,
+    and the engines' score grid (``--score-decimals``). Raises PolicyError/UsageError."""
+    s = settings
+    pol = apply_overrides(load(policy, s.allow_paths), s.bind, s.num_classes, s.stats_options)
+    _check_requested(pol, s.caps)
+    return pol, _score_decimals(s.score_decimals)
