@@ -23,10 +23,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pytest
 
-from fairpolicy import stats
 from fairpolicy.data import bind
 from fairpolicy.data.read import read_table
 from fairpolicy.errors import DataError
+from fairpolicy.stats import counts as stats
 
 ODD = [
     "F",
