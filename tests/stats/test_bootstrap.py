@@ -28,6 +28,7 @@ from fairpolicy.stats import (
     confusion_counts,
 )
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import jackknife as jk
 from fairpolicy.stats import permutation as pm
 from fairpolicy.stats import resample as rs
 
@@ -485,12 +486,12 @@ def test_score_cell_jackknife_is_the_row_jackknife(k: int) -> None:
     spec = REGISTRY[key]
     keep = np.ones(2, dtype=bool)
     compared = rs.compared_groups(spec.fn(st, {}))
-    jack = bs.jackknife(spec, st, keep, {}, compared, 0)
+    jack = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(jack, str) and not jack.grouped
     assert len(jack.values) < len(rows["t"])  # fewer evaluations than rows (ties)
     split = [{kk: v[rows["g"] == gi] for kk, v in rows.items()} for gi in (0, 1)]
     expected = _row_acceleration(split, lambda gs: spread([auc(x) for x in gs]))
-    assert bs.acceleration(jack) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+    assert jk.acceleration(jack) == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
 @pytest.mark.parametrize("blocks", ["dealt", "shuffled"])
@@ -501,14 +502,14 @@ def test_grouped_jackknife_above_the_cap(blocks: str, monkeypatch: pytest.Monkey
     spec = REGISTRY["auc_gap"]
     keep = np.ones(2, dtype=bool)
     compared = rs.compared_groups(spec.fn(st, {}))
-    exact = bs.jackknife(spec, st, keep, {}, compared, 0)
+    exact = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(exact, str) and not exact.grouped
-    monkeypatch.setattr(bs, "JACKKNIFE_MAX", 400)
+    monkeypatch.setattr(jk, "JACKKNIFE_MAX", 400)
     if blocks == "shuffled":
-        monkeypatch.setattr(bs, "_BLOCKS_BY_DEAL", 0)
-    grouped = bs.jackknife(spec, st, keep, {}, compared, 0)
+        monkeypatch.setattr(jk, "_BLOCKS_BY_DEAL", 0)
+    grouped = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(grouped, str) and grouped.grouped and len(grouped.values) <= 402
-    a, g = bs.acceleration(exact), bs.acceleration(grouped)
+    a, g = jk.acceleration(exact), jk.acceleration(grouped)
     assert abs(g - a) < 0.5 * abs(a) + 2e-3  # same sums, estimated from blocks
     point = spec.fn(st, {}).value
     assert point is not None
@@ -522,14 +523,14 @@ def test_grouped_jackknife_of_a_count_table(monkeypatch: pytest.MonkeyPatch) -> 
     spec = REGISTRY["weighted_f1_gap"]
     keep = np.ones(3, dtype=bool)
     compared = rs.compared_groups(spec.fn(st, {}))
-    exact = bs.jackknife(spec, st, keep, {}, compared, 0)
+    exact = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(exact, str) and not exact.grouped
-    monkeypatch.setattr(bs, "JACKKNIFE_MAX", 60)
-    grouped = bs.jackknife(spec, st, keep, {}, compared, 0)
+    monkeypatch.setattr(jk, "JACKKNIFE_MAX", 60)
+    grouped = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(grouped, str) and grouped.grouped
     # max(20, 60 · n_g / N) blocks per group: 20, 25, 20 (instead of 108 cells)
     assert grouped.sizes.tolist() == [20.0, 25.0, 20.0] and len(grouped.values) == 65
-    a, g = bs.acceleration(exact), bs.acceleration(grouped)
+    a, g = jk.acceleration(exact), jk.acceleration(grouped)
     assert abs(g - a) < 0.01  # 65 blocks estimate a skewness: only its order of magnitude
 
 

@@ -11,9 +11,10 @@ This package only re-exports. Its modules, lowest first:
   the resampling code needs of a metric (:class:`~fairpolicy.stats.values.Statistic`);
 - :mod:`~fairpolicy.stats.resample` — bootstrap draws per family (count tables, score
   cells, regression cells, ranking, rows);
-- :mod:`~fairpolicy.stats.bootstrap` — interval methods (percentile, BCa with its
-  jackknife, the simultaneous band); :mod:`~fairpolicy.stats.permutation` — permutation
-  tests; :mod:`~fairpolicy.stats.bands` — multiclass max-over-classes forms.
+- :mod:`~fairpolicy.stats.jackknife` — the cell (or grouped) jackknife behind BCa;
+- :mod:`~fairpolicy.stats.bootstrap` — interval methods (percentile, BCa, the
+  simultaneous band); :mod:`~fairpolicy.stats.permutation` — permutation tests;
+  :mod:`~fairpolicy.stats.bands` — the simultaneous sup-t band projected onto gaps and ratios.
 
 The resampling modules are not imported here (they are imported where an interval or a
 p-value is asked for). Nothing in this package imports ``metrics``, ``data``, ``policy``,

@@ -18,7 +18,7 @@ class JointCells:
 
     With several score columns the per-column tables of :class:`ScoreStats` lose
     which scores sit on the same row; the bootstrap needs it to resample rows
-    (:mod:`fairpolicy.stats.bootstrap`). Cell ``i`` holds ``counts[i]`` rows of
+    (:mod:`fairpolicy.stats.resample`). Cell ``i`` holds ``counts[i]`` rows of
     true class ``classes[i]`` whose score in column ``j`` is
     ``values[g][j][index[i, j]]``. Cells are sorted by class, so each class is a
     contiguous slice.
