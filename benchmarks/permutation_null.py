@@ -2,7 +2,7 @@
 groups' base rates differ.
 
 Not a unit test: for each scenario it samples populations in which the metric's own null
-hypothesis is true, runs ``bootstrap.permutation_test`` (P permutations) and prints the
+hypothesis is true, runs ``stats.permutation.permutation_test`` (P permutations) and prints the
 share of p-values ≤ α, with its Monte-Carlo standard error, for the stratum the registry
 declares (``MetricSpec.stratum``) and, for comparison, for permuting all rows (the test
 before the strata existed). A valid test rejects at most α + 2 MC errors,
