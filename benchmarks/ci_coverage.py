@@ -36,6 +36,7 @@ import numpy as np
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, build_score_stats, confusion_counts
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import resample as rs
 
 
 def population(args: argparse.Namespace, seed: int) -> tuple[GroupStats, float, float, str]:
@@ -71,7 +72,7 @@ def one(job: tuple[argparse.Namespace, int]) -> dict[str, Any]:
         return out
     keep = np.ones(2, dtype=bool)
     t0 = time.perf_counter()
-    reps = bs.draw(st, args.resamples, seed)
+    reps = rs.draw(st, args.resamples, seed)
     out["draw_s"] = time.perf_counter() - t0
     for method in ("percentile", "bca"):
         t0 = time.perf_counter()

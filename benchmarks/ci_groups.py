@@ -66,6 +66,7 @@ import numpy as np
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, build_score_stats, confusion_counts
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import resample as rs
 
 KEYS = {
     "dp": "demographic_parity_diff",
@@ -203,7 +204,7 @@ def one(job: tuple[Any, ...]) -> dict[str, Any]:
     if point is None:
         return out
     keep = np.ones(len(deltas), dtype=bool)
-    reps = bs.draw(st, resamples, seed, rows=rows)
+    reps = rs.draw(st, resamples, seed, rows=rows)
     for m in methods:
         t0 = time.perf_counter()
         if m in ("band", "ours-bca"):  # what the runner reports (percentile / BCa asked)

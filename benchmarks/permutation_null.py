@@ -2,7 +2,7 @@
 groups' base rates differ.
 
 Not a unit test: for each scenario it samples populations in which the metric's own null
-hypothesis is true, runs ``bootstrap.permutation_test`` (P permutations) and prints the
+hypothesis is true, runs ``stats.permutation.permutation_test`` (P permutations) and prints the
 share of p-values ≤ α, with its Monte-Carlo standard error, for the stratum the registry
 declares (``MetricSpec.stratum``) and, for comparison, for permuting all rows (the test
 before the strata existed). A valid test rejects at most α + 2 MC errors,
@@ -39,7 +39,7 @@ import numpy as np
 
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, build_score_stats, confusion_counts
-from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import permutation as pm
 
 SCENARIOS: dict[str, tuple[str, ...]] = {
     "eo": ("equal_opportunity_diff", "fpr_diff", "equalized_odds_diff"),
@@ -102,7 +102,7 @@ def run(scenario: str, args: argparse.Namespace) -> list[dict[str, Any]]:
                 point = spec.fn(st, {}).value
                 if point is None:
                     continue
-                res = bs.permutation_test(
+                res = pm.permutation_test(
                     spec, st, {}, point, args.permutations, i, bonferroni=True
                 )
                 if res.p_value is None:

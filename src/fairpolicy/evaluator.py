@@ -302,7 +302,7 @@ class Evaluator:
         resamples = int(c.params.get("ci") or 0)
         if resamples <= 0 or mv.value is None:
             return None, {}
-        from fairpolicy.stats import bootstrap
+        from fairpolicy.stats import bootstrap, resample
 
         stats, point = self.resampled(plan, stats, keep, mv)
         rows = str(c.params.get("resample", "stratified")) == "rows"
@@ -311,7 +311,7 @@ class Evaluator:
             seed = self._seed(plan, stats, "bootstrap")
             self.replicates[key] = (
                 stats,  # keeps the object (and so its id) alive with its replicates
-                bootstrap.draw(stats, resamples, seed, rows=rows),
+                resample.draw(stats, resamples, seed, rows=rows),
             )
         reps = self.replicates[key][1]
         iv = bootstrap.confidence(
@@ -345,11 +345,11 @@ class Evaluator:
         permutations = int(c.params.get("p_value") or 0)
         if permutations <= 0 or mv.value is None:
             return None
-        from fairpolicy.stats import bootstrap
+        from fairpolicy.stats import permutation
 
         bonferroni = bool(c.params.get("bonferroni", False))
         stats, point = self.resampled(plan, stats, keep, mv)
-        res = bootstrap.permutation_test(
+        res = permutation.permutation_test(
             plan.spec,
             stats.select(keep),
             plan.spec.resolve_params(c.params),

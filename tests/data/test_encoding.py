@@ -23,11 +23,11 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pytest
 
-from fairpolicy import stats
 from fairpolicy.data.bind.codes import arrow_values, distinct_values, label_codes, validity
 from fairpolicy.data.bind.groups import encode_dimension
 from fairpolicy.data.sources import read_table
 from fairpolicy.errors import DataError
+from fairpolicy.stats import counts as stats
 
 ODD = [
     "F",

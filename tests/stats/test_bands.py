@@ -21,6 +21,7 @@ from fairpolicy.metrics.base import GroupValue, MetricValue
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, bands
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import resample as rs
 
 GAPS = (
     "demographic_parity_diff",
@@ -67,7 +68,7 @@ def test_every_interval_contains_its_point_estimate(
         return
     keep = np.ones(len(cells), dtype=bool)
     for band in (True, False):
-        iv = bs.confidence(spec, st, keep, {}, mv.value, bs.draw(st, 60, seed), 0.9, method, band)
+        iv = bs.confidence(spec, st, keep, {}, mv.value, rs.draw(st, 60, seed), 0.9, method, band)
         if iv.low is None or iv.high is None:
             assert iv.reason
             continue
@@ -87,7 +88,7 @@ def test_tied_extremes_are_not_systematically_excluded(groups: int) -> None:
         st = sample([0.3] * groups, 200, seed)
         point = spec.fn(st, {}).value
         assert point is not None and point > 0  # the plug-in is biased away from 0
-        reps = bs.draw(st, 200, seed)
+        reps = rs.draw(st, 200, seed)
         keep = np.ones(groups, dtype=bool)
         iv = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile")
         old = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile", band=False)
@@ -113,7 +114,7 @@ def test_ci_upper_does_not_pass_a_violating_ratio_at_four_fifths() -> None:
         if point is None:
             continue
         iv = bs.confidence(
-            spec, st, np.ones(2, bool), {}, point, bs.draw(st, 200, seed), 0.95, "bca"
+            spec, st, np.ones(2, bool), {}, point, rs.draw(st, 200, seed), 0.95, "bca"
         )
         assert iv.method == "band" and iv.low is not None
         wrong += iv.low > 0.8
@@ -125,13 +126,13 @@ def test_bca_falls_back_with_a_reason_on_more_than_two_groups() -> None:
     spec = REGISTRY["theil_index"]  # not a max − min form: keeps the asked method
     point = spec.fn(st, {}).value
     assert point is not None
-    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, bs.draw(st, 200, 0), 0.95, "bca")
+    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, rs.draw(st, 200, 0), 0.95, "bca")
     assert iv.method == "percentile" and iv.note and "BCa not available" in iv.note
     assert "3 groups" in iv.note
     two = sample([0.3, 0.4], 300, 1)
     point2 = spec.fn(two, {}).value
     assert point2 is not None
-    iv2 = bs.confidence(spec, two, np.ones(2, bool), {}, point2, bs.draw(two, 200, 0), 0.95, "bca")
+    iv2 = bs.confidence(spec, two, np.ones(2, bool), {}, point2, rs.draw(two, 200, 0), 0.95, "bca")
     assert iv2.method == "bca"
 
 
@@ -151,11 +152,11 @@ def test_the_form_of_each_metric_is_recognised(key: str, form: tuple[str, str]) 
     spec = REGISTRY[key]
     point = spec.fn(st, {}).value
     assert point is not None
-    rv = bs.replicate_values(spec, st, np.ones(3, bool), {}, bs.draw(st, 100, 0))
+    rv = bs.replicate_values(spec, st, np.ones(3, bool), {}, rs.draw(st, 100, 0))
     ok = ~np.isnan(rv.values)
     chosen = [f for f, c in rv.forms.items() if not np.isnan(c[ok]).any()]
     assert chosen and (chosen[0].reduce, chosen[0].combine) == form
-    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, bs.draw(st, 100, 0), 0.95, "bca")
+    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, rs.draw(st, 100, 0), 0.95, "bca")
     assert iv.method == "band" and iv.note and "sup-t band" in iv.note
 
 
@@ -218,7 +219,7 @@ def test_no_interval_names_the_group_whose_rate_rests_on_too_few_rows(
     spec = REGISTRY["equal_opportunity_diff"]
     point = spec.fn(st, {}).value
     assert point is not None
-    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, bs.draw(st, 400, 1), 0.95, "bca")
+    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, rs.draw(st, 400, 1), 0.95, "bca")
     if has_interval:
         assert iv.low is not None and iv.method == "band"
     else:

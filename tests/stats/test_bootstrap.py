@@ -28,6 +28,9 @@ from fairpolicy.stats import (
     confusion_counts,
 )
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import jackknife as jk
+from fairpolicy.stats import permutation as pm
+from fairpolicy.stats import resample as rs
 
 Rows = dict[str, np.ndarray]
 
@@ -147,7 +150,7 @@ def test_row_statistics_match_scikit_learn() -> None:
 def count_bootstrap(
     key: str, st: GroupStats, resamples: int, seed: int, params: dict[str, Any] | None = None
 ) -> np.ndarray:
-    reps = bs.draw(st, resamples, seed)
+    reps = rs.draw(st, resamples, seed)
     keep = np.ones(len(st.groups), dtype=bool)
     rv = bs.replicate_values(REGISTRY[key], st, keep, params or {}, reps)
     assert rv.undefined == rv.differ == 0
@@ -230,7 +233,7 @@ def test_joint_score_cells_resample_rows_for_one_vs_rest_auc(
     per-group one-vs-rest AUC by about a fifth on data like this.)
     """
     if not up_front:
-        monkeypatch.setattr(bs, "SCORE_DRAW_LIMIT", 0)
+        monkeypatch.setattr(rs, "SCORE_DRAW_LIMIT", 0)
     rows = multiclass_rows([150, 200], 3, 5)
     st = to_stats(rows, 3, score_columns=3)
     assert st.scores is not None and st.scores.joint is not None
@@ -258,14 +261,14 @@ def test_joint_score_cells_resample_rows_for_one_vs_rest_auc(
 
 def test_draw_shape_totals_and_seed() -> None:
     st = to_stats(multiclass_rows([50, 80, 30], 3, 0), 3)
-    reps = bs.draw(st, 300, 5)
+    reps = rs.draw(st, 300, 5)
     assert reps.counts.shape == (300, 3, 3, 3) and reps.counts.dtype == np.int64
     assert (reps.counts.sum(axis=(2, 3)) == st.n[None, :]).all()  # every replicate keeps n_g
     assert (reps.counts[:, st.counts == 0] == 0).all()  # an empty cell stays empty
     mean = reps.counts.mean(axis=0)
     assert np.abs(mean - st.counts).max() < 4 * math.sqrt(80 / 4) / math.sqrt(300) + 1
-    again = bs.draw(st, 300, 5)
-    other = bs.draw(st, 300, 6)
+    again = rs.draw(st, 300, 5)
+    other = rs.draw(st, 300, 6)
     np.testing.assert_array_equal(reps.counts, again.counts)
     assert not np.array_equal(reps.counts, other.counts)
     assert (reps.seed, reps.resamples) == (5, 300)
@@ -276,14 +279,14 @@ def test_score_replicates_share_rows_with_counts(
     up_front: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not up_front:  # score cells drawn per replicate on demand (large tables)
-        monkeypatch.setattr(bs, "SCORE_DRAW_LIMIT", 0)
+        monkeypatch.setattr(rs, "SCORE_DRAW_LIMIT", 0)
     rows = multiclass_rows([60, 90], 3, 1)
     st = to_stats(rows, 3, score_columns=3)
-    reps = bs.draw(st, 20, 3)
-    assert isinstance(reps.scores, bs.ScoreDraws)
+    reps = rs.draw(st, 20, 3)
+    assert isinstance(reps.scores, rs.ScoreDraws)
     assert (reps.scores.weights is not None) == up_front
     for b in range(20):
-        rep = bs.replicate(st, reps, b)
+        rep = rs.replicate(st, reps, b)
         assert rep.scores is not None
         np.testing.assert_array_equal(rep.counts, reps.counts[b])
         for g in range(2):
@@ -293,9 +296,9 @@ def test_score_replicates_share_rows_with_counts(
                 assert (np.diff(rep.scores.values[g][j]) > 0).all()
                 assert (rep.scores.counts[g][j].sum(axis=1) > 0).all()
     # the same seed gives the same score draws; another seed other draws
-    same = bs.replicate(st, bs.draw(st, 20, 3), 4).scores
-    other = bs.replicate(st, bs.draw(st, 20, 4), 4).scores
-    mine = bs.replicate(st, reps, 4).scores
+    same = rs.replicate(st, rs.draw(st, 20, 3), 4).scores
+    other = rs.replicate(st, rs.draw(st, 20, 4), 4).scores
+    mine = rs.replicate(st, reps, 4).scores
     assert same is not None and other is not None and mine is not None
     for j in range(3):
         np.testing.assert_array_equal(same.counts[0][j], mine.counts[0][j])
@@ -309,16 +312,16 @@ def test_selection_commutes_with_the_draw(
     scores: int, limit: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if limit is not None:
-        monkeypatch.setattr(bs, "SCORE_DRAW_LIMIT", limit)
+        monkeypatch.setattr(rs, "SCORE_DRAW_LIMIT", limit)
     rows = binary_rows([60, 20, 90], [0.3, 0.5, 0.4], 7)
     st = to_stats(rows, 2, scores)
     key = "auc_gap" if scores else "demographic_parity_diff"
     spec = REGISTRY[key]
     keep = np.array([True, False, True])
-    reps = bs.draw(st, 50, 9)
+    reps = rs.draw(st, 50, 9)
     rv = bs.replicate_values(spec, st, keep, {}, reps)
     for b in range(50):
-        full = bs.replicate(st, reps, b).select(keep)
+        full = rs.replicate(st, reps, b).select(keep)
         assert spec.fn(full, {}).value == rv.values[b]
 
 
@@ -334,7 +337,7 @@ def test_same_seed_same_interval_other_seed_other_interval() -> None:
 
             def ci(seed: int, spec: Any = spec, point: float = point, m: str = method) -> Any:
                 return bs.confidence(
-                    spec, st, keep, {}, point, bs.draw(st, 400, seed), 0.9, m, band=False
+                    spec, st, keep, {}, point, rs.draw(st, 400, seed), 0.9, m, band=False
                 )
 
             a, b, c = ci(1), ci(1), ci(2)
@@ -348,14 +351,14 @@ def test_same_seed_same_interval_other_seed_other_interval() -> None:
 def test_bad_arguments() -> None:
     st = to_stats(binary_rows([40, 40], [0.3, 0.4], 0))
     spec = REGISTRY["demographic_parity_diff"]
-    reps = bs.draw(st, 10, 0)
+    reps = rs.draw(st, 10, 0)
     keep = np.ones(2, dtype=bool)
     with pytest.raises(ValueError, match="method"):
         bs.confidence(spec, st, keep, {}, 0.1, reps, 0.95, "studentized")
     with pytest.raises(ValueError, match="level"):
         bs.confidence(spec, st, keep, {}, 0.1, reps, 1.5, "bca")
     with pytest.raises(ValueError, match="resamples"):
-        bs.draw(st, 0, 0)
+        rs.draw(st, 0, 0)
 
 
 # ---------------------------------------------------------------------------
@@ -390,7 +393,7 @@ def test_bca_and_percentile_equal_scipy_on_the_same_replicates() -> None:
     spec = REGISTRY["demographic_parity_diff"]
     point = spec.fn(st, {}).value
     assert point is not None
-    reps = bs.draw(st, 3000, 8)
+    reps = rs.draw(st, 3000, 8)
     keep = np.ones(2, dtype=bool)
     values = bs.replicate_values(spec, st, keep, {}, reps)
 
@@ -420,7 +423,7 @@ def test_bca_of_a_two_group_gap_is_scipy_bca_of_the_signed_difference_folded() -
     spec = REGISTRY["demographic_parity_diff"]
     point = spec.fn(st, {}).value
     assert point is not None
-    reps = bs.draw(st, 3000, 4)
+    reps = rs.draw(st, 3000, 4)
     keep = np.ones(2, dtype=bool)
     rv = bs.replicate_values(spec, st, keep, {}, reps)
     sign = 1.0 if x0.mean() >= x1.mean() else -1.0
@@ -482,13 +485,13 @@ def test_score_cell_jackknife_is_the_row_jackknife(k: int) -> None:
     st = to_stats(rows, k, score_columns=1 if k == 2 else 3)
     spec = REGISTRY[key]
     keep = np.ones(2, dtype=bool)
-    compared = bs._compared(spec.fn(st, {}))
-    jack = bs.jackknife(spec, st, keep, {}, compared, 0)
+    compared = rs.compared_groups(spec.fn(st, {}))
+    jack = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(jack, str) and not jack.grouped
     assert len(jack.values) < len(rows["t"])  # fewer evaluations than rows (ties)
     split = [{kk: v[rows["g"] == gi] for kk, v in rows.items()} for gi in (0, 1)]
     expected = _row_acceleration(split, lambda gs: spread([auc(x) for x in gs]))
-    assert bs.acceleration(jack) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+    assert jk.acceleration(jack) == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
 @pytest.mark.parametrize("blocks", ["dealt", "shuffled"])
@@ -498,19 +501,19 @@ def test_grouped_jackknife_above_the_cap(blocks: str, monkeypatch: pytest.Monkey
     st = to_stats(rows, 2, 1)
     spec = REGISTRY["auc_gap"]
     keep = np.ones(2, dtype=bool)
-    compared = bs._compared(spec.fn(st, {}))
-    exact = bs.jackknife(spec, st, keep, {}, compared, 0)
+    compared = rs.compared_groups(spec.fn(st, {}))
+    exact = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(exact, str) and not exact.grouped
-    monkeypatch.setattr(bs, "JACKKNIFE_MAX", 400)
+    monkeypatch.setattr(jk, "JACKKNIFE_MAX", 400)
     if blocks == "shuffled":
-        monkeypatch.setattr(bs, "_BLOCKS_BY_DEAL", 0)
-    grouped = bs.jackknife(spec, st, keep, {}, compared, 0)
+        monkeypatch.setattr(jk, "_BLOCKS_BY_DEAL", 0)
+    grouped = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(grouped, str) and grouped.grouped and len(grouped.values) <= 402
-    a, g = bs.acceleration(exact), bs.acceleration(grouped)
+    a, g = jk.acceleration(exact), jk.acceleration(grouped)
     assert abs(g - a) < 0.5 * abs(a) + 2e-3  # same sums, estimated from blocks
     point = spec.fn(st, {}).value
     assert point is not None
-    iv = bs.confidence(spec, st, keep, {}, point, bs.draw(st, 200, 1), 0.95, "bca", band=False)
+    iv = bs.confidence(spec, st, keep, {}, point, rs.draw(st, 200, 1), 0.95, "bca", band=False)
     assert iv.method == "bca" and iv.note is not None and "grouped jackknife" in iv.note
 
 
@@ -519,15 +522,15 @@ def test_grouped_jackknife_of_a_count_table(monkeypatch: pytest.MonkeyPatch) -> 
     st = to_stats(multiclass_rows([3000, 4000, 2500], 6, 2), 6)
     spec = REGISTRY["weighted_f1_gap"]
     keep = np.ones(3, dtype=bool)
-    compared = bs._compared(spec.fn(st, {}))
-    exact = bs.jackknife(spec, st, keep, {}, compared, 0)
+    compared = rs.compared_groups(spec.fn(st, {}))
+    exact = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(exact, str) and not exact.grouped
-    monkeypatch.setattr(bs, "JACKKNIFE_MAX", 60)
-    grouped = bs.jackknife(spec, st, keep, {}, compared, 0)
+    monkeypatch.setattr(jk, "JACKKNIFE_MAX", 60)
+    grouped = jk.jackknife(spec, st, keep, {}, compared, 0)
     assert not isinstance(grouped, str) and grouped.grouped
     # max(20, 60 · n_g / N) blocks per group: 20, 25, 20 (instead of 108 cells)
     assert grouped.sizes.tolist() == [20.0, 25.0, 20.0] and len(grouped.values) == 65
-    a, g = bs.acceleration(exact), bs.acceleration(grouped)
+    a, g = jk.acceleration(exact), jk.acceleration(grouped)
     assert abs(g - a) < 0.01  # 65 blocks estimate a skewness: only its order of magnitude
 
 
@@ -540,7 +543,7 @@ def test_bca_falls_back_to_percentile_when_the_jackknife_is_undefined() -> None:
     spec = REGISTRY["equal_opportunity_diff"]
     point = spec.fn(st, {}).value
     assert point is not None
-    iv = bs.confidence(spec, st, np.ones(2, bool), {}, point, bs.draw(st, 100, 0), 0.95, "bca")
+    iv = bs.confidence(spec, st, np.ones(2, bool), {}, point, rs.draw(st, 100, 0), 0.95, "bca")
     # ~37 % of the replicates lose that positive: no interval at all, with the reason (per
     # group, with the count behind it: e^-1 ≈ 37 % of resamples miss a single row)
     assert iv.low is None and iv.reason is not None and "'g1' has no value in" in iv.reason
@@ -559,7 +562,7 @@ def test_too_many_undefined_replicates_give_no_interval() -> None:
     spec = REGISTRY["equal_opportunity_diff"]
     point = spec.fn(st, {}).value
     assert point is not None
-    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, bs.draw(st, 500, 0), 0.95, "bca")
+    iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, rs.draw(st, 500, 0), 0.95, "bca")
     assert iv.low is None and iv.high is None
     assert iv.reason is not None and "'g1' has no value in" in iv.reason
     assert "'g0'" not in iv.reason and "'g2'" not in iv.reason
@@ -574,7 +577,7 @@ def test_a_few_undefined_replicates_are_dropped() -> None:
     spec = REGISTRY["equal_opportunity_diff"]
     point = spec.fn(st, {}).value
     assert point is not None
-    reps = bs.draw(st, 1000, 0)
+    reps = rs.draw(st, 1000, 0)
     iv = bs.confidence(spec, st, np.ones(2, bool), {}, point, reps, 0.95, "percentile", band=False)
     assert iv.low is not None and iv.reason is None
     assert 950 <= iv.valid < 1000
@@ -620,13 +623,13 @@ def test_no_interval_or_p_value_where_they_cannot_be_resampled(
     key: str, stats: GroupStats, interval: str | None, p_value: str
 ) -> None:
     spec = REGISTRY[key]
-    reps = bs.draw(stats, 50, 0)
+    reps = rs.draw(stats, 50, 0)
     iv = bs.confidence(spec, stats, np.ones(2, bool), {}, 1.0, reps, 0.95, "percentile")
     if interval is None:
         assert iv.low is not None and iv.reason is None
     else:
         assert iv.low is None and iv.high is None and iv.reason and interval in iv.reason
-    pv = bs.permutation_test(spec, stats, {}, 1.0, 50, 0, False)
+    pv = pm.permutation_test(spec, stats, {}, 1.0, 50, 0, False)
     assert pv.p_value is None and pv.reason and p_value in pv.reason
 
 
@@ -638,7 +641,7 @@ def test_no_interval_for_the_composite_with_a_site_grouping() -> None:
     spec = REGISTRY["samd_fairness_score"]
     point = spec.fn(st, {}).value
     assert point is not None
-    iv = bs.confidence(spec, st, np.ones(2, bool), {}, point, bs.draw(st, 50, 0), 0.95, "bca")
+    iv = bs.confidence(spec, st, np.ones(2, bool), {}, point, rs.draw(st, 50, 0), 0.95, "bca")
     assert iv.low is None and iv.reason and "second grouping" in iv.reason
 
 
@@ -649,7 +652,7 @@ def test_several_score_columns_without_joint_cells_are_refused() -> None:
     spec = REGISTRY["multi_class_auc_gap"]
     point = spec.fn(bare, {}).value
     assert point is not None
-    iv = bs.confidence(spec, bare, np.ones(2, bool), {}, point, bs.draw(bare, 20, 0), 0.95, "bca")
+    iv = bs.confidence(spec, bare, np.ones(2, bool), {}, point, rs.draw(bare, 20, 0), 0.95, "bca")
     assert iv.low is None and iv.reason and "joint cells" in iv.reason
 
 
@@ -664,12 +667,12 @@ def test_permutation_deal_keeps_sizes_and_pooled_cells() -> None:
         rng = np.random.default_rng(0)
         pooled = None
         if scores:
-            cells, _ = bs._cells_of(st)
+            cells, _ = rs.cells_of(st)
             assert cells is not None
-            pooled, _ = bs._pool(cells, 2)
+            pooled, _ = pm._pool(cells, 2)
         seen = set()
         for _ in range(30):
-            perm = bs._permuted(st, rng, pooled)
+            perm = pm._permuted(st, rng, pooled)
             np.testing.assert_array_equal(perm.n, st.n)
             np.testing.assert_array_equal(perm.counts.sum(axis=0), st.counts.sum(axis=0))
             seen.add(perm.counts.tobytes())
@@ -698,7 +701,7 @@ def test_permutation_p_values_under_h0_and_under_an_effect() -> None:
         st = to_stats(binary_rows([80, 120], [0.4, 0.4], 100 + seed))
         point = spec.fn(st, {}).value
         assert point is not None
-        ps.append(bs.permutation_test(spec, st, {}, point, 199, seed, False).p_value)
+        ps.append(pm.permutation_test(spec, st, {}, point, 199, seed, False).p_value)
     p = np.array(ps, dtype=float)
     assert 0.35 < p.mean() < 0.65  # uniform on (0, 1] has mean 1/2
     assert (p < 0.05).mean() <= 0.15
@@ -706,13 +709,13 @@ def test_permutation_p_values_under_h0_and_under_an_effect() -> None:
     st = to_stats(binary_rows([200, 200], [0.2, 0.6], 1))
     point = spec.fn(st, {}).value
     assert point is not None
-    res = bs.permutation_test(spec, st, {}, point, 199, 0, False)
+    res = pm.permutation_test(spec, st, {}, point, 199, 0, False)
     assert res.p_value == pytest.approx(1 / 200) and res.valid == 199
     # a ratio ("higher is better") counts the permutations at or below the observed ratio
     ratio = REGISTRY["demographic_parity_ratio"]
     rv = ratio.fn(st, {}).value
     assert rv is not None
-    assert bs.permutation_test(ratio, st, {}, rv, 199, 0, False).p_value == pytest.approx(1 / 200)
+    assert pm.permutation_test(ratio, st, {}, rv, 199, 0, False).p_value == pytest.approx(1 / 200)
 
 
 def test_per_group_p_values_and_bonferroni() -> None:
@@ -720,8 +723,8 @@ def test_per_group_p_values_and_bonferroni() -> None:
     spec = REGISTRY["demographic_parity_diff"]
     point = spec.fn(st, {}).value
     assert point is not None
-    raw = bs.permutation_test(spec, st, {}, point, 199, 3, False)
-    adj = bs.permutation_test(spec, st, {}, point, 199, 3, True)
+    raw = pm.permutation_test(spec, st, {}, point, 199, 3, False)
+    adj = pm.permutation_test(spec, st, {}, point, 199, 3, True)
     assert raw.family_size == adj.family_size == 4
     assert raw.groups is not None and adj.groups is not None
     assert raw.p_value == adj.p_value  # the overall test is not adjusted
@@ -729,7 +732,7 @@ def test_per_group_p_values_and_bonferroni() -> None:
         assert adj.groups[g] == pytest.approx(min(1.0, 4 * p))
     assert raw.groups["g3"] < 0.05  # the odd group out
     assert max(adj.groups.values()) == 1.0  # capped
-    two = bs.permutation_test(spec, st.select(np.array([1, 0, 0, 1], bool)), {}, 0.1, 99, 0, True)
+    two = pm.permutation_test(spec, st.select(np.array([1, 0, 0, 1], bool)), {}, 0.1, 99, 0, True)
     # two groups: "g0 vs rest" and "g3 vs rest" are the one test itself, so Bonferroni over
     # a family of 1 leaves it alone (it used to double it)
     assert two.family_size == 1 and two.groups is not None
@@ -742,7 +745,7 @@ def test_permutation_with_scores_and_versus_rest() -> None:
     rows = multiclass_rows([90, 80, 100], 3, 2)
     st = to_stats(rows, 3, score_columns=3)
     spec = REGISTRY["multi_class_auc_gap"]
-    two = bs.versus_rest(st, 1)
+    two = pm.versus_rest(st, 1)
     assert two.groups == ("g1", "not g1")
     mask = rows["g"] != 1
     rest = to_stats({k: v[mask] for k, v in rows.items()} | {"g": np.zeros(mask.sum(), int)}, 3, 3)
@@ -751,7 +754,7 @@ def test_permutation_with_scores_and_versus_rest() -> None:
     assert spec.fn(two, {}).groups[1].value == pytest.approx(spec.fn(rest, {}).groups[0].value)
     point = spec.fn(st, {}).value
     assert point is not None
-    res = bs.permutation_test(spec, st, {}, point, 60, 1, True)
+    res = pm.permutation_test(spec, st, {}, point, 60, 1, True)
     assert res.p_value is not None and 0 < res.p_value <= 1
     assert res.groups is not None and set(res.groups) <= {"g0", "g1", "g2"}
     assert res.family_size == 3
@@ -766,14 +769,14 @@ def test_a_count_metric_ignores_score_statistics_it_does_not_read() -> None:
     keep = np.ones(2, dtype=bool)
     for band in (False, True):
         a = bs.confidence(
-            spec, with_scores, keep, {}, point, bs.draw(with_scores, 300, 1), 0.95, "bca", band
+            spec, with_scores, keep, {}, point, rs.draw(with_scores, 300, 1), 0.95, "bca", band
         )
         b = bs.confidence(
-            spec, without, keep, {}, point, bs.draw(without, 300, 1), 0.95, "bca", band
+            spec, without, keep, {}, point, rs.draw(without, 300, 1), 0.95, "bca", band
         )
         assert a == b and a.method == ("band" if band else "bca")
-    pa = bs.permutation_test(spec, with_scores, {}, point, 99, 0, False)
-    pb = bs.permutation_test(spec, without, {}, point, 99, 0, False)
+    pa = pm.permutation_test(spec, with_scores, {}, point, 99, 0, False)
+    pb = pm.permutation_test(spec, without, {}, point, 99, 0, False)
     assert pa == pb
 
 
@@ -804,7 +807,7 @@ def test_vectorised_twin_equals_the_per_replicate_loop(key: str) -> None:
     stats = GroupStats(("g",), ("a", "b", "c", "d"), ("0", "1"), counts, positive=1)
     spec = REGISTRY[key]
     assert spec.batch is not None
-    reps = bs.draw(stats, 500, seed=11)
+    reps = rs.draw(stats, 500, seed=11)
     keep = np.array([True, True, True, True])
     fast = bs.replicate_values(spec, stats, keep, {}, reps)
     slow = bs.replicate_values(dc.replace(spec, batch=None), stats, keep, {}, reps)

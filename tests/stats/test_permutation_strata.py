@@ -41,7 +41,8 @@ from fairpolicy.metrics.base import NULL_HYPOTHESES, MetricSpec
 from fairpolicy.metrics.docs import show_metric
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, build_score_stats, confusion_counts
-from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import permutation as pm
+from fairpolicy.stats import resample as rs
 from tests.helpers import control, write_policy
 from tests.stats.test_bootstrap import Rows, to_stats
 
@@ -172,7 +173,7 @@ def test_a_stratified_permutation_keeps_its_strata(stats: GroupStats, seed: int)
     rng = np.random.default_rng(seed)
     c = stats.counts
     for stratum, axis in (("rows", (1, 2)), ("actual", 2), ("predicted", 1)):
-        perm = bs._permuted(stats, rng, None, stratum).counts  # type: ignore[arg-type]
+        perm = pm._permuted(stats, rng, None, stratum).counts  # type: ignore[arg-type]
         assert perm.min() >= 0
         np.testing.assert_array_equal(perm.sum(axis=axis), c.sum(axis=axis))  # group sizes
         np.testing.assert_array_equal(perm.sum(axis=0), c.sum(axis=0))  # pooled cells
@@ -183,14 +184,14 @@ def test_a_stratified_permutation_keeps_its_strata(stats: GroupStats, seed: int)
 def test_score_cells_are_permuted_within_the_actual_class() -> None:
     rows = _rows(5)
     stats = to_stats(rows, 2, 1)
-    cells, _ = bs._cells_of(stats)
+    cells, _ = rs.cells_of(stats)
     assert cells is not None
-    pooled, _ = bs._pool(cells, 2)
+    pooled, _ = pm._pool(cells, 2)
     rng = np.random.default_rng(0)
     before = stats.counts.sum(axis=2)
     assert stats.scores is not None
     for _ in range(20):
-        perm = bs._permuted(stats, rng, pooled, "actual")
+        perm = pm._permuted(stats, rng, pooled, "actual")
         assert perm.scores is not None
         np.testing.assert_array_equal(perm.counts.sum(axis=2), before)
         for g in range(3):  # each group's score table holds its own class totals
@@ -240,7 +241,7 @@ def _rejection(spec: MetricSpec, kind: str, populations: int) -> float:
         stats = _null_population(kind, i)
         point = spec.fn(stats, {}).value
         assert point is not None
-        res = bs.permutation_test(spec, stats, {}, point, 99 if kind != "auc" else 39, i, False)
+        res = pm.permutation_test(spec, stats, {}, point, 99 if kind != "auc" else 39, i, False)
         assert res.p_value is not None
         hits += res.p_value <= 0.05
     return hits / populations
@@ -270,14 +271,14 @@ def test_results_state_the_null_and_name_the_comparisons() -> None:
     spec = REGISTRY["fpr_diff"]
     point = spec.fn(stats, {}).value
     assert point is not None
-    res = bs.permutation_test(spec, stats, {}, point, 49, 0, True)
+    res = pm.permutation_test(spec, stats, {}, point, 49, 0, True)
     assert res.stratum == "actual" and res.null_hypothesis == NULL_HYPOTHESES["actual"]
     assert res.family_size == 3 and res.comparisons == {
         "g0": "g0 vs rest (g1, g2)",
         "g1": "g1 vs rest (g0, g2)",
         "g2": "g2 vs rest (g0, g1)",
     }
-    pooled = bs.permutation_test(REGISTRY["accuracy_score"], stats, {}, 0.5, 49, 0, False)
+    pooled = pm.permutation_test(REGISTRY["accuracy_score"], stats, {}, 0.5, 49, 0, False)
     assert (
         pooled.p_value is None and pooled.reason and "not a comparison of groups" in pooled.reason
     )

@@ -21,6 +21,7 @@ from fairpolicy.cli import main
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, confusion_counts
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import resample as rs
 from tests.helpers import control, write_policy
 
 
@@ -37,11 +38,11 @@ def _stats(sizes: list[int], seed: int = 0) -> tuple[GroupStats, dict[str, np.nd
 def test_rows_draw_is_a_row_resample_of_all_groups_together() -> None:
     st, rows = _stats([60, 240, 100], 1)
     b = 4000
-    reps = bs.draw(st, b, 3, rows=True)
+    reps = rs.draw(st, b, 3, rows=True)
     sizes = reps.counts.sum(axis=(2, 3))  # (B, G)
     assert (sizes.sum(axis=1) == 400).all() and reps.rows
     assert not (sizes == [60, 240, 100]).all(axis=1).all()  # the sizes vary
-    strat = bs.draw(st, 50, 3).counts.sum(axis=(2, 3))
+    strat = rs.draw(st, 50, 3).counts.sum(axis=(2, 3))
     assert (strat == [60, 240, 100]).all()
     # naive row resample of the same rows: group sizes and selection rates agree in law
     rng = np.random.default_rng(9)
@@ -104,7 +105,7 @@ def test_rows_for_ranking_metrics_gives_a_reason_not_an_interval() -> None:
         ("g",), ("a", "b"), (), np.zeros((2, 0, 0), np.int64), sizes=np.array([4, 4]),
         ranking=RankingStats(order),
     )  # fmt: skip
-    reps = bs.draw(st, 20, 0, rows=True)
+    reps = rs.draw(st, 20, 0, rows=True)
     assert reps.reason is not None and "resample: rows" in reps.reason
     spec = REGISTRY["exposure_ratio"]
     iv = bs.confidence(spec, st, np.ones(2, bool), {}, 0.9, reps, 0.95, "percentile")

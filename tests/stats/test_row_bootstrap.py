@@ -21,6 +21,7 @@ from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
 from fairpolicy.runner import check
 from fairpolicy.stats import GroupStats, RankingStats, build_regression_stats
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import resample as rs
 from tests.stats.test_bootstrap import assert_same_distribution
 
 B = 2000
@@ -77,7 +78,7 @@ def naive_groups(
 
 
 def ours(key: str, st: GroupStats, resamples: int, seed: int) -> np.ndarray:
-    reps = bs.draw(st, resamples, seed)
+    reps = rs.draw(st, resamples, seed)
     rv = bs.replicate_values(REGISTRY[key], st, np.ones(len(st.groups), bool), {}, reps)
     assert rv.undefined == rv.differ == 0
     return rv.values
@@ -149,9 +150,9 @@ def test_ranking_bootstrap_is_the_item_bootstrap(key: str) -> None:
 def test_ranking_replicate_keeps_sizes_and_uncompared_items() -> None:
     order = np.array([0, -1, 1, 0, 1, 1, -1, 0], dtype=np.int64)
     st = ranking_stats(order, 2)
-    reps = bs.draw(st, 5, 3)
+    reps = rs.draw(st, 5, 3)
     for b in range(5):
-        rep = bs.replicate(st, reps, b)
+        rep = rs.replicate(st, reps, b)
         assert rep.ranking is not None
         got = rep.ranking.order
         assert len(got) == len(order)
@@ -167,8 +168,8 @@ def test_ranking_replicate_keeps_sizes_and_uncompared_items() -> None:
 
 def test_resampling_cost_limit_gives_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
     st = regression_stats(regression_rows([100, 100], 1, None))
-    monkeypatch.setattr(bs, "ROW_RESAMPLE_LIMIT", 1000)
-    reps = bs.draw(st, 50, 0)
+    monkeypatch.setattr(rs, "ROW_RESAMPLE_LIMIT", 1000)
+    reps = rs.draw(st, 50, 0)
     iv = bs.confidence(REGISTRY["mae_parity"], st, np.ones(2, bool), {}, 0.1, reps, 0.95, "bca")
     assert iv.low is None and iv.reason and "exceeds the limit" in iv.reason
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fairpolicy.stats as stats_mod
+import fairpolicy.stats.counts as stats_mod
 from fairpolicy.stats import (
     INTERSECTION_SEP,
     GroupStats,

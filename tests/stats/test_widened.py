@@ -22,6 +22,7 @@ from hypothesis import strategies as hst
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import resample as rs
 
 NOT_BANDED = (
     "theil_index",
@@ -72,7 +73,7 @@ def test_without_the_band_the_interval_is_the_wider_quantiles_and_holds_the_poin
     if mv.value is None:
         return
     keep = np.ones(groups, dtype=bool)
-    reps = bs.draw(st, 80, seed)
+    reps = rs.draw(st, 80, seed)
     ours = bs.confidence(spec, st, keep, {}, mv.value, reps, 0.9, method)
     plain = bs.confidence(spec, st, keep, {}, mv.value, reps, 0.9, method, band=False)
     assert ours.method != "band", key  # these values have no band form
@@ -86,7 +87,7 @@ def test_without_the_band_the_interval_is_the_wider_quantiles_and_holds_the_poin
     assert ours.note is not None and "0.98 level" in ours.note
     if ours.method == "percentile" and plain.method == "percentile":
         # oracle: the replicates' quantiles at tails 0.05 / WIDEN, widened to the point
-        rv = bs.replicate_values(spec, bs._needed(spec, st), keep, {}, reps)
+        rv = bs.replicate_values(spec, rs.needed(spec, st), keep, {}, reps)
         v = rv.values[~np.isnan(rv.values)]
         a = 0.05 / bs.WIDEN
         lo, hi = np.quantile(v, [a, 1 - a])
@@ -125,7 +126,7 @@ def test_theil_ci_upper_rarely_passes_at_the_true_value() -> None:
         st = _theil_sample(50, seed)
         point = spec.fn(st, {}).value
         assert point is not None
-        reps = bs.draw(st, 400, seed)
+        reps = rs.draw(st, 400, seed)
         ours = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile")
         plain = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile", band=False)
         assert ours.high is not None and plain.high is not None and ours.low is not None

@@ -9,8 +9,8 @@ is ``None`` with a reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -18,6 +18,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.stats import GroupStats
+
+# the statistical value types live in the stats layer (see fairpolicy.stats.values);
+# re-exported here under their old names
+from fairpolicy.stats.values import BatchFn as BatchFn
+from fairpolicy.stats.values import Excluded as Excluded
+from fairpolicy.stats.values import GroupValue as GroupValue
+from fairpolicy.stats.values import MetricFn as MetricFn
+from fairpolicy.stats.values import MetricValue as MetricValue
+from fairpolicy.stats.values import Stratum as Stratum
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -30,14 +39,6 @@ TaskKind = Literal["binary", "multiclass", "regression", "ranking", "data"]
 #: ``ranking`` — a rank or score column → ``ranking`` order;
 #: ``data`` — only the dimension (and target, if bound) → group sizes (+ ``counts``).
 Kind = Literal["classification", "regression", "ranking", "data"]
-
-#: Where a permutation test permutes the group labels so that its null hypothesis is the
-#: metric's own: ``rows`` — over all compared rows (H0: the groups are interchangeable);
-#: ``actual`` — within each actual class (H0: the same distribution of predictions and
-#: scores given the actual class in every group; base rates may differ); ``predicted`` —
-#: within each predicted class (H0: the same distribution of the actual class given the
-#: prediction in every group; selection rates may differ).
-Stratum = Literal["rows", "actual", "predicted"]
 
 #: the null hypothesis each stratum tests (``metrics show``, results, docs/statistics.md)
 NULL_HYPOTHESES: dict[Stratum | None, str] = {
@@ -55,43 +56,6 @@ NULL_HYPOTHESES: dict[Stratum | None, str] = {
 
 
 @dataclass(frozen=True)
-class GroupValue:
-    group: str
-    n: int
-    value: float | None
-
-
-@dataclass(frozen=True)
-class Excluded:
-    group: str
-    n: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class MetricValue:
-    """What a metric returns: the headline value and everything behind it."""
-
-    value: float | None
-    groups: tuple[GroupValue, ...] = ()
-    excluded: tuple[Excluded, ...] = ()
-    details: dict[str, Any] = field(default_factory=dict)
-    #: why ``value`` is None (fewer than two comparable groups, ...)
-    reason: str | None = None
-    #: group with the least favourable per-group value, when there is one
-    worst_group: str | None = None
-    #: the exact rational behind ``value`` when the metric is a ratio of integer counts;
-    #: ``value`` stays the float computation (the bootstrap and permutation replicates
-    #: compute the same floats), the decision compares ``exact`` and the reported value
-    #: is ``float(exact)``
-    exact: Fraction | None = None
-    #: when ``value`` is None but part of it is known: the range [low, high] the value lies
-    #: in whatever the unknown part is (an odds metric whose TPR part is known, FPR not).
-    #: A range that violates the threshold throughout is a certain failure.
-    bounds: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
 class ParamSpec:
     """A declared metric parameter."""
 
@@ -100,10 +64,6 @@ class ParamSpec:
     default: Any
     choices: tuple[Any, ...] | None = None
     help: str = ""
-
-
-MetricFn = Callable[[GroupStats, Mapping[str, Any]], MetricValue]
-BatchFn = Callable[[NDArray[np.int64], int], tuple[FloatArray, FloatArray, BoolArray]]
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from fairpolicy.metrics.base import MetricValue
+from fairpolicy.stats.values import MetricValue
 
 FloatArray = NDArray[np.float64]
 

@@ -1,0 +1,96 @@
+"""The stats package is layer L1 (issue 17): it imports nothing above it, its modules are
+small, they do not reach into each other's private names, and the value types that moved
+down from ``metrics.base`` are the very same objects there."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fairpolicy.stats
+
+STATS = Path(fairpolicy.stats.__file__).parent
+MODULES = sorted(STATS.glob("*.py"))
+#: layer L0 and L1: what a stats module may import from fairpolicy
+ALLOWED = {"stats", "errors", "env", "files", "exact", "people", "oscal_schema"}
+FORBIDDEN = ("metrics", "data", "policy", "results", "runner", "formatters", "decide", "cli")
+
+
+def _fairpolicy_imports(path: Path) -> list[tuple[int, str, list[str]]]:
+    """Every ``fairpolicy`` import anywhere in the module (lazy ones in functions too):
+    (line, module, imported names)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "fairpolicy" or node.module.startswith("fairpolicy."):
+                out.append((node.lineno, node.module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("fairpolicy."):
+                    out.append((node.lineno, a.name, []))
+    return out
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_stats_imports_only_its_layer_or_lower(path: Path) -> None:
+    for line, module, names in _fairpolicy_imports(path):
+        parts = module.split(".")
+        top = parts[1] if len(parts) > 1 else (names[0] if names else "")
+        assert top in ALLOWED, f"{path.name}:{line} imports {module} {names} (layer above L1)"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_stats_modules_do_not_import_private_names(path: Path) -> None:
+    for line, module, names in _fairpolicy_imports(path):
+        private = [n for n in names if n.startswith("_")]
+        assert not private, f"{path.name}:{line} imports private {private} from {module}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_stats_modules_are_under_900_lines(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= 900, f"{path.name} has {lines} lines"
+
+
+def test_stats_init_only_reexports() -> None:
+    tree = ast.parse((STATS / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        is_doc = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        is_all = isinstance(node, ast.Assign) and [
+            t.id for t in node.targets if isinstance(t, ast.Name)
+        ] == ["__all__"]
+        assert is_doc or is_all or isinstance(node, ast.ImportFrom), ast.dump(node)[:80]
+
+
+def test_importing_all_of_stats_loads_no_higher_layer() -> None:
+    """At run time too (a fresh interpreter): every stats module, lazy package imports
+    included, loads no module of a higher layer."""
+    mods = [f"fairpolicy.stats.{p.stem}" for p in MODULES if p.stem != "__init__"]
+    code = (
+        "import importlib, sys\n"
+        f"for m in {mods!r}: importlib.import_module(m)\n"
+        "print('\\n'.join(m for m in sys.modules if m.startswith('fairpolicy.')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=STATS.parents[2],
+        env={"PYTHONPATH": str(STATS.parents[1])},
+    ).stdout.split()
+    assert set(mods) <= set(out)
+    above = [m for m in out if m.split(".")[1] in FORBIDDEN]
+    assert not above, above
+
+
+def test_value_types_are_the_same_objects_in_metrics_base() -> None:
+    from fairpolicy.metrics import base
+    from fairpolicy.stats import values
+
+    for name in ("MetricValue", "GroupValue", "Excluded", "Stratum", "MetricFn", "BatchFn"):
+        assert getattr(base, name) is getattr(values, name), name
