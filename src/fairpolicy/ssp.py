@@ -53,7 +53,9 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
     """The profile an SSP written at ``ssp_path`` imports for the policy at
     ``policy_path`` (see the module docstring). Raises OutputError/PolicyError."""
     from fairpolicy.policy import oscal
-    from fairpolicy.policy.convert import _dump, _last_modified, convert_policy, profile_for
+    from fairpolicy.policy.convert import convert_policy, profile_for
+    from fairpolicy.policy.convert import dump_document as _dump
+    from fairpolicy.policy.convert import last_modified as _last_modified
 
     ssp = Path(ssp_path)
     if policy_path is None or not Path(policy_path).is_file():
@@ -96,7 +98,8 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
 
 def _importing(catalog_path: Path, catalog: Any, ssp: Path) -> Chain:
     """A profile importing all of the catalog at ``catalog_path``, written beside the SSP."""
-    from fairpolicy.policy.convert import _dump, profile_for
+    from fairpolicy.policy.convert import dump_document as _dump
+    from fairpolicy.policy.convert import profile_for
 
     profile_path = _sibling(ssp, "profile")
     profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))

@@ -116,14 +116,14 @@ def convert_file(
     notes: list[str] = []
     catalog = convert_policy(
         policy,
-        last_modified=_last_modified(data, source),
+        last_modified=last_modified(data, source),
         source_href=_href(source, out.parent),
         source_sha256=sha,
         notes=notes,
     )
-    write(str(out), _dump(catalog, out_format))
+    write(str(out), dump_document(catalog, out_format))
     if prof is not None and prof_format is not None:
-        write(str(prof), _dump(profile_for(catalog, _href(out, prof.parent)), prof_format))
+        write(str(prof), dump_document(profile_for(catalog, _href(out, prof.parent)), prof_format))
     for note in notes:
         report(note)
     return notes
@@ -341,7 +341,8 @@ def _format(path: Path, option: str) -> str:
     return fmt
 
 
-def _dump(doc: Mapping[str, Any], fmt: str) -> str:
+def dump_document(doc: Mapping[str, Any], fmt: str) -> str:
+    """``doc`` as JSON text when ``fmt`` is "json", else as YAML text."""
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     import yaml
@@ -386,7 +387,7 @@ def _refuse_oscal(data: Any, source: Path) -> None:
         )
 
 
-def _last_modified(data: Any, source: Path) -> str:
+def last_modified(data: Any, source: Path) -> str:
     """``SOURCE_DATE_EPOCH``, else the source's ``metadata.last-modified`` (when a valid
     OSCAL date-time with a time zone), else the source file's modification time."""
     from fairpolicy.env import source_date_epoch
