@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from fairpolicy.errors import PolicyError
 from fairpolicy.policy import load_policy
-from fairpolicy.policy.oscal import Ctx, load_source
+from fairpolicy.policy.oscal import Ctx
+from fairpolicy.policy.profile import load_source
 from fairpolicy.policy.schema import NS, EnforcementMode
 
 ROOT = Path(__file__).resolve().parents[2]

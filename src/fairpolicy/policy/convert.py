@@ -342,6 +342,7 @@ def _format(path: Path, option: str) -> str:
 
 
 def dump_document(doc: Mapping[str, Any], fmt: str) -> str:
+    """``doc`` as JSON text when ``fmt`` is "json", else as YAML text."""
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     import yaml

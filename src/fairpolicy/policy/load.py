@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
-from fairpolicy.policy import oscal
+from fairpolicy.policy import component, oscal, profile
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
 from fairpolicy.policy.schema import (
@@ -162,10 +162,10 @@ def _normalise(
         reqs = [ir for i in impls for ir in oscal.items(i, "implemented-requirements", file, ctx)]
         raws = [r for ir in reqs if (r := oscal.raw_control(ir, file, ctx)) is not None]
     elif root == "component-definition":
-        raws = oscal.component_definition(body, file, base, ctx)
+        raws = component.component_definition(body, file, base, ctx)
     else:
-        controls = oscal.catalog_or_profile(root, body, file, base, ctx)
-        raws = [oscal.catalog_control(c, ctx) for c in controls.values() if c.fairness]
+        controls = profile.catalog_or_profile(root, body, file, base, ctx)
+        raws = [profile.catalog_control(c, ctx) for c in controls.values() if c.fairness]
     return root, metadata, raws
 
 
