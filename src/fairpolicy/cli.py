@@ -429,7 +429,8 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     try:
         return _check(args, stdout)
     except FairpolicyError as exc:
-        from fairpolicy.outputs import github_error, note_earlier_reports
+        from fairpolicy.outputs import note_earlier_reports
+        from fairpolicy.reports import github_error
 
         if any(o.partition("=")[0].strip() == "github" for o in args.output):
             github_to_stdout = any(
@@ -444,8 +445,9 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
 def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.assemble import is_deterministic
     from fairpolicy.formatters import RenderOptions
-    from fairpolicy.outputs import emit, refuse_clashes, target
+    from fairpolicy.outputs import refuse_clashes, target
     from fairpolicy.people import check_people
+    from fairpolicy.reports import emit
     from fairpolicy.ssp import given_ssp, with_ssp
 
     outputs = _parse_outputs(args.output)
