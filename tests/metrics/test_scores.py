@@ -667,11 +667,11 @@ def test_scores_on_every_edge(n_bins: int) -> None:
 
 def test_decile_scores_bin_upward_in_the_ece() -> None:
     """COMPAS-like decile scores: every score sits on an edge; the ECE uses bin k for k/10."""
-    from fairpolicy.metrics.scores import _Dist, _ece
+    from fairpolicy.metrics.scores import ScoreDist, _ece
 
     values = np.round(np.arange(11) / 10, 1)
     pos = np.array([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1])
-    d = _Dist(values=values, pos=pos, neg=1 - pos)
+    d = ScoreDist(values=values, pos=pos, neg=1 - pos)
     expected = (
         sum(abs(float(p) - float(v)) for p, v in zip(pos, values, strict=True))
         - abs(float(pos[-1]) - 1.0)

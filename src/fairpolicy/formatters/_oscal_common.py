@@ -186,7 +186,7 @@ def results_bytes(results: Results) -> bytes:
     return json_.render(results, RenderOptions()).encode("utf-8")
 
 
-def _v5(*parts: object) -> str:
+def v5_uuid(*parts: object) -> str:
     return str(uuid.uuid5(UUID_NAMESPACE, "|".join("" if p is None else str(p) for p in parts)))
 
 
@@ -208,7 +208,7 @@ class Ids:
         """
         if parts not in self._events:
             self._events[parts] = (
-                _v5("event", self.results_sha256, self.subject_title, *parts)
+                v5_uuid("event", self.results_sha256, self.subject_title, *parts)
                 if self.deterministic
                 else str(uuid.uuid4())
             )
@@ -216,36 +216,36 @@ class Ids:
 
     @property
     def subject(self) -> str:
-        return _v5("component", "subject", self.subject_title, self.results.data.sha256)
+        return v5_uuid("component", "subject", self.subject_title, self.results.data.sha256)
 
     @property
     def tool(self) -> str:
         t = self.results.tool
-        return _v5("component", "tool", t.name, t.version)
+        return v5_uuid("component", "tool", t.name, t.version)
 
     @property
     def platform(self) -> str:
         t = self.results.tool
-        return _v5("assessment-platform", t.name, t.version, self.results.run.engine)
+        return v5_uuid("assessment-platform", t.name, t.version, self.results.run.engine)
 
     @property
     def task(self) -> str:
         r = self.results
-        return _v5("task", r.policy.sha256, r.policy.path, r.data.sha256, self.subject_title)
+        return v5_uuid("task", r.policy.sha256, r.policy.path, r.data.sha256, self.subject_title)
 
     @property
     def policy_resource(self) -> str:
         p = self.results.policy
-        return _v5("resource", "policy", p.sha256, p.path, p.title)
+        return v5_uuid("resource", "policy", p.sha256, p.path, p.title)
 
     @property
     def data_resource(self) -> str:
         d = self.results.data
-        return _v5("resource", "data", d.sha256, d.path)
+        return v5_uuid("resource", "data", d.sha256, d.path)
 
     @property
     def system_resource(self) -> str:
-        return _v5("resource", "system", self.subject_title, self.results.data.sha256)
+        return v5_uuid("resource", "system", self.subject_title, self.results.data.sha256)
 
     def activity(self, index: int) -> str:
         """The activity testing the ``index``-th control (unique even if ids repeat)."""
@@ -254,7 +254,7 @@ class Ids:
             for i, f in enumerate(self.results.findings):
                 n = seen[f.control_id] = seen.get(f.control_id, 0) + 1
                 key = f.control_id if n == 1 else f"{f.control_id}#{n}"
-                self._activity[i] = _v5("activity", self.results.policy.sha256, key)
+                self._activity[i] = v5_uuid("activity", self.results.policy.sha256, key)
         return self._activity[index]
 
 
@@ -291,7 +291,7 @@ NO_PEOPLE = (
 
 
 def party_uuid(name: str, email: str | None = None, kind: str = "person") -> str:
-    return _v5("party", kind, name, email)
+    return v5_uuid("party", kind, name, email)
 
 
 def with_people(opts: RenderOptions, results: Results) -> RenderOptions:
@@ -443,7 +443,7 @@ def document_resources(results: Results, opts: RenderOptions) -> list[Doc]:
     for d in results.policy.documents:
         out.append(
             file_resource(
-                _v5("resource", "document", d.kind, d.path, d.sha256),
+                v5_uuid("resource", "document", d.kind, d.path, d.sha256),
                 f"{d.kind.replace('-', ' ').capitalize()}: {PurePath(d.path).name}",
                 f"A {d.kind} read while resolving the policy (`{d.path}`, SHA-256 {d.sha256}); "
                 "a change to it changes this hash.",

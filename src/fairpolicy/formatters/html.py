@@ -55,382 +55,29 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.formatters import _svg
-from fairpolicy.formatters._ci import STATUS_WORD, ci_text, threshold, value_text
+from fairpolicy.formatters._ci import ci_text, value_text
+from fairpolicy.formatters._html_assets import CSS, ICONS
+from fairpolicy.formatters._html_view import (
+    ChartView,
+    badge,
+    chart_desc,
+    display_op,
+    finding_view,
+    icon_svg,
+    num4,
+    spec_of,
+    threshold_text,
+)
 from fairpolicy.formatters._shown import for_humans
-from fairpolicy.formatters._svg import Axis, Band, Cell, Mark, Rule, esc, num
+from fairpolicy.formatters._svg import Axis, Cell, esc
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
     from fairpolicy.metrics.base import MetricSpec
     from fairpolicy.results import Finding, Results
-
-_OPS = {
-    "lt": "<",
-    "le": "<=",
-    "lte": "<=",
-    "gt": ">",
-    "ge": ">=",
-    "gte": ">=",
-    "eq": "==",
-    "ne": "!=",
-}
-
-# ---------------------------------------------------------------------------
-# small helpers
-
-
-def _spec(key: str) -> MetricSpec | None:
-    from fairpolicy.metrics.registry import lookup
-
-    try:
-        return lookup(key)
-    except KeyError:
-        return None
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
-
-
-def _op(f: Finding) -> str:
-    return _OPS.get(f.operator, f.operator)
-
-
-def _ok(x: float, op: str, t: float | list[float] | None) -> bool | None:
-    """Whether ``x <op> t`` (display only: which bars to flag). None: not comparable."""
-    if isinstance(t, list):
-        return t[0] <= x <= t[1] if op == "between" and len(t) == 2 else None
-    if t is None:
-        return None
-    checks = {
-        "<": x < t,
-        "<=": x <= t,
-        ">": x > t,
-        ">=": x >= t,
-        "==": x == t,
-        "!=": x != t,
-    }
-    return checks.get(op)
-
-
-def _inside(v: float, band: Band | None) -> bool:
-    """``v`` in the band, counting a value on its edge (to rounding) as inside."""
-    if band is None:
-        return True
-    return (band.lo <= v or _close(v, band.lo)) and (v <= band.hi or _close(v, band.hi))
-
-
-def _threshold(f: Finding) -> str:
-    return threshold(f)
-
-
-def _num4(x: float | None) -> str:
-    if x is None:
-        return "—"
-    if abs(x) >= 2 and float(x).is_integer():
-        return f"{x:,.0f}"
-    return f"{x:.4f}"
-
-
-def _icon(status: str) -> str:
-    return (
-        f'<svg class="icon" width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">'
-        f'<use href="#icon-{esc(status)}"/></svg>'
-    )
-
-
-def _badge(status: str, extra: str = "") -> str:
-    word = STATUS_WORD.get(status, status.upper())
-    return (
-        f'<span class="badge s-{esc(status)}">{_icon(status)}'
-        f'<span class="word">{esc(word)}</span>{esc(extra)}</span>'
-    )
-
-
-_ICONS = """<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>
-<symbol id="icon-pass" viewBox="0 0 16 16"><circle cx="8" cy="8" r="8" fill="#2e7d32"/>\
-<path d="M4 8.5l2.5 2.5L12 5.5" stroke="#fff" stroke-width="2" fill="none"/></symbol>
-<symbol id="icon-fail" viewBox="0 0 16 16"><circle cx="8" cy="8" r="8" fill="#c62828"/>\
-<path d="M5 5l6 6M11 5l-6 6" stroke="#fff" stroke-width="2"/></symbol>
-<symbol id="icon-warn" viewBox="0 0 16 16"><path d="M8 1L15.5 15H.5z" fill="#b26a00"/>\
-<path d="M8 6v4.5M8 12v1.6" stroke="#fff" stroke-width="2"/></symbol>
-<symbol id="icon-inconclusive" viewBox="0 0 16 16"><circle cx="8" cy="8" r="8" fill="#6a1b9a"/>\
-<path d="M5.6 6.2a2.4 2.4 0 1 1 3.2 2.3c-.6.3-.8.7-.8 1.4v.6M8 11.8v1.6" stroke="#fff" \
-stroke-width="1.8" fill="none"/></symbol>
-<symbol id="icon-error" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#7f0000"/>\
-<path d="M8 3.5v6M8 11.5v1.8" stroke="#fff" stroke-width="2"/></symbol>
-</defs></svg>"""
-
-_CSS = """
-:root{--ink:#1f2328;--muted:#59636e;--line:#d0d7de;--bg:#f6f8fa}
-*{box-sizing:border-box}
-body{font-family:"DejaVu Sans","Liberation Sans",Arial,sans-serif;color:var(--ink);
-margin:0 auto;max-width:1180px;padding:24px;line-height:1.45;font-size:14px}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;border-bottom:1px solid var(--line);
-padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin:0 0 8px}
-code,pre{font-family:"DejaVu Sans Mono","Liberation Mono",monospace;font-size:12.5px}
-pre{background:var(--bg);padding:8px 10px;overflow-x:auto;white-space:pre-wrap;margin:4px 0}
-table{border-collapse:collapse;margin:8px 0}
-th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
-th{background:var(--bg)}td.num{text-align:right;font-variant-numeric:tabular-nums;
-white-space:nowrap}
-.verdict{border:2px solid;border-radius:6px;padding:14px 18px;margin:12px 0 18px}
-.verdict .big{font-size:22px;font-weight:bold;display:flex;align-items:center;gap:10px}
-.verdict .icon{width:26px;height:26px}
-.gate-pass{border-color:#2e7d32;background:#edf7ee}.gate-fail{border-color:#c62828;
-background:#fdecea}.gate-error{border-color:#7f0000;background:#fbe9e7}
-.badge{display:inline-flex;align-items:center;gap:5px;font-weight:bold;padding:1px 8px 1px 4px;
-border-radius:12px;border:1px solid;white-space:nowrap;font-size:13px;vertical-align:middle}
-.badge .icon{width:16px;height:16px}
-.s-pass{color:#1b5e20;border-color:#2e7d32;background:#edf7ee}
-.s-fail{color:#b71c1c;border-color:#c62828;background:#fdecea}
-.s-warn{color:#7a4a00;border-color:#b26a00;background:#fff4e0}
-.s-inconclusive{color:#4a148c;border-color:#6a1b9a;background:#f3e5f5}
-.s-error{color:#7f0000;border-color:#7f0000;background:#fbe9e7}
-.control{border:1px solid var(--line);border-left-width:6px;border-radius:6px;
-padding:14px 18px;margin:18px 0;break-inside:avoid-page}
-.control.st-pass{border-left-color:#2e7d32}.control.st-fail{border-left-color:#c62828}
-.control.st-warn{border-left-color:#b26a00}.control.st-inconclusive{border-left-color:#6a1b9a}
-.control.st-error{border-left-color:#7f0000}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;margin:8px 0}
-dl.facts dt{font-weight:bold;color:var(--muted)}dl.facts dd{margin:0}
-figure{margin:12px 0;overflow-x:auto}figcaption{color:var(--muted);font-size:13px;
-max-width:900px}
-svg.chart{display:block;max-width:100%;height:auto}
-.meta td:first-child{font-weight:bold;color:var(--muted);white-space:nowrap}
-.hash{font-family:"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all}
-.counts{display:flex;flex-wrap:wrap;gap:14px;margin-bottom:22px}.counts table{margin:0}
-caption{text-align:left}
-.counts caption{font-weight:bold;text-align:left;padding:2px 0}
-.muted{color:var(--muted)}.outside{color:#b71c1c;font-weight:bold}
-details>summary{cursor:pointer;color:var(--muted)}
-@media print{body{max-width:none;padding:0}details{display:block}a{color:inherit}}
-"""
-
-# ---------------------------------------------------------------------------
-# what to draw for one finding
-
-
-@dataclass
-class _View:
-    """Everything the charts and the group table of one finding need."""
-
-    label: str
-    marks: list[Mark] = field(default_factory=list)
-    axis: Axis = field(default_factory=_svg.rate_axis)
-    band: Band | None = None
-    rules: list[Rule] = field(default_factory=list)
-    show_bars: bool = True
-    #: the disparity plot (ratio metrics)
-    ratios: list[Mark] | None = None
-    ratio_axis: Axis | None = None
-    ratio_band: Band | None = None
-    ratio_note: str = ""
-    notes: list[str] = field(default_factory=list)
-    #: what a flagged ("outside") group broke
-    outside_text: str = "outside the allowed band"
-
-
-def _value_label(f: Finding, spec: MetricSpec | None) -> str:
-    """What the group values are: the metric's ``rate`` (or the component that drives an
-    equalized-odds value) from its details, else the quantity its summary takes max − min of."""
-    rate = f.details.get("rate", f.details.get("driven_by"))
-    if isinstance(rate, str):
-        label = rate.replace("_", " ")
-    elif spec is not None and spec.summary.startswith("max − min "):
-        label = spec.summary.removeprefix("max − min ")
-        for cut in (" across", " (", " P(", ","):
-            label = label.split(cut)[0]
-    else:
-        label = "per-group value"
-    cls = f.details.get("worst_class")
-    if cls is not None and f.groups:
-        label += f" of class {cls} (the class with the largest gap)"
-    return label
-
-
-def _operator_band(op: str, t: float | list[float] | None, axis: Axis, what: str) -> Band | None:
-    """The region of ``axis`` that ``<op> t`` allows."""
-    if isinstance(t, list):
-        if op == "between" and len(t) == 2:
-            return Band(t[0], t[1], f"allowed: {t[0]:g} ≤ {what} ≤ {t[1]:g}")
-        return None
-    if t is None:
-        return None
-    if op in (">", ">="):
-        return Band(t, axis.hi, f"allowed: {what} {op} {t:g}")
-    if op in ("<", "<="):
-        return Band(axis.lo, t, f"allowed: {what} {op} {t:g}")
-    return None
-
-
-def _view(f: Finding) -> _View:
-    spec = _spec(f.metric_key)
-    op, t = _op(f), f.threshold
-    label = _value_label(f, spec)
-    view = _View(label=label)
-    compared = [g for g in f.groups if g.value is not None]
-    vals = [g.value for g in compared if g.value is not None]
-    base = [Mark(g.group, g.n, g.value, g.ci_low, g.ci_high) for g in f.groups]
-    base += [Mark(e.group, e.n, None, excluded=e.reason) for e in f.excluded_groups]
-    view.marks = base
-    if not vals:
-        view.show_bars = False
-        if base:
-            view.notes.append("No group has a value to compare; the table lists why.")
-        return view
-    value = f.value
-    hi_g = max(compared, key=lambda g: g.value or 0.0) if compared else None
-    top = max(vals) if vals else None
-    is_ratio = spec is not None and spec.better == "higher" and spec.ideal == 1.0
-    ratios: list[Mark] | None = None
-    extra: list[float] = []
-    if is_ratio and value is not None and vals and top is not None and hi_g is not None:
-        if any(_close(v, 1.0) for v in vals) and any(_close(v, value) for v in vals):
-            # the group values are the ratios (a reference group sits at 1)
-            ratios = list(base)
-            view.show_bars = False
-            view.label = label = "ratio to the reference group" + (
-                f" ({label})" if label != "per-group value" else ""
-            )
-            view.ratio_note = (
-                "Each bar runs from parity (1) to the group's ratio to the reference group; "
-                f"the control's value is {num(value)} (the ratio that decides)."
-            )
-        elif top > 0 and _close(min(vals) / top, value):
-            ratios = [
-                Mark(m.group, m.n, None if m.value is None else m.value / top, excluded=m.excluded)
-                for m in base
-            ]
-            view.ratio_note = (
-                f"Each bar runs from parity (1) to the group's {label} divided by the highest, "
-                f"{hi_g.group} ({num(top)}); the smallest ratio is the control's value, "
-                f"{num(value)}. Whiskers are on the rate chart only."
-            )
-            view.rules.append(Rule(top, f"reference: the highest group, {hi_g.group} ({num(top)})"))
-            if isinstance(t, list) and op == "between" and len(t) == 2:
-                view.band = Band(
-                    t[0] * top, t[1] * top, f"allowed: {t[0]:g} to {t[1]:g} × the highest group"
-                )
-            elif isinstance(t, float | int) and op in (">", ">="):
-                view.band = Band(t * top, top, f"allowed: {op} {t:g} × the highest group")
-                extra.append(t * top)
-            if view.band is not None:
-                view.notes.append(
-                    f"Rate chart: the shaded band is the range a group's {label} must reach — "
-                    f"at least {t if not isinstance(t, list) else t[0]:g} × the highest group's."
-                )
-    if ratios is not None:
-        rvals = [v for m in ratios for v in (m.value, m.ci_low, m.ci_high) if v is not None]
-        rvals += t if isinstance(t, list) else ([t] if t is not None and t > 0 else [])
-        raxis = _svg.log_axis(rvals)
-        view.ratio_axis = raxis
-        view.ratio_band = _operator_band(op, t, raxis, "ratio")
-        view.ratios = [
-            replace(m, outside=m.value is not None and _ok(m.value, op, t) is False) for m in ratios
-        ]
-        if view.band is not None:
-            view.marks = [
-                replace(m, outside=m.value is not None and not _inside(m.value, view.band))
-                for m in base
-            ]
-    elif (
-        value is not None
-        and len(vals) >= 2
-        and top is not None
-        and hi_g is not None
-        and (spec is None or spec.better == "lower")
-        and _close(top - min(vals), value)
-        and op in ("<", "<=")
-        and isinstance(t, float | int)
-    ):
-        # anchor the band at the best-placed group: the extreme opposite the worst group
-        low = min(vals)
-        worst = next((g.value for g in compared if g.group == f.worst_group), None)
-        anchor_low = worst is not None and _close(worst, top) and not _close(worst, low)
-        ref_g = min(compared, key=lambda g: g.value or 0.0) if anchor_low else hi_g
-        ref = low if anchor_low else top
-        side = "lowest" if anchor_low else "highest"
-        lo_b, hi_b = (ref, ref + t) if anchor_low else (ref - t, ref)
-        view.band = Band(lo_b, hi_b, f"allowed band: within {t:g} of the reference group")
-        view.rules.append(Rule(ref, f"reference: the {side} group, {ref_g.group} ({num(ref)})"))
-        view.marks = [
-            replace(m, outside=m.value is not None and _ok(abs(ref - m.value), op, t) is False)
-            for m in base
-        ]
-        away = "above" if anchor_low else "below"
-        view.notes.append(
-            f"The control's value is the gap between the highest and the lowest bar "
-            f"({num(top)} − {num(low)} = {num(value)}, must be {op} {t:g}). The dashed line is "
-            f"the reference group, {ref_g.group} — the {side} value, opposite the worst group "
-            f"{f.worst_group or ''}; the shaded band is where every group must lie (within "
-            f"{t:g} of it). A bar {away} the band is labelled “outside”."
-        )
-    elif value is not None and vals and any(_close(value, v) for v in (min(vals), max(vals))):
-        which = "lowest" if _close(value, min(vals)) else "highest"
-        view.outside_text = "fails the threshold"
-        if isinstance(t, list) and op == "between":
-            view.band = Band(t[0], t[1], f"allowed: {t[0]:g} to {t[1]:g}")
-        elif isinstance(t, float | int):
-            view.rules.append(Rule(float(t), f"threshold: {op} {t:g}", kind="threshold"))
-            extra.append(float(t))
-        view.marks = [
-            replace(m, outside=m.value is not None and _ok(m.value, op, t) is False) for m in base
-        ]
-        view.notes.append(
-            f"The control's value is the {which} group's value ({num(value)}); the line is the "
-            f"threshold ({op} {_threshold(f)}) it is compared with."
-        )
-    elif vals:
-        why = (
-            f"The threshold ({op} {_threshold(f)}) applies to the control's value "
-            f"({num(value)}), which aggregates more than these bars show; no bar is compared "
-            "with it directly."
-        )
-        view.notes.append(why)
-    # the axis
-    if view.show_bars:
-        pts = [v for m in view.marks for v in (m.value, m.ci_low, m.ci_high) if v is not None]
-        in01 = spec is None or (spec.value_range[0] >= 0 and spec.value_range[1] <= 1)
-        if in01 and all(0.0 <= v <= 1.0 for v in pts):
-            view.axis = _svg.rate_axis()
-            view.notes.append("Fixed 0–1 axis (these values are rates or proportions).")
-        else:
-            view.axis = _svg.data_axis(pts + extra)
-            view.notes.append("The axis is scaled to the data (these values are not rates).")
-        if view.band is not None:
-            view.band = Band(
-                max(view.band.lo, view.axis.lo), min(view.band.hi, view.axis.hi), view.band.label
-            )
-    driven = f.details.get("driven_by")
-    if isinstance(driven, str) and view.show_bars:
-        view.notes.append(
-            f"The bars show {driven}, the component whose gap is the control's value."
-        )
-    if any(m.ci_low is not None for m in base):
-        view.notes.append("Whiskers: the per-group bootstrap confidence interval.")
-    if f.excluded_groups:
-        view.notes.append(
-            "Hollow dashed bars are groups excluded from the comparison (reason in the table)."
-        )
-    return view
-
-
-def _desc(kind: str, what: str, marks: Sequence[Mark], band: Band | None) -> str:
-    parts = []
-    for m in marks:
-        if m.value is None:
-            parts.append(f"{m.group} (n={m.n}) excluded: {m.excluded or 'no value'}")
-        else:
-            ci = f" [{num(m.ci_low)}, {num(m.ci_high)}]" if m.ci_low is not None else ""
-            flag = ", outside the allowed band" if m.outside else ""
-            parts.append(f"{m.group} {num(m.value)}{ci} (n={m.n}){flag}")
-    band_s = f" Shaded: {band.label} ({num(band.lo)} to {num(band.hi)})." if band else ""
-    return f"{kind} of {what}, {len(marks)} groups: " + "; ".join(parts) + "." + band_s
 
 
 # ---------------------------------------------------------------------------
@@ -484,7 +131,7 @@ def _banner(results: Results) -> str:
     icon = {"pass": "pass", "fail": "fail", "error": "error"}[s.gate]
     return (
         f'<section class="verdict gate-{s.gate}" role="status" aria-label="Verdict">'
-        f'<div class="big">{_icon(icon)}<span>{esc(text)}</span></div>'
+        f'<div class="big">{icon_svg(icon)}<span>{esc(text)}</span></div>'
         f"<div>{esc(counts)}</div></section>"
     )
 
@@ -507,8 +154,9 @@ def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
         name = f'<a href="#{anchors[i]}">{cid}</a>' if i in anchors else cid
         rows.append(
             f"<tr><td>{name}</td><td><code>{esc(f.metric_key)}</code></td>"
-            f'<td class="num">{value_text(f)}</td>{ci}<td>{esc(_op(f))} {esc(_threshold(f))}</td>'
-            f"<td>{_badge(f.status, mode)}</td><td>{esc(worst)}</td></tr>"
+            f'<td class="num">{value_text(f)}</td>{ci}'
+            f"<td>{esc(display_op(f))} {esc(threshold_text(f))}</td>"
+            f"<td>{badge(f.status, mode)}</td><td>{esc(worst)}</td></tr>"
         )
     th = "".join(f"<th scope='col'>{h}</th>" for h in head)
     return (
@@ -537,11 +185,11 @@ def _value_text(f: Finding) -> str:
 
 
 def _rule_text(f: Finding) -> str:
-    op, t = _op(f), f.threshold
+    op, t = display_op(f), f.threshold
     if op == "between" and isinstance(t, list):
         rule = f"value must lie between {t[0]:g} and {t[1]:g} (inclusive)"
     else:
-        rule = f"value must be {esc(op)} {esc(_threshold(f))}"
+        rule = f"value must be {esc(op)} {esc(threshold_text(f))}"
     src = (
         f" <span class='muted'>(threshold from {esc(f.threshold_source)})</span>"
         if (f.threshold_source)
@@ -640,7 +288,7 @@ def _per_group_details(f: Finding) -> dict[str, dict[str, float | None]]:
     return out
 
 
-def _group_table(f: Finding, view: _View) -> str:
+def _group_table(f: Finding, view: ChartView) -> str:
     has_ci = any(g.ci_low is not None for g in f.groups)
     ratio = {m.group: m for m in view.ratios or []}
     extra = _per_group_details(f)
@@ -660,7 +308,7 @@ def _group_table(f: Finding, view: _View) -> str:
         cells = [
             esc(g.group),
             f'<td class="num">{g.n:,}</td>',
-            f'<td class="num">{_num4(g.value)}</td>',
+            f'<td class="num">{num4(g.value)}</td>',
         ]
         cells[0] = f"<th scope='row'>{cells[0]}</th>"
         if has_ci:
@@ -668,8 +316,8 @@ def _group_table(f: Finding, view: _View) -> str:
             cells.append(f'<td class="num">{ci}</td>')
         if view.ratios is not None and view.show_bars:
             r = ratio.get(g.group)
-            cells.append(f'<td class="num">{_num4(r.value if r else None)}</td>')
-        cells += [f'<td class="num">{_num4(extra[k].get(g.group))}</td>' for k in extra]
+            cells.append(f'<td class="num">{num4(r.value if r else None)}</td>')
+        cells += [f'<td class="num">{num4(extra[k].get(g.group))}</td>' for k in extra]
         if pvals:
             p = pvals.get(g.group)
             cells.append(f'<td class="num">{"—" if p is None else f"{p:.4g}"}</td>')
@@ -735,7 +383,7 @@ def _cell_num(x: Any) -> str:
     return f"{x:.4f}" if isinstance(x, float) else esc(x)
 
 
-def _heatmap(uid: str, f: Finding, view: _View) -> str:
+def _heatmap(uid: str, f: Finding, view: ChartView) -> str:
     dims = [d.strip() for d in f.inputs.get("dimension", "").split(",") if d.strip()]
     marks = view.ratios if view.ratios is not None else view.marks
     if len(dims) != 2 or not marks:
@@ -758,7 +406,7 @@ def _heatmap(uid: str, f: Finding, view: _View) -> str:
         hi = lo * 1.5 + 1e-9 if log else lo + 1.0
     axis = Axis(lo, hi, (), log=log)
     what = "ratio to the reference" if view.ratios is not None else view.label
-    desc = _desc("Intersection heatmap", what, marks, None)
+    desc = chart_desc("Intersection heatmap", what, marks, None)
     svg = _svg.heatmap(
         uid,
         f"{f.control_id}: {what} by {dims[0]} × {dims[1]}",
@@ -784,13 +432,13 @@ def _heatmap(uid: str, f: Finding, view: _View) -> str:
 
 
 def _control(i: int, f: Finding) -> str:
-    spec = _spec(f.metric_key)
+    spec = spec_of(f.metric_key)
     uid = f"c{i + 1}"
-    view = _view(f)
+    view = finding_view(f)
     mode = f" ({f.enforcement_mode})" if f.enforcement_mode != "block" else ""
     out = [
         f'<section class="control st-{esc(f.status)}" id="{uid}" aria-labelledby="{uid}-h">',
-        f'<h3 id="{uid}-h">{_badge(f.status, mode)} <code>{esc(f.control_id)}</code></h3>',
+        f'<h3 id="{uid}-h">{badge(f.status, mode)} <code>{esc(f.control_id)}</code></h3>',
     ]
     if f.title and f.title != f.description:
         out.append(f"<p><strong>{esc(f.title)}</strong></p>")
@@ -800,7 +448,7 @@ def _control(i: int, f: Finding) -> str:
     charts = []
     if view.show_bars and view.marks:
         title = f"{f.control_id}: {view.label} per group"
-        desc = _desc("Bar chart", view.label, view.marks, view.band)
+        desc = chart_desc("Bar chart", view.label, view.marks, view.band)
         svg = _svg.bar_chart(
             f"{uid}-bars",
             title,
@@ -815,7 +463,7 @@ def _control(i: int, f: Finding) -> str:
         charts.append(f"<figure>{svg}<figcaption>{esc(' '.join(view.notes))}</figcaption></figure>")
     if view.ratios is not None and view.ratio_axis is not None:
         title = f"{f.control_id}: disparity (ratio to the reference) per group, log scale"
-        desc = _desc("Disparity plot on a log axis", "the ratio", view.ratios, view.ratio_band)
+        desc = chart_desc("Disparity plot on a log axis", "the ratio", view.ratios, view.ratio_band)
         svg = _svg.disparity_plot(
             f"{uid}-ratios",
             title,
@@ -995,8 +643,8 @@ def render(results: Results, opts: RenderOptions) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f'<meta name="generator" content="{esc(results.tool.name)} {esc(results.tool.version)}">',
         f"<title>fairpolicy report — {esc(title)}</title>",
-        f"<style>{_CSS}</style></head><body>",
-        _ICONS,
+        f"<style>{CSS}</style></head><body>",
+        ICONS,
         f"<header><h1>Fairness compliance report — {esc(title)}</h1>"
         f"<p class='muted'>fairpolicy {esc(results.tool.version)} · run finished "
         f"{esc(results.run.finished)}</p></header>",

@@ -26,7 +26,6 @@ from fairpolicy.errors import OutputError
 from fairpolicy.formatters._oscal_common import (
     Doc,
     Ids,
-    _v5,
     check_ids,
     data_resource,
     document_resources,
@@ -38,6 +37,7 @@ from fairpolicy.formatters._oscal_common import (
     props_of,
     prune,
     subject_component,
+    v5_uuid,
     with_people,
 )
 
@@ -59,7 +59,7 @@ def render(results: Results, opts: RenderOptions) -> str:
             "profile beside it), or pass your own SSP with --ssp.",
         )
     ids = Ids(results, opts)
-    this_system = _v5("component", "this-system", ids.subject_title)
+    this_system = v5_uuid("component", "this-system", ids.subject_title)
     d = results.data
     seen: dict[str, int] = {}
     requirements = []
@@ -69,13 +69,13 @@ def render(results: Results, opts: RenderOptions) -> str:
         seen[f.control_id] = i
         requirements.append(
             {
-                "uuid": _v5("implemented-requirement", ids.subject_title, f.control_id),
+                "uuid": v5_uuid("implemented-requirement", ids.subject_title, f.control_id),
                 "control-id": f.control_id,
                 "props": planned_props(f),
                 "by-components": [
                     {
                         "component-uuid": ids.subject,
-                        "uuid": _v5("by-component", ids.subject_title, f.control_id),
+                        "uuid": v5_uuid("by-component", ids.subject_title, f.control_id),
                         "description": (
                             f"The model's predictions are evaluated with `{f.metric_key}` "
                             f"against the threshold ({f.operator} {_threshold(f.threshold)}) "
@@ -87,14 +87,14 @@ def render(results: Results, opts: RenderOptions) -> str:
             }
         )
     doc: Doc = {
-        "uuid": _v5("system-security-plan", ids.subject_title, results.policy.sha256),
+        "uuid": v5_uuid("system-security-plan", ids.subject_title, results.policy.sha256),
         "metadata": metadata(f"System security plan — {ids.subject_title}", results, opts),
         "import-profile": {"href": opts.profile_href},
         "system-characteristics": {
             "system-ids": [
                 {
                     "identifier-type": "https://ietf.org/rfc/rfc4122",
-                    "id": _v5("system", ids.subject_title),
+                    "id": v5_uuid("system", ids.subject_title),
                 }
             ],
             "system-name": ids.subject_title,

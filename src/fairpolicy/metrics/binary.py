@@ -61,7 +61,7 @@ _WORST: dict[Rate, Literal["min", "max"]] = {
     "prev": "min",
 }
 
-_UNDEFINED: dict[Rate, str] = {
+UNDEFINED: dict[Rate, str] = {
     "selection_rate": "group has no rows",
     "tpr": "group has no actual positives, so its true positive rate is undefined",
     "fpr": "group has no actual negatives, so its false positive rate is undefined",
@@ -159,7 +159,7 @@ def rate_gap(stats: GroupStats, rate: Rate) -> MetricValue:
         stats,
         values,
         defined,
-        _UNDEFINED[rate],
+        UNDEFINED[rate],
         worst=_WORST[rate],
         details={"rate": rate},
         exact=_exact_parts(stats, rate),
@@ -172,7 +172,7 @@ def rate_ratio(stats: GroupStats, rate: Rate) -> MetricValue:
         stats,
         values,
         defined,
-        _UNDEFINED[rate],
+        UNDEFINED[rate],
         details={"rate": rate},
         exact=_exact_parts(stats, rate),
     )

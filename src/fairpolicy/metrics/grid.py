@@ -32,7 +32,7 @@ SLACK = 1e-12
 Bound = Callable[[GroupStats, Mapping[str, Any], MetricValue, float], float | None]
 
 
-def _tie_auc(d: sc._Dist) -> float:
+def _tie_auc(d: sc.ScoreDist) -> float:
     """|ΔAUC| ≤ Σ_v pos(v)·neg(v) / (2·P·N): only a positive–negative pair sharing a grid
     cell can change its contribution (from 0 or 1 to ½)."""
     p, n = float(d.pos.sum()), float(d.neg.sum())
@@ -44,15 +44,15 @@ def _tie_auc(d: sc._Dist) -> float:
 def _auc_errors(stats: GroupStats) -> list[float]:
     """Per group, the bound on its (K-aware) AUC: binary, or the mean over classes of the
     one-vs-rest bounds on K > 2."""
-    scores = sc._scores(stats)
+    scores = sc.score_stats(stats)
     k = stats.num_classes
     out = []
     for g in range(len(stats.groups)):
         if k <= 2:
-            column, p, _ = sc._binary_column(stats)
-            out.append(0.0 if column is None else _tie_auc(sc._dist(scores, g, column, p)))
+            column, p, _ = sc.binary_column(stats)
+            out.append(0.0 if column is None else _tie_auc(sc.score_dist(scores, g, column, p)))
         elif len(scores.columns) == k:
-            out.append(float(np.mean([_tie_auc(sc._dist(scores, g, c, c)) for c in range(k)])))
+            out.append(float(np.mean([_tie_auc(sc.score_dist(scores, g, c, c)) for c in range(k)])))
         else:
             out.append(0.0)
     return out
@@ -86,7 +86,7 @@ def inter_site_auc_variance(
     return 2.0 * (sd + eps) * eps + eps * eps
 
 
-def _edge_rows(d: sc._Dist, n_bins: int, h: float) -> int:
+def _edge_rows(d: sc.ScoreDist, n_bins: int, h: float) -> int:
     """Rows whose grid score lies within h of an interior bin edge: only they can change
     bin (edges 0 and 1 bound the first and last bin on both sides)."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
@@ -101,14 +101,14 @@ def _ece_errors(stats: GroupStats, params: Mapping[str, Any], h: float) -> list[
     """ECE = Σ_b |Σ_{i∈b} (y_i − s_i)| / n: shifts within a bin move it by ≤ h; a row that
     changes bin moves two terms by ≤ 1 each. Per group: h + 2·m / n, m = rows near an
     interior edge."""
-    column, p, _ = sc._binary_column(stats)
+    column, p, _ = sc.binary_column(stats)
     if column is None:
         return [0.0] * len(stats.groups)
-    n_bins = sc._n_bins(params)
-    scores = sc._scores(stats)
+    n_bins = sc.n_bins_param(params)
+    scores = sc.score_stats(stats)
     out = []
     for g in range(len(stats.groups)):
-        d = sc._dist(scores, g, column, p)
+        d = sc.score_dist(scores, g, column, p)
         out.append(0.0 if d.n == 0 else h + 2.0 * _edge_rows(d, n_bins, h) / d.n)
     return out
 
@@ -137,13 +137,13 @@ def score_ks_statistic(
     """On the grid each CDF is the exact CDF read at the end of a grid cell, so for each
     pair |ΔKS| ≤ the largest share of either group's rows in one grid cell (scores in
     [0, 1]; other scores are not rounded)."""
-    column, p, _ = sc._binary_column(stats)
+    column, p, _ = sc.binary_column(stats)
     if column is None:
         return 0.0
-    scores = sc._scores(stats)
+    scores = sc.score_stats(stats)
     shares = []
     for g in range(len(stats.groups)):
-        d = sc._dist(scores, g, column, p)
+        d = sc.score_dist(scores, g, column, p)
         inside = (d.values >= 0.0) & (d.values <= 1.0)
         shares.append(float(d.total[inside].max()) / d.n if d.n and inside.any() else 0.0)
     top = sorted(shares, reverse=True)[:1]

@@ -33,7 +33,7 @@ from fairpolicy.metrics.base import (
     safe_rate,
     too_few_groups,
 )
-from fairpolicy.metrics.binary import _UNDEFINED, Rate, group_rate, rate_gap, rate_parts
+from fairpolicy.metrics.binary import UNDEFINED, Rate, group_rate, rate_gap, rate_parts
 from fairpolicy.stats import INTERSECTION_SEP, GroupStats, group_name
 
 # ---------------------------------------------------------------------------
@@ -302,7 +302,7 @@ def _disparity_rates(stats: GroupStats, rate: str) -> tuple[FloatArray, Any, str
         return vals, ok, "no group has a predicted positive, so shares of them are undefined"
     r = cast(Rate, _SYNONYM.get(rate, rate))
     vals, ok = group_rate(stats, r)
-    return vals, ok, _UNDEFINED[r]
+    return vals, ok, UNDEFINED[r]
 
 
 def _disparity_exact(stats: GroupStats, rate: str, ok: Any) -> list[Fraction | None] | None:

@@ -10,7 +10,6 @@ on a miss.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from fairpolicy.errors import did_you_mean
 from fairpolicy.metrics import (
@@ -24,11 +23,25 @@ from fairpolicy.metrics import (
     regression,
     scores,
 )
-from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, Stratum, TaskKind
-
-CLS = ("target", "prediction", "dimension")
-BOTH: tuple[TaskKind, ...] = ("binary", "multiclass")
-BINARY_ONLY: tuple[TaskKind, ...] = ("binary",)
+from fairpolicy.metrics.base import MetricSpec, ParamSpec
+from fairpolicy.metrics.families import (
+    ACC_REPL,
+    AGGREGATION,
+    ALPHA,
+    AVERAGE,
+    BINARY_ONLY,
+    BOTH,
+    CLS,
+    CONFUSION_STRATA,
+    DISPARITY_STRATA,
+    DP_REPL,
+    EO_REPL,
+    MIN_SHARE,
+    PP_REPL,
+    binary_score_spec,
+    binary_spec,
+    multi_spec,
+)
 
 #: Parameters every classification control accepts; they shape binding and
 #: exclusion rather than the formula, so metrics do not declare them.
@@ -102,207 +115,107 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ),
 )
 
-_AGGREGATION = ParamSpec(
-    "aggregation", str, "max", ("max", "macro"), "max: worst class; macro: mean over classes"
-)
-
-_DP_REPL = ("multiclass_demographic_parity", "weighted_f1_gap", "macro_f1_gap", "per_class_f1_gap")
-_EO_REPL = (
-    "multiclass_equal_opportunity",
-    "macro_equal_opportunity_multiclass",
-    "weighted_f1_gap",
-    "macro_f1_gap",
-    "per_class_f1_gap",
-)
-_PP_REPL = ("predictive_parity_multiclass", "per_class_f1_gap")
-_ACC_REPL = ("multiclass_confusion_metrics", "micro_equalized_odds_multiclass", "weighted_f1_gap")
-
-
-#: permutation strata of the parameterised metrics (the compared rate decides)
-_CONFUSION_STRATA: dict[str, Stratum | None] = {
-    "worst_group_accuracy": "rows",
-    "accuracy_gap": "rows",
-    "min_class_recall": None,  # pooled over the compared rows
-    "min_class_precision": None,
-}
-_DISPARITY_STRATA: dict[str, Stratum | None] = {
-    **dict.fromkeys(("selection_rate", "pprev", "ppr", "accuracy", "error_rate", "prev"), "rows"),
-    **dict.fromkeys(("tpr", "tnr", "fpr", "fnr"), "actual"),
-    **dict.fromkeys(("fdr", "for", "ppv", "precision", "npv"), "predicted"),
-}
-
-#: RATES family parameters
-_ALPHA = ParamSpec(
-    "alpha", float, 2.0, help="GE order: 1 = Theil, 0 = mean log deviation, 2 = half the CV²"
-)
-_MIN_SHARE = ParamSpec(
-    "min_share",
-    float,
-    0.02,
-    help="categories under this share of the rows are reported but kept out (LL144: 2 %)",
-)
-_AVERAGE = ParamSpec(
-    "average",
-    str,
-    "binary",
-    performance.AVERAGES,
-    "scikit-learn's average: binary (positive class), macro, micro or weighted",
-)
-
-
-def _binary(
-    key: str,
-    fn: MetricFn,
-    summary: str,
-    replacement: tuple[str, ...],
-    aliases: tuple[str, ...] = (),
-    *,
-    ratio: bool = False,
-    null_stratum: Stratum | None = "rows",
-) -> MetricSpec:
-    return MetricSpec(
-        key=key,
-        fn=fn,
-        summary=summary,
-        inputs=CLS,
-        tasks=BINARY_ONLY,
-        aliases=aliases,
-        ideal=1.0 if ratio else 0.0,
-        better="higher" if ratio else "lower",
-        multiclass_replacement=replacement,
-        example_operator=">=" if ratio else "<",
-        example_threshold="0.8" if ratio else "0.1",
-        batch=binary.BATCH.get(fn),
-        null_stratum=null_stratum,
-    )
-
-
-def _binary_score(
-    key: str,
-    fn: MetricFn,
-    summary: str,
-    aliases: tuple[str, ...],
-    null_stratum: Stratum | None = "rows",
-) -> MetricSpec:
-    """A binary metric of P(positive) scores (fairness-metrics tutorial's probabilistic family)."""
-    return MetricSpec(
-        key=key,
-        fn=fn,
-        summary=summary,
-        inputs=(*CLS, "score"),
-        tasks=BINARY_ONLY,
-        multiclass_replacement=("multi_class_auc_gap",),
-        needs_scores=True,
-        aliases=aliases,
-        null_stratum=null_stratum,
-    )
-
-
-def _multi(key: str, fn: MetricFn, summary: str, **kw: Any) -> MetricSpec:
-    """A spec for a metric defined for any K (multi-class, and binary as K = 2)."""
-    return MetricSpec(key=key, fn=fn, summary=summary, inputs=CLS, tasks=BOTH, **kw)
-
 
 REGISTRY: dict[str, MetricSpec] = {
     # ---- binary (the fairness-metrics tutorial's table, fairlearn conventions) ----
-    "demographic_parity_diff": _binary(
+    "demographic_parity_diff": binary_spec(
         "demographic_parity_diff",
         binary.demographic_parity_diff,
         "max − min selection rate P(Ŷ=1|A=g)",
-        _DP_REPL,
+        DP_REPL,
         (
             "statistical_parity_difference",
             "demographic_parity_gap",
             "demographic_parity_difference",
         ),
     ),
-    "demographic_parity_ratio": _binary(
+    "demographic_parity_ratio": binary_spec(
         "demographic_parity_ratio",
         binary.demographic_parity_ratio,
         "min / max selection rate (disparate impact, four-fifths rule)",
-        _DP_REPL,
+        DP_REPL,
         ("disparate_impact", "disparate_impact_ratio"),
         ratio=True,
     ),
-    "equal_opportunity_diff": _binary(
+    "equal_opportunity_diff": binary_spec(
         "equal_opportunity_diff",
         binary.equal_opportunity_diff,
         "max − min true positive rate",
-        _EO_REPL,
+        EO_REPL,
         ("equal_opportunity_gap", "equal_opportunity_difference", "tpr_diff"),
         null_stratum="actual",
     ),
-    "equalized_odds_diff": _binary(
+    "equalized_odds_diff": binary_spec(
         "equalized_odds_diff",
         binary.equalized_odds_diff,
         "max(TPR gap, FPR gap)",
-        _EO_REPL,
+        EO_REPL,
         ("equalized_odds_difference",),
         null_stratum="actual",
     ),
-    "equalized_odds_ratio": _binary(
+    "equalized_odds_ratio": binary_spec(
         "equalized_odds_ratio",
         binary.equalized_odds_ratio,
         "min(TPR min/max, FPR min/max) — fairlearn's meaning",
-        _EO_REPL,
+        EO_REPL,
         ratio=True,
         null_stratum="actual",
     ),
-    "average_odds_diff": _binary(
+    "average_odds_diff": binary_spec(
         "average_odds_diff",
         binary.average_odds_diff,
         "(TPR gap + FPR gap) / 2",
-        _EO_REPL,
+        EO_REPL,
         ("average_odds_difference", "average_abs_odds_difference"),
         null_stratum="actual",
     ),
-    "predictive_parity_diff": _binary(
+    "predictive_parity_diff": binary_spec(
         "predictive_parity_diff",
         binary.predictive_parity_diff,
         "max − min precision (PPV)",
-        _PP_REPL,
+        PP_REPL,
         ("predictive_parity", "ppv_diff"),
         null_stratum="predicted",
     ),
-    "fpr_diff": _binary(
+    "fpr_diff": binary_spec(
         "fpr_diff",
         binary.fpr_diff,
         "max − min false positive rate",
-        _EO_REPL,
+        EO_REPL,
         ("false_positive_rate_difference",),
         null_stratum="actual",
     ),
-    "fnr_diff": _binary(
+    "fnr_diff": binary_spec(
         "fnr_diff",
         binary.fnr_diff,
         "max − min false negative rate",
-        _EO_REPL,
+        EO_REPL,
         ("false_negative_rate_difference",),
         null_stratum="actual",
     ),
-    "accuracy_diff": _binary(
+    "accuracy_diff": binary_spec(
         "accuracy_diff",
         binary.accuracy_diff,
         "max − min accuracy",
-        _ACC_REPL,
+        ACC_REPL,
         ("accuracy_difference",),
     ),
     # ---- multi-class (Venturalitica) ----
-    "multiclass_demographic_parity": _multi(
+    "multiclass_demographic_parity": multi_spec(
         "multiclass_demographic_parity",
         multiclass.multiclass_demographic_parity,
         "per-class prediction-rate gap, max or mean over classes",
-        params=(_AGGREGATION,),
+        params=(AGGREGATION,),
         example_threshold="0.15",
     ),
-    "multiclass_equal_opportunity": _multi(
+    "multiclass_equal_opportunity": multi_spec(
         "multiclass_equal_opportunity",
         multiclass.multiclass_equal_opportunity,
         "worst per-class recall (TPR) gap",
         example_threshold="0.15",
         null_stratum="actual",
     ),
-    "multiclass_confusion_metrics": _multi(
+    "multiclass_confusion_metrics": multi_spec(
         "multiclass_confusion_metrics",
         multiclass.multiclass_confusion_metrics,
         "per-class precision/recall and per-group accuracy; thresholds `value`",
@@ -319,9 +232,9 @@ REGISTRY: dict[str, MetricSpec] = {
         better="higher",
         example_operator=">=",
         example_threshold="0.7",
-        null_stratum=("value", _CONFUSION_STRATA),
+        null_stratum=("value", CONFUSION_STRATA),
     ),
-    "weighted_demographic_parity_multiclass": _multi(
+    "weighted_demographic_parity_multiclass": multi_spec(
         "weighted_demographic_parity_multiclass",
         multiclass.weighted_demographic_parity_multiclass,
         "demographic parity with strategy macro|micro|one-vs-rest|weighted",
@@ -336,21 +249,21 @@ REGISTRY: dict[str, MetricSpec] = {
         ),
         example_threshold="0.15",
     ),
-    "macro_equal_opportunity_multiclass": _multi(
+    "macro_equal_opportunity_multiclass": multi_spec(
         "macro_equal_opportunity_multiclass",
         multiclass.macro_equal_opportunity_multiclass,
         "unweighted mean of per-class recall (TPR) gaps",
         example_threshold="0.1",
         null_stratum="actual",
     ),
-    "micro_equalized_odds_multiclass": _multi(
+    "micro_equalized_odds_multiclass": multi_spec(
         "micro_equalized_odds_multiclass",
         multiclass.micro_equalized_odds_multiclass,
         "accuracy gap + error-rate gap (= 2 × accuracy gap)",
         value_range=(0.0, 2.0),
         example_threshold="0.2",
     ),
-    "predictive_parity_multiclass": _multi(
+    "predictive_parity_multiclass": multi_spec(
         "predictive_parity_multiclass",
         multiclass.predictive_parity_multiclass,
         "per-class precision (PPV) gap, worst class or prevalence-weighted",
@@ -367,19 +280,19 @@ REGISTRY: dict[str, MetricSpec] = {
         null_stratum=("strategy", {"macro": "predicted", "weighted": "rows"}),
     ),
     # ---- fmm-fairness-eval's F1 family ----
-    "weighted_f1_gap": _multi(
+    "weighted_f1_gap": multi_spec(
         "weighted_f1_gap",
         f1.weighted_f1_gap,
         "max − min support-weighted F1 across groups",
         example_threshold="0.1",
     ),
-    "macro_f1_gap": _multi(
+    "macro_f1_gap": multi_spec(
         "macro_f1_gap",
         f1.macro_f1_gap,
         "max − min macro F1 across groups",
         example_threshold="0.1",
     ),
-    "per_class_f1_gap": _multi(
+    "per_class_f1_gap": multi_spec(
         "per_class_f1_gap",
         f1.per_class_f1_gap,
         "worst per-class F1 gap across groups (with the per-class vector)",
@@ -450,39 +363,39 @@ REGISTRY: dict[str, MetricSpec] = {
         example_operator=">=",
         example_threshold="0.85",
     ),
-    "score_parity": _binary_score(
+    "score_parity": binary_score_spec(
         "score_parity",
         scores.score_parity,
         "max − min mean score P(positive)",
         ("mean_score_parity", "mean_score_gap"),
     ),
-    "score_ks_statistic": _binary_score(
+    "score_ks_statistic": binary_score_spec(
         "score_ks_statistic",
         scores.score_ks_statistic,
         "largest two-sample Kolmogorov–Smirnov distance between groups' scores",
         ("ks_statistic", "score_ks"),
     ),
-    "brier_gap": _binary_score(
+    "brier_gap": binary_score_spec(
         "brier_gap",
         scores.brier_gap,
         "max − min per-group Brier score",
         ("brier_parity", "brier_score_gap"),
     ),
-    "auc_gap": _binary_score(
+    "auc_gap": binary_score_spec(
         "auc_gap",
         scores.auc_gap,
         "max − min per-group ROC AUC (single-class groups excluded)",
         ("auc_parity", "roc_auc_gap"),
         null_stratum="actual",
     ),
-    "balance_positive_class": _binary_score(
+    "balance_positive_class": binary_score_spec(
         "balance_positive_class",
         scores.balance_positive_class,
         "max − min mean score among actual positives",
         ("balance_positive", "balance_for_positive_class"),
         null_stratum="actual",
     ),
-    "balance_negative_class": _binary_score(
+    "balance_negative_class": binary_score_spec(
         "balance_negative_class",
         scores.balance_negative_class,
         "max − min mean score among actual negatives",
@@ -490,14 +403,14 @@ REGISTRY: dict[str, MetricSpec] = {
         null_stratum="actual",
     ),
     # ---- HOLISTIC: holisticai multi-class pairwise metrics (metrics/holistic.py) ----
-    "multiclass_statistical_parity": _multi(
+    "multiclass_statistical_parity": multi_spec(
         "multiclass_statistical_parity",
         holistic.multiclass_statistical_parity,
         "total-variation distance between groups' prediction-rate vectors, max|mean over pairs",
         params=(holistic.PAIR_AGGREGATION,),
         example_threshold="0.1",
     ),
-    "multiclass_equality_of_opportunity": _multi(
+    "multiclass_equality_of_opportunity": multi_spec(
         "multiclass_equality_of_opportunity",
         holistic.multiclass_equality_of_opportunity,
         "mean over true classes of the TV distance between normalised confusion rows, "
@@ -507,7 +420,7 @@ REGISTRY: dict[str, MetricSpec] = {
         example_threshold="0.1",
         null_stratum="actual",
     ),
-    "multiclass_average_odds": _multi(
+    "multiclass_average_odds": multi_spec(
         "multiclass_average_odds",
         holistic.multiclass_average_odds,
         "TV distance between class-averaged normalised confusion rows, max|mean over group pairs",
@@ -515,7 +428,7 @@ REGISTRY: dict[str, MetricSpec] = {
         example_threshold="0.1",
         null_stratum="actual",
     ),
-    "multiclass_true_positive_difference": _multi(
+    "multiclass_true_positive_difference": multi_spec(
         "multiclass_true_positive_difference",
         holistic.multiclass_true_positive_difference,
         "mean over classes of |TPR difference|, max|mean over group pairs",
@@ -524,7 +437,7 @@ REGISTRY: dict[str, MetricSpec] = {
         example_threshold="0.1",
         null_stratum="actual",
     ),
-    "intersectional_disparity": _multi(
+    "intersectional_disparity": multi_spec(
         "intersectional_disparity",
         holistic.intersectional_disparity,
         "max − min accuracy across intersectional slices (e.g. gender,age_group)",
@@ -532,51 +445,51 @@ REGISTRY: dict[str, MetricSpec] = {
     ),
     # ---- RATES: the fairness-metrics tutorial's binary extras, disparity ratios, LL144,
     # performance, data checks ----
-    "calibration_diff": _binary(
+    "calibration_diff": binary_spec(
         "calibration_diff",
         rates.calibration_diff,
         "the fairness-metrics tutorial's Calibration Diff: max − min PPV "
         "(same value as predictive_parity_diff)",
-        _PP_REPL,
+        PP_REPL,
         null_stratum="predicted",
     ),
-    "fdr_diff": _binary(
+    "fdr_diff": binary_spec(
         "fdr_diff",
         rates.fdr_diff,
         "max − min false discovery rate (= the PPV gap)",
-        _PP_REPL,
+        PP_REPL,
         ("false_discovery_rate_difference",),
         null_stratum="predicted",
     ),
-    "for_diff": _binary(
+    "for_diff": binary_spec(
         "for_diff",
         rates.for_diff,
         "max − min false omission rate",
-        _PP_REPL,
+        PP_REPL,
         ("false_omission_rate_difference",),
         null_stratum="predicted",
     ),
-    "npv_diff": _binary(
+    "npv_diff": binary_spec(
         "npv_diff",
         rates.npv_diff,
         "max − min negative predictive value (= the FOR gap)",
-        _PP_REPL,
+        PP_REPL,
         ("negative_predictive_value_difference",),
         null_stratum="predicted",
     ),
-    "tnr_diff": _binary(
+    "tnr_diff": binary_spec(
         "tnr_diff",
         rates.tnr_diff,
         "max − min true negative rate (specificity; = the FPR gap)",
-        _EO_REPL,
+        EO_REPL,
         ("true_negative_rate_difference", "specificity_diff"),
         null_stratum="actual",
     ),
-    "error_rate_diff": _binary(
+    "error_rate_diff": binary_spec(
         "error_rate_diff",
         rates.error_rate_diff,
         "max − min error rate (= the accuracy gap)",
-        _ACC_REPL,
+        ACC_REPL,
         ("error_rate_difference",),
     ),
     "theil_index": MetricSpec(
@@ -586,7 +499,7 @@ REGISTRY: dict[str, MetricSpec] = {
         inputs=CLS,
         tasks=BINARY_ONLY,
         value_range=(0.0, math.inf),
-        multiclass_replacement=_ACC_REPL,
+        multiclass_replacement=ACC_REPL,
         example_threshold="0.1",
         null_stratum=None,
     ),
@@ -596,10 +509,10 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="generalized entropy index GE(alpha) of aif360's benefit ŷ − y + 1",
         inputs=CLS,
         tasks=BINARY_ONLY,
-        params=(_ALPHA,),
+        params=(ALPHA,),
         aliases=("generalized_entropy_error",),
         value_range=(0.0, math.inf),
-        multiclass_replacement=_ACC_REPL,
+        multiclass_replacement=ACC_REPL,
         example_threshold="0.1",
         null_stratum=None,
     ),
@@ -609,10 +522,10 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="GE(alpha) with every benefit replaced by its group's mean (aif360)",
         inputs=CLS,
         tasks=BINARY_ONLY,
-        params=(_ALPHA,),
+        params=(ALPHA,),
         aliases=("between_group_generalized_entropy_error",),
         value_range=(0.0, math.inf),
-        multiclass_replacement=_ACC_REPL,
+        multiclass_replacement=ACC_REPL,
         example_threshold="0.01",
     ),
     "between_group_theil_index": MetricSpec(
@@ -622,7 +535,7 @@ REGISTRY: dict[str, MetricSpec] = {
         inputs=CLS,
         tasks=BINARY_ONLY,
         value_range=(0.0, math.inf),
-        multiclass_replacement=_ACC_REPL,
+        multiclass_replacement=ACC_REPL,
         example_threshold="0.01",
     ),
     "disparity_ratio": MetricSpec(
@@ -651,10 +564,10 @@ REGISTRY: dict[str, MetricSpec] = {
         ideal=1.0,
         better="higher",
         value_range=(0.0, math.inf),
-        multiclass_replacement=_DP_REPL,
+        multiclass_replacement=DP_REPL,
         example_operator="between",
         example_threshold="0.8,1.25",
-        null_stratum=("rate", _DISPARITY_STRATA),
+        null_stratum=("rate", DISPARITY_STRATA),
     ),
     "impact_ratio": MetricSpec(
         key="impact_ratio",
@@ -663,12 +576,12 @@ REGISTRY: dict[str, MetricSpec] = {
         "and intersection",
         inputs=("target", "dimension"),
         tasks=BINARY_ONLY,
-        params=(_MIN_SHARE,),
+        params=(MIN_SHARE,),
         aliases=("ll144_impact_ratio",),
         ideal=1.0,
         better="higher",
         min_samples_applies=False,
-        multiclass_replacement=_DP_REPL,
+        multiclass_replacement=DP_REPL,
         example_operator=">=",
         example_threshold="0.8",
     ),
@@ -678,7 +591,7 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="NYC LL144 impact ratio on scoring rates (share above the median score)",
         inputs=("target", "score", "dimension"),
         tasks=BOTH,
-        params=(_MIN_SHARE,),
+        params=(MIN_SHARE,),
         aliases=("ll144_scoring_impact_ratio",),
         ideal=1.0,
         better="higher",
@@ -687,7 +600,7 @@ REGISTRY: dict[str, MetricSpec] = {
         example_operator=">=",
         example_threshold="0.8",
     ),
-    "accuracy_score": _multi(
+    "accuracy_score": multi_spec(
         "accuracy_score",
         performance.accuracy_score,
         "accuracy of the compared rows (not a gap)",
@@ -697,33 +610,33 @@ REGISTRY: dict[str, MetricSpec] = {
         example_threshold="0.8",
         null_stratum=None,
     ),
-    "precision_score": _multi(
+    "precision_score": multi_spec(
         "precision_score",
         performance.precision_score,
         "precision of the compared rows, averaged as in scikit-learn (not a gap)",
-        params=(_AVERAGE,),
+        params=(AVERAGE,),
         ideal=1.0,
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
         null_stratum=None,
     ),
-    "recall_score": _multi(
+    "recall_score": multi_spec(
         "recall_score",
         performance.recall_score,
         "recall of the compared rows, averaged as in scikit-learn (not a gap)",
-        params=(_AVERAGE,),
+        params=(AVERAGE,),
         ideal=1.0,
         better="higher",
         example_operator=">=",
         example_threshold="0.8",
         null_stratum=None,
     ),
-    "f1_score": _multi(
+    "f1_score": multi_spec(
         "f1_score",
         performance.f1_score,
         "F1 of the compared rows, averaged as in scikit-learn (not a gap)",
-        params=(_AVERAGE,),
+        params=(AVERAGE,),
         ideal=1.0,
         better="higher",
         example_operator=">=",

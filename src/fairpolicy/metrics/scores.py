@@ -67,7 +67,7 @@ _OUT_OF_RANGE = "{k} score(s) outside [0, 1]; this metric reads scores as probab
 
 
 @dataclass(frozen=True)
-class _Dist:
+class ScoreDist:
     """One group's score distribution for one column: class of interest vs the rest."""
 
     values: FloatArray  # sorted distinct scores
@@ -89,14 +89,14 @@ class _Dist:
         return int(self.total[bad].sum())
 
 
-def _dist(scores: ScoreStats, g: int, column: int, cls: int) -> _Dist:
+def score_dist(scores: ScoreStats, g: int, column: int, cls: int) -> ScoreDist:
     counts = scores.counts[g][column]
     pos = counts[:, cls].astype(np.int64)
     neg = counts.sum(axis=1).astype(np.int64) - pos
-    return _Dist(scores.values[g][column], pos, neg)
+    return ScoreDist(scores.values[g][column], pos, neg)
 
 
-def _auc(d: _Dist) -> float | None:
+def _auc(d: ScoreDist) -> float | None:
     """Exact ROC AUC of the class of interest (ties count 1/2); None if one class is absent."""
     p, n = int(d.pos.sum()), int(d.neg.sum())
     if p == 0 or n == 0:
@@ -126,7 +126,7 @@ def bin_index(values: FloatArray, n_bins: int) -> NDArray[np.intp]:
     return np.clip(k, 0, n_bins - 1).astype(np.intp)
 
 
-def _ece(d: _Dist, n_bins: int) -> float:
+def _ece(d: ScoreDist, n_bins: int) -> float:
     """ECE with ``n_bins`` equal-width bins on [0, 1]: [lo, hi), the last bin [lo, 1]
     (edges exactly k/n_bins, see :func:`bin_index`).
 
@@ -143,7 +143,7 @@ def _ece(d: _Dist, n_bins: int) -> float:
     return float(terms.sum())
 
 
-def _brier(d: _Dist) -> float:
+def _brier(d: ScoreDist) -> float:
     """Mean squared distance between the score and the 0/1 outcome."""
     v = d.values
     total = np.dot(d.pos.astype(np.float64), (1.0 - v) ** 2) + np.dot(
@@ -157,11 +157,11 @@ def _mean(values: FloatArray, counts: IntArray) -> float | None:
     return None if m == 0 else float(np.dot(values, counts.astype(np.float64)) / m)
 
 
-def _ks(a: _Dist, b: _Dist) -> float:
+def _ks(a: ScoreDist, b: ScoreDist) -> float:
     """Two-sample Kolmogorov–Smirnov statistic max_x |F_a(x) − F_b(x)| (scipy's ks_2samp)."""
     grid = np.union1d(a.values, b.values)
 
-    def cdf(d: _Dist) -> FloatArray:
+    def cdf(d: ScoreDist) -> FloatArray:
         cum = np.concatenate(([0], np.cumsum(d.total)))
         out: FloatArray = cum[np.searchsorted(d.values, grid, side="right")] / d.n
         return out
@@ -173,7 +173,7 @@ def _ks(a: _Dist, b: _Dist) -> float:
 # which column and class
 
 
-def _scores(stats: GroupStats) -> ScoreStats:
+def score_stats(stats: GroupStats) -> ScoreStats:
     if stats.scores is None:
         raise ValueError("score statistics are missing: the metric must declare needs_scores")
     return stats.scores
@@ -184,9 +184,9 @@ def _positive(stats: GroupStats) -> int:
     return stats.positive if stats.positive is not None else 1
 
 
-def _binary_column(stats: GroupStats) -> tuple[int | None, int, str | None]:
+def binary_column(stats: GroupStats) -> tuple[int | None, int, str | None]:
     """(score column of P(positive), positive class, reason when no column fits)."""
-    sc = _scores(stats)
+    sc = score_stats(stats)
     p = _positive(stats)
     j = len(sc.columns)
     if j == 1:
@@ -202,7 +202,7 @@ def _binary_column(stats: GroupStats) -> tuple[int | None, int, str | None]:
 
 
 def _score_details(stats: GroupStats, column: int | None, p: int) -> dict[str, Any]:
-    sc = _scores(stats)
+    sc = score_stats(stats)
     return {
         "score_column": None if column is None else sc.columns[column],
         "positive_class": stats.classes[p] if p < stats.num_classes else None,
@@ -249,11 +249,11 @@ def _gap_with_reasons(
 def _binary_auc(
     stats: GroupStats, column: int, p: int
 ) -> tuple[list[float | None], list[str | None]]:
-    sc = _scores(stats)
+    sc = score_stats(stats)
     values: list[float | None] = []
     reasons: list[str | None] = []
     for g in range(len(stats.groups)):
-        auc = _auc(_dist(sc, g, column, p))
+        auc = _auc(score_dist(sc, g, column, p))
         values.append(auc)
         reasons.append(
             None if auc is not None else _SINGLE_CLASS.format(present=_present(stats, g))
@@ -268,10 +268,10 @@ def kaware_auc(
 
     Returns (values, per-group reasons, details, reason the whole metric is undefined).
     """
-    sc = _scores(stats)
+    sc = score_stats(stats)
     k = stats.num_classes
     if k <= 2:
-        column, p, why = _binary_column(stats)
+        column, p, why = binary_column(stats)
         if column is None:
             return [], [], {}, why
         values, reasons = _binary_auc(stats, column, p)
@@ -288,7 +288,7 @@ def kaware_auc(
     reasons = []
     per_class: dict[str, list[float | None]] = {}
     for g, name in enumerate(stats.groups):
-        row = [_auc(_dist(sc, g, c, c)) for c in range(k)]
+        row = [_auc(score_dist(sc, g, c, c)) for c in range(k)]
         per_class[name] = row
         if any(a is None for a in row):
             support = stats.counts[g].sum(axis=1)
@@ -313,13 +313,13 @@ def kaware_auc(
 
 def _probability_groups(
     stats: GroupStats, column: int, p: int
-) -> tuple[list[_Dist | None], list[str | None]]:
+) -> tuple[list[ScoreDist | None], list[str | None]]:
     """Each group's distribution of P(positive), or None with why (scores outside [0, 1])."""
-    sc = _scores(stats)
-    dists: list[_Dist | None] = []
+    sc = score_stats(stats)
+    dists: list[ScoreDist | None] = []
     reasons: list[str | None] = []
     for g in range(len(stats.groups)):
-        d = _dist(sc, g, column, p)
+        d = score_dist(sc, g, column, p)
         bad = d.out_of_range()
         if d.n == 0:
             dists.append(None)
@@ -333,7 +333,7 @@ def _probability_groups(
     return dists, reasons
 
 
-def _n_bins(params: Mapping[str, Any]) -> int:
+def n_bins_param(params: Mapping[str, Any]) -> int:
     n_bins = int(params.get("n_bins", DEFAULT_BINS))
     if n_bins < 1:
         raise ValueError(f"n_bins must be at least 1, got {n_bins}")
@@ -343,10 +343,10 @@ def _n_bins(params: Mapping[str, Any]) -> int:
 def _ece_per_group(
     stats: GroupStats, params: Mapping[str, Any], *, single_class: bool
 ) -> tuple[list[float | None], list[str | None], dict[str, Any], str | None]:
-    column, p, why = _binary_column(stats)
+    column, p, why = binary_column(stats)
     if column is None:
         return [], [], {}, why
-    n_bins = _n_bins(params)
+    n_bins = n_bins_param(params)
     dists, reasons = _probability_groups(stats, column, p)
     values: list[float | None] = []
     for g, d in enumerate(dists):
@@ -584,7 +584,7 @@ def _prob_metric(
     extra: dict[str, Any] | None = None,
 ) -> MetricValue:
     """A gap of ``per_group(dist) -> (value | None, reason)`` over probability groups."""
-    column, p, why = _binary_column(stats)
+    column, p, why = binary_column(stats)
     if column is None:
         return _no_column(stats, why or "no score column")
     dists, reasons = _probability_groups(stats, column, p)
@@ -676,7 +676,7 @@ def auc_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     it is excluded with the reason, never scored 0.5. The tutorial then drops the parity
     silently; here fewer than two groups with an AUC → no value, inconclusive.
     """
-    column, p, why = _binary_column(stats)
+    column, p, why = binary_column(stats)
     if column is None:
         return _no_column(stats, why or "no score column")
     values, reasons = _binary_auc(stats, column, p)
@@ -695,11 +695,11 @@ def score_ks_statistic(stats: GroupStats, params: Mapping[str, Any]) -> MetricVa
     distant one (no worst group: a distance has no unfavourable side). Any
     real-valued score works (the statistic only compares the distributions).
     """
-    column, p, why = _binary_column(stats)
+    column, p, why = binary_column(stats)
     if column is None:
         return _no_column(stats, why or "no score column")
-    sc = _scores(stats)
-    dists = [_dist(sc, g, column, p) for g in range(len(stats.groups))]
+    sc = score_stats(stats)
+    dists = [score_dist(sc, g, column, p) for g in range(len(stats.groups))]
     ok = [i for i, d in enumerate(dists) if d.n > 0]
     details = _score_details(stats, column, p)
     n = stats.n

@@ -1,0 +1,115 @@
+"""Shared pieces of the metric registry's entries: input tuples, family parameters,
+replacement lists, permutation strata and the spec builders of the binary and
+any-K families (the entries themselves are in :mod:`fairpolicy.metrics.registry`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairpolicy.metrics import binary, performance
+from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, Stratum, TaskKind
+
+CLS = ("target", "prediction", "dimension")
+BOTH: tuple[TaskKind, ...] = ("binary", "multiclass")
+BINARY_ONLY: tuple[TaskKind, ...] = ("binary",)
+
+AGGREGATION = ParamSpec(
+    "aggregation", str, "max", ("max", "macro"), "max: worst class; macro: mean over classes"
+)
+
+DP_REPL = ("multiclass_demographic_parity", "weighted_f1_gap", "macro_f1_gap", "per_class_f1_gap")
+EO_REPL = (
+    "multiclass_equal_opportunity",
+    "macro_equal_opportunity_multiclass",
+    "weighted_f1_gap",
+    "macro_f1_gap",
+    "per_class_f1_gap",
+)
+PP_REPL = ("predictive_parity_multiclass", "per_class_f1_gap")
+ACC_REPL = ("multiclass_confusion_metrics", "micro_equalized_odds_multiclass", "weighted_f1_gap")
+
+
+#: permutation strata of the parameterised metrics (the compared rate decides)
+CONFUSION_STRATA: dict[str, Stratum | None] = {
+    "worst_group_accuracy": "rows",
+    "accuracy_gap": "rows",
+    "min_class_recall": None,  # pooled over the compared rows
+    "min_class_precision": None,
+}
+DISPARITY_STRATA: dict[str, Stratum | None] = {
+    **dict.fromkeys(("selection_rate", "pprev", "ppr", "accuracy", "error_rate", "prev"), "rows"),
+    **dict.fromkeys(("tpr", "tnr", "fpr", "fnr"), "actual"),
+    **dict.fromkeys(("fdr", "for", "ppv", "precision", "npv"), "predicted"),
+}
+
+#: RATES family parameters
+ALPHA = ParamSpec(
+    "alpha", float, 2.0, help="GE order: 1 = Theil, 0 = mean log deviation, 2 = half the CV²"
+)
+MIN_SHARE = ParamSpec(
+    "min_share",
+    float,
+    0.02,
+    help="categories under this share of the rows are reported but kept out (LL144: 2 %)",
+)
+AVERAGE = ParamSpec(
+    "average",
+    str,
+    "binary",
+    performance.AVERAGES,
+    "scikit-learn's average: binary (positive class), macro, micro or weighted",
+)
+
+
+def binary_spec(
+    key: str,
+    fn: MetricFn,
+    summary: str,
+    replacement: tuple[str, ...],
+    aliases: tuple[str, ...] = (),
+    *,
+    ratio: bool = False,
+    null_stratum: Stratum | None = "rows",
+) -> MetricSpec:
+    return MetricSpec(
+        key=key,
+        fn=fn,
+        summary=summary,
+        inputs=CLS,
+        tasks=BINARY_ONLY,
+        aliases=aliases,
+        ideal=1.0 if ratio else 0.0,
+        better="higher" if ratio else "lower",
+        multiclass_replacement=replacement,
+        example_operator=">=" if ratio else "<",
+        example_threshold="0.8" if ratio else "0.1",
+        batch=binary.BATCH.get(fn),
+        null_stratum=null_stratum,
+    )
+
+
+def binary_score_spec(
+    key: str,
+    fn: MetricFn,
+    summary: str,
+    aliases: tuple[str, ...],
+    null_stratum: Stratum | None = "rows",
+) -> MetricSpec:
+    """A binary metric of P(positive) scores (fairness-metrics tutorial's probabilistic family)."""
+    return MetricSpec(
+        key=key,
+        fn=fn,
+        summary=summary,
+        inputs=(*CLS, "score"),
+        tasks=BINARY_ONLY,
+        multiclass_replacement=("multi_class_auc_gap",),
+        needs_scores=True,
+        aliases=aliases,
+        null_stratum=null_stratum,
+    )
+
+
+def multi_spec(key: str, fn: MetricFn, summary: str, **kw: Any) -> MetricSpec:
+    """A spec for a metric defined for any K (multi-class, and binary as K = 2)."""
+    return MetricSpec(key=key, fn=fn, summary=summary, inputs=CLS, tasks=BOTH, **kw)
