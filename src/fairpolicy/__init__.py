@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from fairpolicy.version import __version__
 
 __all__ = ["FairpolicyError", "Results", "__version__", "check", "load_policy"]
 

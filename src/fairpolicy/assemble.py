@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from fairpolicy import __version__
 from fairpolicy.data.sources import Table
 from fairpolicy.errors import UsageError
 from fairpolicy.metrics.base import MetricSpec
@@ -38,6 +37,7 @@ from fairpolicy.results import (
 from fairpolicy.stats import (
     GroupStats,
 )
+from fairpolicy.version import __version__
 
 
 def now(deterministic: bool = False) -> str:

@@ -50,7 +50,7 @@ def cache_dir() -> Path:
 def _versions(packages: tuple[str, ...]) -> list[str]:
     from importlib.metadata import PackageNotFoundError, version
 
-    from fairpolicy import __version__
+    from fairpolicy.version import __version__
 
     out = [f"fairpolicy={__version__}"]
     for name in packages:

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
-from fairpolicy import __version__
 from fairpolicy.errors import EXIT_ERROR, FairpolicyError, Terminated, UsageError, exit_code_for
 from fairpolicy.outputs import signals_raise
 from fairpolicy.policy.numbers import cli_float, cli_int
+from fairpolicy.version import __version__
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results

@@ -43,10 +43,10 @@ def plan_results(
     """The policy's controls as results that hold no measurement (every finding
     ``inconclusive``, "planned: not evaluated"), which the assessment-plan writer renders
     as a plan. Raises PolicyError/UsageError as a check would."""
-    from fairpolicy import __version__
     from fairpolicy.assemble import finding, fixed_timestamp, now, policy_info
     from fairpolicy.metrics.registry import REGISTRY
     from fairpolicy.planning import apply_overrides, load
+    from fairpolicy.version import __version__
 
     pol = apply_overrides(load(policy), bind, num_classes, params)
     when = fixed_timestamp(timestamp) or now(deterministic)
