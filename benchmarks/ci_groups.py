@@ -32,6 +32,9 @@ per-group truth is known exactly):
   per-class TPR gap max − min), ``meq`` multiclass_equal_opportunity (the max over
   classes), ``mdp`` multiclass_demographic_parity (max over classes of the prediction-rate
   gap), ``mieo`` micro_equalized_odds_multiclass (2 × the accuracy gap, range [0, 2]);
+  holisticai's pairwise distances ``mtpd`` multiclass_true_positive_difference, ``meop``
+  multiclass_equality_of_opportunity, ``mao`` multiclass_average_odds (max over pairs of
+  groups: banded only where a form holds on every replicate, see docs/statistics.md);
 - ``theil`` theil_index (a smooth statistic, not a gap: it keeps percentile/BCa; BCa on
   at most two groups): the binary model at δ = s · pattern with the target ignored — the
   truth is the population's own Theil index at δ = 0;
@@ -84,9 +87,13 @@ KEYS = {
     "meq": "multiclass_equal_opportunity",  # max over classes of max − min
     "mdp": "multiclass_demographic_parity",  # max over classes of max − min
     "mieo": "micro_equalized_odds_multiclass",  # 2 × accuracy gap
+    # holisticai's pairwise distances (max over pairs of groups)
+    "mtpd": "multiclass_true_positive_difference",
+    "meop": "multiclass_equality_of_opportunity",
+    "mao": "multiclass_average_odds",
 }
 #: metrics on the 3-class model
-_MULTI = ("wf1", "meo", "meq", "mdp", "mieo")
+_MULTI = ("wf1", "meo", "meq", "mdp", "mieo", "mtpd", "meop", "mao")
 #: metrics whose truth is taken at δ = 0 (their value is no gap that offsets could set)
 _AT_ZERO = ("disp", "theil")
 _SCALE = 1e12
