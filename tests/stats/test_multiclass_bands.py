@@ -287,3 +287,31 @@ def test_cli_reports_the_band_for_the_macro_metric(tmp_path: Path) -> None:
     assert f["ci"]["low"] <= f["value"] <= f["ci"]["high"]
     assert f["ci"]["high"] > value + 0.01  # the band is wider than the distance to t
     assert f["status"] != "pass" and code != 0
+
+
+def test_the_floor_of_a_class_rate_is_its_own_rows() -> None:
+    """A recall of 1 seen on 5 rows of a class never varies in the replicates; its band
+    must still have a half-width near the rule of three (c/5), not c/n_g of the group's
+    100 rows: the floor reads the rate's denominator (``MetricValue.cell_rows``)."""
+    counts = [
+        [[40, 5, 5], [5, 30, 5], [0, 0, 5]],  # class 2: 5 rows, all recalled
+        [[38, 6, 6], [6, 28, 6], [1, 1, 8]],
+    ]
+    st = _stats(counts)
+    spec = REGISTRY["multiclass_equal_opportunity"]
+    mv = spec.fn(st, {})
+    form = bands.Form("gap", "max", (bands.CLASSES,))
+    layout = bands.layout_of(form, mv)
+    rows = bands.rows_behind(form, mv, layout)
+    assert rows.tolist() == [50, 50, 40, 40, 5, 10]  # per class, per group: true rows
+    assert mv.value is not None
+    reps = bs.draw(st, 200, 0)
+    iv = bs.confidence(spec, st, np.ones(2, bool), {}, mv.value, reps, 0.95, "percentile")
+    assert iv.method == "band"
+    rv = bs.replicate_values(spec, st, np.ones(2, bool), {}, reps)
+    c = bands.usable(form, rv.forms[form][~np.isnan(rv.values)])
+    assert c is not None
+    pts = np.array([mv.details["per_group"][g][j] for j, lay in enumerate(layout) for g in lay])
+    bd = bands.sup_t(c, pts, 0.95, 1.0 / rows, (0.0, 1.0))
+    assert np.nanstd(c[:, 4]) == 0.0  # the replicates never move it
+    assert 1.0 - bd.low[4] >= 2.0 / 5.0  # c ≥ 2: half-width ≥ 2/5

@@ -170,8 +170,18 @@ def per_class_summary(
     col, col_ok = values[:, worst_class], defined[:, worst_class]
     shown = gap(stats, col, col_ok, undefined_reason)
     details.update({k: v for k, v in shown.details.items() if k in ("max_group", "min_group")})
+    rows = None
+    if exact is not None:
+        den = np.broadcast_to(np.asarray(exact[1]), values.shape)
+        rows = {g: [int(x) for x in den[i]] for i, g in enumerate(stats.groups)}
     return MetricValue(
-        value, shown.groups, (), details, worst_group=shown.worst_group, exact=exact_value
+        value,
+        shown.groups,
+        (),
+        details,
+        worst_group=shown.worst_group,
+        exact=exact_value,
+        cell_rows=rows,
     )
 
 

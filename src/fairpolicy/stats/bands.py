@@ -21,8 +21,10 @@ means, each group resampled independently).
 
 A value whose replicates do not vary (a rate of 0 or 1 in the sample: every resample
 repeats it) would get a band of width 0; its standard error is floored at
-width/n_g (width = the metric's value range, n_g the group's rows), so its half-width is
-c/n_g of the range, close to the "rule of three" 3/n for a proportion seen 0 times out of n.
+width/n (width = the metric's value range, n the rows the value rests on: the group's
+rows, or for a multi-class rate its denominator, :func:`rows_behind`), so its half-width
+is c/n of the range, close to the "rule of three" 3/n for a proportion seen 0 times out
+of n.
 
 Projection (L_j, U_j = the band):
 
@@ -262,6 +264,23 @@ def layout_of(form: Form, mv: MetricValue) -> list[list[str]]:
     """Per part, the groups whose value is defined on the data (the band's coordinates)."""
     parts = parts_of(mv, form) or []
     return [[g for g, v in p.items() if v is not None and math.isfinite(v)] for p in parts]
+
+
+def rows_behind(form: Form, mv: MetricValue, layout: Sequence[Sequence[str]]) -> FloatArray:
+    """Per coordinate of the band, the rows its value rests on (at least 1): for per-class
+    forms the rate's denominator when the metric says it (``MetricValue.cell_rows``: a
+    class's true rows for a recall), otherwise the group's rows. The standard-error floor
+    is 1 / that, so a rate of 0 or 1 seen on m rows gets a half-width of c/m, near the
+    "rule of three" 3/m."""
+    sizes = {g.group: g.n for g in mv.groups}
+    cells = mv.cell_rows if form.per_class else None
+    out: list[float] = []
+    for j, names in enumerate(layout):
+        for g in names:
+            row = cells.get(g) if cells is not None else None
+            m = row[j] if row is not None and j < len(row) else sizes.get(g, 1)
+            out.append(float(max(1, m)))
+    return np.array(out, dtype=np.float64)
 
 
 def shown_part(form: Form, mv: MetricValue) -> int:

@@ -1201,8 +1201,7 @@ def _band(
         layout = bands.layout_of(form, rv.base)
         parts = bands.parts_of(rv.base, form) or []
         pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
-        sizes = {g.group: g.n for g in rv.base.groups}
-        n = np.array([max(1, sizes.get(g, 1)) for lay in layout for g in lay], np.float64)
+        n = bands.rows_behind(form, rv.base, layout)
         unit = bool(
             spec.value_range[0] >= 0.0
             and spec.value_range[1] <= (len(form.parts) if form.combine == "sum" else 1.0)
