@@ -315,3 +315,29 @@ def test_the_floor_of_a_class_rate_is_its_own_rows() -> None:
     bd = bands.sup_t(c, pts, 0.95, 1.0 / rows, (0.0, 1.0))
     assert np.nanstd(c[:, 4]) == 0.0  # the replicates never move it
     assert 1.0 - bd.low[4] >= 2.0 / 5.0  # c ≥ 2: half-width ≥ 2/5
+
+
+def test_a_cell_lost_in_a_few_replicates_keeps_the_band_and_its_floor() -> None:
+    """A (group, class) recall resting on 4 rows is undefined in ≈ 2 % of the replicates
+    (none of its rows drawn): the band still applies (the value counts where defined), and
+    it stays clipped to [0, 1] with the floor of a rate."""
+    counts = [
+        [[40, 5, 5], [5, 30, 5], [0, 0, 4]],  # class 2: 4 rows in g0
+        [[38, 6, 6], [6, 28, 6], [2, 2, 8]],
+    ]
+    st = _stats(counts)
+    spec = REGISTRY["macro_equal_opportunity_multiclass"]
+    mv = spec.fn(st, {})
+    assert mv.value is not None
+    reps = bs.draw(st, 400, 3)
+    rv = bs.replicate_values(spec, st, np.ones(2, bool), {}, reps)
+    form = bands.Form("gap", "mean", (bands.CLASSES,))
+    coords = rv.forms[form][~np.isnan(rv.values)]
+    lost = np.isnan(coords[:, 4]).mean()
+    assert 0.0 < lost <= bands.MISSING_SHARE
+    iv = bs.confidence(spec, st, np.ones(2, bool), {}, mv.value, reps, 0.95, "percentile")
+    assert iv.method == "band" and iv.low is not None and iv.high is not None
+    assert 0.0 <= iv.low <= mv.value <= iv.high <= 1.0
+    assert iv.groups is not None
+    for lo, hi in iv.groups.values():  # the worst class's band: clipped, floored
+        assert 0.0 <= lo < hi <= 1.0

@@ -1205,7 +1205,7 @@ def _band(
         unit = bool(
             spec.value_range[0] >= 0.0
             and spec.value_range[1] <= (len(form.parts) if form.combine == "sum" else 1.0)
-            and np.all((c >= 0.0) & (c <= 1.0))
+            and not np.any((c < 0.0) | (c > 1.0))  # NaN: a value lost in a replicate
             and np.all((pts >= 0.0) & (pts <= 1.0))
         )
         if unit:
