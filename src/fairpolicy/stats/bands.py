@@ -355,7 +355,7 @@ def project(form: Form, band: Band, sizes: Sequence[int]) -> tuple[float, float]
             highs.append(float(hi.max()))
         else:
             lo = np.maximum(lo, 0.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 q = np.where(hi[None, :] > 0, lo[:, None] / hi[None, :], 0.0)
             lows.append(float(q[off].min()))
             bottom = float(lo.max())
