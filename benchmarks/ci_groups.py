@@ -26,8 +26,15 @@ per-group truth is known exactly):
   predicted positives, which depends on the group shares): the binary model at δ = 0 with
   unequal ``--shares``; with ``--random-sizes`` the group sizes of each population are
   Multinomial(N, shares), the setting where ``--resample rows`` is the right bootstrap;
-- ``meo`` macro_equal_opportunity_multiclass (the mean over classes of the per-class TPR
-  gap max − min: no band form, percentile/BCa) on the 3-class model of ``wf1``;
+- multi-class metrics on the 3-class model of ``wf1`` (P(ŷ = y) = 0.7 + δ_g for every
+  class, so the offsets move every class's rates), all with the band over the (group ×
+  class) values: ``meo`` macro_equal_opportunity_multiclass (the mean over classes of the
+  per-class TPR gap max − min), ``meq`` multiclass_equal_opportunity (the max over
+  classes), ``mdp`` multiclass_demographic_parity (max over classes of the prediction-rate
+  gap), ``mieo`` micro_equalized_odds_multiclass (2 × the accuracy gap, range [0, 2]);
+  holisticai's pairwise distances ``mtpd`` multiclass_true_positive_difference, ``meop``
+  multiclass_equality_of_opportunity, ``mao`` multiclass_average_odds (max over pairs of
+  groups: banded only where a form holds on every replicate, see docs/statistics.md);
 - ``theil`` theil_index (a smooth statistic, not a gap: it keeps percentile/BCa; BCa on
   at most two groups): the binary model at δ = s · pattern with the target ignored — the
   truth is the population's own Theil index at δ = 0;
@@ -77,10 +84,17 @@ KEYS = {
     "auc": "auc_gap",
     "disp": "disparity_ratio",  # with --params rate=ppr: depends on the group shares
     "theil": "theil_index",  # not a gap over groups: percentile / BCa (two groups)
-    "meo": "macro_equal_opportunity_multiclass",  # mean over classes of max − min: no band
+    "meo": "macro_equal_opportunity_multiclass",  # mean over classes of max − min
+    "meq": "multiclass_equal_opportunity",  # max over classes of max − min
+    "mdp": "multiclass_demographic_parity",  # max over classes of max − min
+    "mieo": "micro_equalized_odds_multiclass",  # 2 × accuracy gap
+    # holisticai's pairwise distances (max over pairs of groups)
+    "mtpd": "multiclass_true_positive_difference",
+    "meop": "multiclass_equality_of_opportunity",
+    "mao": "multiclass_average_odds",
 }
 #: metrics on the 3-class model
-_MULTI = ("wf1", "meo")
+_MULTI = ("wf1", "meo", "meq", "mdp", "mieo", "mtpd", "meop", "mao")
 #: metrics whose truth is taken at δ = 0 (their value is no gap that offsets could set)
 _AT_ZERO = ("disp", "theil")
 _SCALE = 1e12

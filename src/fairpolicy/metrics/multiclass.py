@@ -170,8 +170,18 @@ def per_class_summary(
     col, col_ok = values[:, worst_class], defined[:, worst_class]
     shown = gap(stats, col, col_ok, undefined_reason)
     details.update({k: v for k, v in shown.details.items() if k in ("max_group", "min_group")})
+    rows = None
+    if exact is not None:
+        den = np.broadcast_to(np.asarray(exact[1]), values.shape)
+        rows = {g: [int(x) for x in den[i]] for i, g in enumerate(stats.groups)}
     return MetricValue(
-        value, shown.groups, (), details, worst_group=shown.worst_group, exact=exact_value
+        value,
+        shown.groups,
+        (),
+        details,
+        worst_group=shown.worst_group,
+        exact=exact_value,
+        cell_rows=rows,
     )
 
 
@@ -184,6 +194,11 @@ def multiclass_demographic_parity(stats: GroupStats, params: Mapping[str, Any]) 
 
     Matches Venturalitica's ``multiclass_demographic_parity`` for both
     aggregations, and fairlearn's per-class selection-rate differences (max_k).
+
+    Interval (``ci``): the simultaneous sup-t band over every (group, class) prediction
+    rate SR_g(c), projected onto the max (macro: mean) over classes of max − min
+    (docs/statistics.md, "multi-class metrics"). Not the percentile interval, which lies
+    above the truth near a gap of 0.
     """
     values, defined = prediction_rates(stats)
     agg = "max" if params.get("aggregation", "max") == "max" else "mean"
@@ -199,6 +214,11 @@ def multiclass_equal_opportunity(stats: GroupStats, params: Mapping[str, Any]) -
 
     A group with no true rows of class c is left out of gap_c only.
     Matches Venturalitica's ``multiclass_equal_opportunity``.
+
+    Interval (``ci``): the simultaneous sup-t band over every (group, class) recall
+    TPR_g(c), projected onto the max over classes of max − min (docs/statistics.md,
+    "multi-class metrics"). Not the percentile interval, which lies above the truth near
+    a gap of 0.
     """
     values, defined = recalls(stats)
     return per_class_summary(
@@ -215,6 +235,11 @@ def macro_equal_opportunity_multiclass(stats: GroupStats, params: Mapping[str, A
     difference: Venturalitica's documentation (and its code) returns max_c gap_c
     under this name, which is ``multiclass_equal_opportunity``; a "macro"
     metric here is a true macro mean, so it is ≤ that maximum.
+
+    Interval (``ci``): the simultaneous sup-t band over every (group, class) recall
+    TPR_g(c), projected onto the mean over classes of max − min (docs/statistics.md,
+    "multi-class metrics"). Not the percentile interval, which lies above the truth near
+    a gap of 0.
     """
     values, defined = recalls(stats)
     return per_class_summary(
@@ -237,6 +262,11 @@ def weighted_demographic_parity_multiclass(
       ½ Σ_c |SR_g(c) − SR_h(c)| between whole prediction distributions.
     - ``one-vs-rest``: max over classes c and groups g of
       |P(Ŷ = c | A = g) − P(Ŷ = c | A ≠ g)|: each group against everyone else.
+
+    Interval (``ci``): for ``macro``, the simultaneous sup-t band over every (group,
+    class) prediction rate projected onto the max over classes of max − min; the other
+    strategies (their class weights or group pairs vary from sample to sample) get the
+    percentile interval read at tails ÷ 5 (docs/statistics.md).
     """
     strategy = params.get("strategy", "macro")
     values, defined = prediction_rates(stats)
@@ -296,6 +326,9 @@ def micro_equalized_odds_multiclass(stats: GroupStats, params: Mapping[str, Any]
     (range [0, 2]). Despite the name it does not look at per-class TPR or FPR;
     use ``multiclass_equal_opportunity`` or ``multiclass_equality_of_opportunity``
     for that. Kept because Venturalitica's documentation and code define it so.
+
+    Interval (``ci``): the simultaneous sup-t band over the groups' accuracies,
+    projected onto 2 × (max − min) (docs/statistics.md, "multi-class metrics").
     """
     c = stats.counts
     hits, n = np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2))
@@ -321,6 +354,11 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
     gap_c = max_g PPV_g(c) − min_g PPV_g(c)   (a group that never predicts c is left out)
     value, strategy=macro (default): max_c gap_c   (Venturalitica: "the maximum across classes")
     value, strategy=weighted:        Σ_c P(Ŷ = c)·gap_c / Σ_c P(Ŷ = c) over comparable classes
+
+    Interval (``ci``): the simultaneous sup-t band over every (group, class) precision
+    PPV_g(c) (strategy macro), projected onto the max over classes of max − min
+    (docs/statistics.md, "multi-class metrics"). Not the percentile interval, which lies
+    above the truth near a gap of 0.
     """
     values, defined = precisions(stats)
     parts = precision_parts(stats)

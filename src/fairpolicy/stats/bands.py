@@ -21,8 +21,10 @@ means, each group resampled independently).
 
 A value whose replicates do not vary (a rate of 0 or 1 in the sample: every resample
 repeats it) would get a band of width 0; its standard error is floored at
-width/n_g (width = the metric's value range, n_g the group's rows), so its half-width is
-c/n_g of the range, close to the "rule of three" 3/n for a proportion seen 0 times out of n.
+width/n (width = the metric's value range, n the rows the value rests on: the group's
+rows, or for a multi-class rate its denominator, :func:`rows_behind`), so its half-width
+is c/n of the range, close to the "rule of three" 3/n for a proportion seen 0 times out
+of n.
 
 Projection (L_j, U_j = the band):
 
@@ -33,9 +35,21 @@ Projection (L_j, U_j = the band):
   each is the exact range of the statistic over the box (``tests/stats/test_bands.py``
   checks it against a brute force);
 - the smallest (largest) per-group value: [min_j L_j, min_j U_j] ([max_j L_j, max_j U_j]);
-- several vectors combined by ``max`` (equalized odds), ``mean`` (average odds) or
-  ``min`` (equalized-odds ratio): the combination is non-decreasing in each part, so
-  the bounds are the combination of the parts' bounds; the band is joint over all parts.
+- several vectors combined by ``max`` (equalized odds), ``mean`` (average odds),
+  ``min`` (equalized-odds ratio) or ``sum``: the combination is non-decreasing in each
+  part, so the bounds are the combination of the parts' bounds; the band is joint over
+  all parts;
+- per-class values (``parts == ("classes",)``: the (group × class) matrix a multi-class
+  metric shows in ``details["per_group"]``, one part per class): the gap of each class
+  compared by at least two groups, combined by ``max`` (worst class) or ``mean`` (macro);
+  a class with fewer than two defined groups is not compared (as in the metric). The
+  band is joint over every (group, class) value, so it covers all of them at once and the
+  projection covers the max (mean) over classes — whichever class is worst. (Banding
+  only the values of the class that is worst on the data would not: on a replicate
+  another class can be the worst, and the true worst class need not be the observed one.)
+- ``sum`` of the same part twice (``micro_equalized_odds_multiclass``: accuracy gap +
+  error-rate gap = 2 × the accuracy gap): the sum of the bounds, exact because both
+  parts are the same coordinates.
 
 The point estimate lies in the band, so it lies in the projection: the interval always
 contains it.
@@ -56,10 +70,12 @@ from fairpolicy.stats.values import MetricValue
 FloatArray = NDArray[np.float64]
 
 Reduce = Literal["gap", "ratio", "min", "max"]
-Combine = Literal["one", "max", "mean", "min"]
+Combine = Literal["one", "max", "mean", "min", "sum"]
 
 #: detail keys holding per-group values of the parts of a combined metric (odds metrics)
 _PARTS = ("tpr", "fpr")
+#: ``Form.parts`` of per-class values: one part per class of ``details["per_group"]``
+CLASSES = "classes"
 #: relative tolerance when a metric value is matched to a reduction of its per-group values
 _TOL = 1e-9
 
@@ -71,18 +87,30 @@ class Form:
 
     reduce: Reduce
     combine: Combine
-    parts: tuple[str, ...]  # "groups" (MetricValue.groups) or detail keys ("tpr", "fpr")
+    #: "groups" (MetricValue.groups), detail keys ("tpr", "fpr") or :data:`CLASSES`
+    parts: tuple[str, ...]
+
+    @property
+    def per_class(self) -> bool:
+        return self.parts == (CLASSES,)
 
     def describe(self) -> str:
         what = {"gap": "max − min", "ratio": "min ÷ max", "min": "min", "max": "max"}[self.reduce]
         if self.combine == "one":
             return f"{what} of the per-group values"
+        if self.per_class:
+            how = "mean" if self.combine == "mean" else self.combine
+            return f"the {how} over the classes of the {what} of each class's per-group values"
+        if self.combine == "sum" and len(set(self.parts)) == 1:
+            return f"{len(self.parts)} × the {what} of the per-group values"
         parts = " and ".join(p.upper() for p in self.parts)
         return f"the {self.combine} of the {what} of {parts} over the groups"
 
 
 def parts_of(mv: MetricValue, form: Form) -> list[dict[str, float | None]] | None:
     """The per-group values of each part of ``form`` in ``mv``, or None if it lacks one."""
+    if form.per_class:
+        return _class_parts(mv)
     out: list[dict[str, float | None]] = []
     for p in form.parts:
         if p == "groups":
@@ -92,6 +120,25 @@ def parts_of(mv: MetricValue, form: Form) -> list[dict[str, float | None]] | Non
         if not isinstance(d, Mapping):
             return None
         out.append({str(k): (None if v is None else float(v)) for k, v in d.items()})
+    return out
+
+
+def _class_parts(mv: MetricValue) -> list[dict[str, float | None]] | None:
+    """One {group: value} per class from ``details["per_group"]`` ({group: [value per
+    class]}, as the multi-class metrics show it); None when the details have no such
+    matrix (a list of numbers or None of one length per group)."""
+    per_group, classes = mv.details.get("per_group"), mv.details.get("classes")
+    if not isinstance(per_group, Mapping) or not isinstance(classes, list) or not classes:
+        return None
+    k = len(classes)
+    out: list[dict[str, float | None]] = [{} for _ in range(k)]
+    for g, row in per_group.items():
+        if not isinstance(row, list) or len(row) != k:
+            return None
+        for j, v in enumerate(row):
+            if v is not None and not isinstance(v, int | float):
+                return None
+            out[j][str(g)] = None if v is None else float(v)
     return out
 
 
@@ -115,6 +162,8 @@ def _combine(values: Sequence[float], how: Combine) -> float:
         return min(values)
     if how == "mean":
         return sum(values) / len(values)
+    if how == "sum":
+        return sum(values)
     return values[0]
 
 
@@ -125,9 +174,11 @@ def evaluate(form: Form, parts: Sequence[Mapping[str, float | None]]) -> float |
         vals = [v for v in part.values() if v is not None and math.isfinite(v)]
         r = _reduce(vals, form.reduce)
         if r is None:
+            if form.per_class:  # a class with too few defined groups is not compared
+                continue
             return None
         reduced.append(r)
-    return _combine(reduced, form.combine)
+    return _combine(reduced, form.combine) if reduced else None
 
 
 def candidates(mv: MetricValue) -> list[Form]:
@@ -136,12 +187,17 @@ def candidates(mv: MetricValue) -> list[Form]:
     if mv.value is None or not math.isfinite(mv.value):
         return []
     out: list[Form] = []
-    options: list[Form] = []
+    options: list[Form] = [Form("gap", c, (CLASSES,)) for c in ("max", "mean")]
     if all(isinstance(mv.details.get(p), Mapping) for p in _PARTS):
         options += [Form("gap", c, _PARTS) for c in ("max", "mean")]
         options.append(Form("ratio", "min", _PARTS))
     options += [Form(r, "one", ("groups",)) for r in ("gap", "ratio", "min", "max")]
+    options.append(Form("gap", "sum", ("groups", "groups")))
     for form in options:
+        if out and out[0].per_class and not form.per_class:
+            # the per-group values shown are those of the class that is worst on the
+            # data: banding them alone would miss the other classes (see the module doc)
+            break
         parts = parts_of(mv, form)
         if parts is None:
             continue
@@ -159,22 +215,82 @@ def matches(form: Form, mv: MetricValue, layout: Sequence[Sequence[str]]) -> Flo
     parts = parts_of(mv, form)
     if parts is None:
         return None
+    if len(parts) != len(layout):
+        return None
     flat: list[float] = []
     for part, names in zip(parts, layout, strict=True):
         defined = [g for g, v in part.items() if v is not None and math.isfinite(v)]
-        if defined != list(names):
+        # per-class forms: a (group, class) value lost in this replicate is NaN
+        lost = defined != list(names)
+        if lost and (not form.per_class or not set(defined) <= set(names)):
             return None
-        flat.extend(float(part[g]) for g in names)  # type: ignore[arg-type]
+        flat.extend(
+            float(v) if (v := part.get(g)) is not None and math.isfinite(v) else math.nan
+            for g in names
+        )
     got = evaluate(form, parts)
     if got is None or abs(got - mv.value) > _TOL * max(1.0, abs(mv.value)):
         return None
     return np.array(flat, dtype=np.float64)
 
 
+#: per-class forms: the largest share of replicates in which a (group, class) value may be
+#: undefined (it is left out of those replicates), as for a group's value
+#: (``bootstrap.UNDEFINED_LIMIT``)
+MISSING_SHARE = 0.05
+
+
+def usable(form: Form, coords: FloatArray) -> FloatArray | None:
+    """The replicates' coordinates the band is built on (NaN: a coordinate undefined in a
+    replicate), or None when ``form`` does not hold on enough of them.
+
+    A per-group form must hold on every replicate. A per-class form may miss a few
+    coordinates: a (group, class) cell resting on a handful of rows is undefined in a
+    replicate that draws none of them (that class is then compared over the other
+    groups). Such a coordinate counts in the band where it is defined, if it is
+    undefined in at most :data:`MISSING_SHARE` of the replicates — the rule for a group's
+    value (a cell resting on fewer than about 3 rows gets no band)."""
+    if not len(coords):
+        return None
+    miss = np.isnan(coords)
+    if not miss.any():
+        return coords
+    if not form.per_class or (miss.mean(axis=0) > MISSING_SHARE).any():
+        return None
+    return coords
+
+
 def layout_of(form: Form, mv: MetricValue) -> list[list[str]]:
     """Per part, the groups whose value is defined on the data (the band's coordinates)."""
     parts = parts_of(mv, form) or []
     return [[g for g, v in p.items() if v is not None and math.isfinite(v)] for p in parts]
+
+
+def rows_behind(form: Form, mv: MetricValue, layout: Sequence[Sequence[str]]) -> FloatArray:
+    """Per coordinate of the band, the rows its value rests on (at least 1): for per-class
+    forms the rate's denominator when the metric says it (``MetricValue.cell_rows``: a
+    class's true rows for a recall), otherwise the group's rows. The standard-error floor
+    is 1 / that, so a rate of 0 or 1 seen on m rows gets a half-width of c/m, near the
+    "rule of three" 3/m."""
+    sizes = {g.group: g.n for g in mv.groups}
+    cells = mv.cell_rows if form.per_class else None
+    out: list[float] = []
+    for j, names in enumerate(layout):
+        for g in names:
+            row = cells.get(g) if cells is not None else None
+            m = row[j] if row is not None and j < len(row) else sizes.get(g, 1)
+            out.append(float(max(1, m)))
+    return np.array(out, dtype=np.float64)
+
+
+def shown_part(form: Form, mv: MetricValue) -> int:
+    """The part whose per-group band is reported as the per-group intervals: the part
+    that drives the value (``details["driven_by"]``, or the worst class)."""
+    if form.per_class:
+        classes, worst = mv.details.get("classes"), mv.details.get("worst_class")
+        return classes.index(worst) if isinstance(classes, list) and worst in classes else 0
+    driven = mv.details.get("driven_by")
+    return form.parts.index(driven) if driven in form.parts else 0
 
 
 @dataclass(frozen=True)
@@ -195,11 +311,17 @@ def sup_t(
     """The sup-t band θ̂_j ± c·s_j of the coordinates (columns of ``replicates`` (B, m))."""
     reps = np.asarray(replicates, dtype=np.float64)
     pts = np.asarray(points, dtype=np.float64)
-    sd = reps.std(axis=0, ddof=1) if reps.shape[0] >= 2 else np.zeros(reps.shape[1])
+    # NaN: a coordinate undefined in a replicate (per-class forms, see :func:`usable`); it
+    # counts where it is defined
+    defined = np.isfinite(reps).sum(axis=0)
+    if reps.shape[0] >= 2 and (defined >= 2).all():
+        sd = np.nanstd(reps, axis=0, ddof=1)
+    else:
+        sd = np.zeros(reps.shape[1])
     se = np.maximum(sd, np.asarray(floor, dtype=np.float64))
     tiny = se <= 0.0
     se = np.where(tiny, 1.0, se)  # a coordinate with no spread and no floor: width 0
-    t = np.abs(reps - pts) / se
+    t = np.nan_to_num(np.abs(reps - pts) / se, nan=0.0)
     t[:, tiny] = 0.0
     stat = t.max(axis=1) if t.shape[1] else np.zeros(reps.shape[0])
     crit = float(np.quantile(stat, level, method="higher")) if len(stat) else 0.0
@@ -219,6 +341,8 @@ def project(form: Form, band: Band, sizes: Sequence[int]) -> tuple[float, float]
     for m in sizes:
         lo, hi = band.low[start : start + m], band.high[start : start + m]
         start += m
+        if m < (1 if form.reduce in ("min", "max") else 2):
+            continue  # a class compared by fewer than two groups (per-class forms only)
         off = ~np.eye(len(lo), dtype=bool)  # pairs of two different groups
         if form.reduce == "gap":
             lows.append(max(0.0, float(lo.max() - hi.min())))
@@ -231,7 +355,7 @@ def project(form: Form, band: Band, sizes: Sequence[int]) -> tuple[float, float]
             highs.append(float(hi.max()))
         else:
             lo = np.maximum(lo, 0.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 q = np.where(hi[None, :] > 0, lo[:, None] / hi[None, :], 0.0)
             lows.append(float(q[off].min()))
             bottom = float(lo.max())

@@ -470,18 +470,17 @@ def _band(
     """The simultaneous-band interval when the value is a max − min / min ÷ max / min / max
     form of per-group values on the data and on every defined replicate; None otherwise."""
     for form, coords in rv.forms.items():
-        c = coords[ok]
-        if not len(c) or np.isnan(c).any():
+        c = bands.usable(form, coords[ok])
+        if c is None:
             continue
         layout = bands.layout_of(form, rv.base)
         parts = bands.parts_of(rv.base, form) or []
         pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
-        sizes = {g.group: g.n for g in rv.base.groups}
-        n = np.array([max(1, sizes.get(g, 1)) for lay in layout for g in lay], np.float64)
+        n = bands.rows_behind(form, rv.base, layout)
         unit = bool(
             spec.value_range[0] >= 0.0
-            and spec.value_range[1] <= 1.0
-            and np.all((c >= 0.0) & (c <= 1.0))
+            and spec.value_range[1] <= (len(form.parts) if form.combine == "sum" else 1.0)
+            and not np.any((c < 0.0) | (c > 1.0))  # NaN: a value lost in a replicate
             and np.all((pts >= 0.0) & (pts <= 1.0))
         )
         if unit:
@@ -493,10 +492,7 @@ def _band(
         bd = bands.sup_t(c, pts, level, floor, rng)
         lo, hi = bands.project(form, bd, [len(lay) for lay in layout])
         lo, hi = min(lo, point), max(hi, point)
-        shown = 0
-        if form.parts != ("groups",):
-            driven = rv.base.details.get("driven_by")
-            shown = form.parts.index(driven) if driven in form.parts else 0
+        shown = bands.shown_part(form, rv.base)
         start = sum(len(lay) for lay in layout[:shown])
         groups = {
             g: (float(bd.low[start + i]), float(bd.high[start + i]))

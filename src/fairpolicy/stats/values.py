@@ -73,6 +73,10 @@ class MetricValue:
     #: in whatever the unknown part is (an odds metric whose TPR part is known, FPR not).
     #: A range that violates the threshold throughout is a certain failure.
     bounds: tuple[float, float] | None = None
+    #: multi-class metrics: per group, the rows behind each class's value in
+    #: ``details["per_group"]`` (the rate's denominator) — the floor of the value's
+    #: standard error in the band of ``stats/bands.py``; not reported
+    cell_rows: dict[str, list[int]] | None = None
 
 
 MetricFn = Callable[[GroupStats, Mapping[str, Any]], MetricValue]
