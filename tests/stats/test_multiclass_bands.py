@@ -28,6 +28,7 @@ from fairpolicy.cli import main
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.stats import GroupStats, bands
 from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import resample as rs
 from tests.helpers import control, write_policy
 
 #: metric key, params → (reduce, combine, parts) of the band's form
@@ -77,7 +78,7 @@ def test_each_multiclass_metric_gets_the_joint_band(
     spec = REGISTRY[key]
     mv = spec.fn(st, params)
     assert mv.value is not None
-    reps = bs.draw(st, 100, 0)
+    reps = rs.draw(st, 100, 0)
     rv = bs.replicate_values(spec, st, np.ones(3, bool), params, reps)
     ok = ~np.isnan(rv.values)
     chosen = [f for f, c in rv.forms.items() if bands.usable(f, c[ok]) is not None]
@@ -185,7 +186,7 @@ def test_a_true_gap_of_zero_is_covered(key: str) -> None:
         st = _sample([0.0, 0.0, 0.0], 50, seed)
         point = spec.fn(st, {}).value
         assert point is not None and point > 0
-        reps = bs.draw(st, 200, seed)
+        reps = rs.draw(st, 200, seed)
         keep = np.ones(3, dtype=bool)
         iv = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile")
         old = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile", band=False)
@@ -218,7 +219,7 @@ def test_ci_upper_does_not_pass_at_a_positive_true_gap(key: str) -> None:
             st = _sample(deltas, n, seed)
             point = spec.fn(st, {}).value
             assert point is not None
-            reps = bs.draw(st, 200, seed)
+            reps = rs.draw(st, 200, seed)
             iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, reps, 0.95, "percentile")
             assert iv.method == "band" and iv.low is not None and iv.high is not None
             below += iv.high < truth
@@ -250,7 +251,7 @@ def test_every_multiclass_interval_contains_its_point_estimate(
     if mv.value is None:
         return
     keep = np.ones(len(cells), dtype=bool)
-    iv = bs.confidence(spec, st, keep, {}, mv.value, bs.draw(st, 60, seed), 0.9, method)
+    iv = bs.confidence(spec, st, keep, {}, mv.value, rs.draw(st, 60, seed), 0.9, method)
     if iv.low is None or iv.high is None:
         assert iv.reason
         return
@@ -305,7 +306,7 @@ def test_the_floor_of_a_class_rate_is_its_own_rows() -> None:
     rows = bands.rows_behind(form, mv, layout)
     assert rows.tolist() == [50, 50, 40, 40, 5, 10]  # per class, per group: true rows
     assert mv.value is not None
-    reps = bs.draw(st, 200, 0)
+    reps = rs.draw(st, 200, 0)
     iv = bs.confidence(spec, st, np.ones(2, bool), {}, mv.value, reps, 0.95, "percentile")
     assert iv.method == "band"
     rv = bs.replicate_values(spec, st, np.ones(2, bool), {}, reps)
@@ -329,7 +330,7 @@ def test_a_cell_lost_in_a_few_replicates_keeps_the_band_and_its_floor() -> None:
     spec = REGISTRY["macro_equal_opportunity_multiclass"]
     mv = spec.fn(st, {})
     assert mv.value is not None
-    reps = bs.draw(st, 400, 3)
+    reps = rs.draw(st, 400, 3)
     rv = bs.replicate_values(spec, st, np.ones(2, bool), {}, reps)
     form = bands.Form("gap", "mean", (bands.CLASSES,))
     coords = rv.forms[form][~np.isnan(rv.values)]
