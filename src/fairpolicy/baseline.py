@@ -119,11 +119,14 @@ def compare(
     for f in new.findings:
         change = _change(f, before.get(f.control_id), max_regression)
         if change.state == "mismatch" and not allow_policy_change:
+            what = (change.reason or "").split(" ", 2)[1]  # metric, bindings, parameters…
+            field = {"bindings": "inputs", "parameters": "params", "metric": "metric_key"}
             raise DataError(
-                f"control '{f.control_id}': {change.reason}; a changed control is not compared "
-                "with the old one.",
+                f"the baseline's finding differs from this run's: {change.reason}; a changed "
+                "control is not compared with the old one.",
                 file=path,
-                key=f"findings.{f.control_id}",
+                control=f.control_id,
+                key=field.get(what, "threshold"),
                 hint="pass a baseline from the same policy and bindings (--bind), or "
                 "--allow-policy-change to report this control as not compared.",
             )
