@@ -76,12 +76,24 @@ def files(tmp_path: Path) -> dict[str, Path]:
     (tmp_path / "old.csv").write_text(OLD)
     (tmp_path / "new.csv").write_text(WORSE_BUT_PASSING)
     code, _ = run(
-        ["check", str(tmp_path / "policy.yaml"), str(tmp_path / "old.csv"), "-o",
-         f"json={tmp_path / 'old.json'}"]
-    )  # fmt: skip
+        [
+            "check",
+            str(tmp_path / "policy.yaml"),
+            str(tmp_path / "old.csv"),
+            "-o",
+            f"json={tmp_path / 'old.json'}",
+        ]
+    )
     assert code == 0
-    return {k: tmp_path / n for k, n in
-            (("policy", "policy.yaml"), ("old", "old.json"), ("new", "new.csv"), ("tmp", ""))}  # fmt: skip
+    return {
+        k: tmp_path / n
+        for k, n in (
+            ("policy", "policy.yaml"),
+            ("old", "old.json"),
+            ("new", "new.csv"),
+            ("tmp", ""),
+        )
+    }
 
 
 def test_regression_beyond_delta_fails_a_passing_control(files: dict[str, Path]) -> None:
@@ -89,9 +101,20 @@ def test_regression_beyond_delta_fails_a_passing_control(files: dict[str, Path])
     code, _ = run(["check", str(p), str(new), "-o", f"json={tmp / 'plain.json'}"])
     assert code == 0  # both controls meet their thresholds
     code, out = run(
-        ["check", str(p), str(new), "--baseline", str(old), "--max-regression", "0.01",
-         "-o", "text", "-o", f"json={tmp / 'new.json'}"]
-    )  # fmt: skip
+        [
+            "check",
+            str(p),
+            str(new),
+            "--baseline",
+            str(old),
+            "--max-regression",
+            "0.01",
+            "-o",
+            "text",
+            "-o",
+            f"json={tmp / 'new.json'}",
+        ]
+    )
     assert code == 1, out
     doc = json.loads((tmp / "new.json").read_text())
     by_id = {f["control_id"]: f for f in doc["findings"]}
@@ -111,9 +134,22 @@ def test_regression_beyond_delta_fails_a_passing_control(files: dict[str, Path])
 
 def test_policy_prop_wins_over_flag(files: dict[str, Path]) -> None:
     p, old, new = files["policy"], files["old"], files["new"]
-    p.write_text(POLICY.replace("value: sex}\n", "value: sex}\n    - {name: max_regression, value: \"0.5\"}\n", 1))  # fmt: skip
-    code, out = run(["check", str(p), str(new), "--baseline", str(old), "--max-regression", "0.01",
-                     "--allow-policy-change", "-o", "json"])  # fmt: skip
+    own = 'value: sex}\n    - {name: max_regression, value: "0.5"}\n'
+    p.write_text(POLICY.replace("value: sex}\n", own, 1))
+    code, out = run(
+        [
+            "check",
+            str(p),
+            str(new),
+            "--baseline",
+            str(old),
+            "--max-regression",
+            "0.01",
+            "--allow-policy-change",
+            "-o",
+            "json",
+        ]
+    )
     doc = json.loads(out)
     deltas = {f["control_id"]: f["change"]["max_regression"] for f in doc["findings"]}
     assert deltas == {"dp": 0.5, "ratio": 0.01}
@@ -156,8 +192,19 @@ def test_diff_exit_codes(files: dict[str, Path]) -> None:
     assert code == 0 and json.loads(out)["regressed"] == 0
     assert run(["diff", str(old), str(old), "--max-regression", "0"])[0] == 0
     # a checked results file carries its δ into diff
-    run(["check", str(p), str(new), "--baseline", str(old), "--max-regression", "0.01",
-         "-o", f"json={tmp / 'checked.json'}"])  # fmt: skip
+    run(
+        [
+            "check",
+            str(p),
+            str(new),
+            "--baseline",
+            str(old),
+            "--max-regression",
+            "0.01",
+            "-o",
+            f"json={tmp / 'checked.json'}",
+        ]
+    )
     assert run(["diff", str(old), str(tmp / "checked.json")])[0] == 1
     # another policy: 2, unless allowed
     (tmp / "p2.yaml").write_text(POLICY.replace('"0.2"', '"0.3"'))
@@ -199,12 +246,20 @@ def test_same_change_on_every_engine_and_input(files: dict[str, Path], kind: str
         data = frame
     elif kind in ("duckdb", "spark"):
         engine = kind
-    res = fairpolicy.check(str(p), data if not isinstance(data, Path) else str(data),
-                           engine=engine, baseline=str(old), max_regression=0.01)  # fmt: skip
+    res = fairpolicy.check(
+        str(p),
+        data if not isinstance(data, Path) else str(data),
+        engine=engine,
+        baseline=str(old),
+        max_regression=0.01,
+    )
     if kind == "pandas":  # a DataFrame has no policy… the same policy file: same hash
         assert res.policy.sha256 is not None
-    changes = {f.control_id: (f.change.verdict, round(f.change.worsened_by or 0, 12))
-               for f in res.findings if f.change}  # fmt: skip
+    changes = {
+        f.control_id: (f.change.verdict, round(f.change.worsened_by or 0, 12))
+        for f in res.findings
+        if f.change
+    }
     assert changes == {
         "dp": ("regressed", round(1 / 60, 12)),
         "ratio": ("regressed", round(2 / 3 - 20 / 31, 12)),
@@ -274,11 +329,26 @@ def test_a_regression_beyond_delta_never_passes(
     def finding(v: float, w: tuple[float, float] | None) -> Any:
         ci = None
         if w is not None:
-            ci = ConfidenceInterval(low=v - w[0], high=v + w[1], level=0.95, method="band",
-                                    resamples=100, seed=1, valid=100)  # fmt: skip
-        return f0.model_copy(update={"metric_key": key, "value": v, "ci": ci, "status": "pass",
-                                     "decision": decision, "enforcement_mode": mode,
-                                     "params": {**f0.params, "decision": decision}})  # fmt: skip
+            ci = ConfidenceInterval(
+                low=v - w[0],
+                high=v + w[1],
+                level=0.95,
+                method="band",
+                resamples=100,
+                seed=1,
+                valid=100,
+            )
+        return f0.model_copy(
+            update={
+                "metric_key": key,
+                "value": v,
+                "ci": ci,
+                "status": "pass",
+                "decision": decision,
+                "enforcement_mode": mode,
+                "params": {**f0.params, "decision": decision},
+            }
+        )
 
     old = base_results.model_copy(update={"findings": [finding(old_v, widths and widths[:2])]})
     new = base_results.model_copy(update={"findings": [finding(new_v, widths and widths[2:])]})
