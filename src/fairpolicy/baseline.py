@@ -26,10 +26,11 @@ import hashlib
 import math
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from fairpolicy.decide import change_verdict
 from fairpolicy.errors import DataError, UsageError
+from fairpolicy.metrics.direction import Better
 from fairpolicy.results import BaselineRef, Change, Finding, Results, load_results
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
     "mover",
 ]
 
-Better = Literal["lower", "higher", "ideal"]
 
 #: the namespace of the baseline results' UUID (uuid5 of the file's SHA-256)
 _NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://fairpolicy.example.org/ns/results")
@@ -53,15 +53,13 @@ _NOT_COMPARED = frozenset({"max_regression"})
 
 def direction(metric_key: str) -> tuple[Better, float | None]:
     """Which way is worse for ``metric_key`` (from its registry entry) and the ideal."""
+    from fairpolicy.metrics.direction import regression_direction
     from fairpolicy.metrics.registry import REGISTRY
 
     spec = REGISTRY.get(metric_key)
     if spec is None:
         raise UsageError(f"unknown metric_key '{metric_key}' in the results being compared.")
-    lo, hi = spec.value_range
-    if lo < spec.ideal < hi:
-        return "ideal", spec.ideal
-    return spec.better, spec.ideal if math.isfinite(spec.ideal) else None
+    return regression_direction(spec)
 
 
 def check_max_regression(value: Any, where: str) -> float:
