@@ -387,3 +387,15 @@ def test_mover_reduces_to_the_normal_combination() -> None:
     low, high = mover(0.3, 0.2, 0.4, 0.1, 0.0, 0.2)
     half = (0.1**2 + 0.1**2) ** 0.5
     assert low == pytest.approx(0.2 - half) and high == pytest.approx(0.2 + half)
+
+
+def test_api_takes_a_results_object_as_baseline(files: dict[str, Path]) -> None:
+    import fairpolicy
+
+    p, new, tmp = files["policy"], files["new"], files["tmp"]
+    (tmp / "o.csv").write_text(OLD)
+    before = fairpolicy.check(str(p), str(tmp / "o.csv"))
+    res = fairpolicy.check(str(p), str(new), baseline=before, max_regression=0.01)
+    assert res.exit_code == 1
+    assert res.baseline is not None and res.baseline.path == "(Results)"
+    assert {f.change.verdict for f in res.findings if f.change} == {"regressed"}

@@ -160,6 +160,20 @@ CASES = [
         key="max_regression",
     ),
     Case(
+        "baseline-max-regression-without-baseline",
+        ("--max-regression needs --baseline",),
+        args=("--max-regression", "0.1"),
+    ),
+    Case(
+        "baseline-prop-without-baseline-warns",
+        ("max_regression is set in the policy but no --baseline was given",),
+        policy=policy(max_regression='"0.05"'),
+        code=0,
+        report=True,
+        note="a policy may be checked with or without a baseline: the prop is named in a "
+        "warning, never silently unused",
+    ),
+    Case(
         "baseline-regression-beyond-delta-fails",
         ("got worse than the baseline by more than max_regression", "regressed"),
         data=_with_baseline(data_text=WORSE),
