@@ -178,6 +178,10 @@ def test_every_format_shows_the_change(files: dict[str, Path]) -> None:
         assert mark in text, (fmt, text[:2000])
     ref = json.loads((tmp / "out.json").read_text())["baseline"]
     assert ref["sha256"] in (tmp / "out.oscal").read_text()
+    from fairpolicy.oscal_schema import validate_document
+
+    oscal = json.loads((tmp / "out.oscal").read_text())
+    assert validate_document(oscal, "assessment-results") == []
 
 
 def test_diff_exit_codes(files: dict[str, Path]) -> None:
@@ -399,3 +403,42 @@ def test_api_takes_a_results_object_as_baseline(files: dict[str, Path]) -> None:
     assert res.exit_code == 1
     assert res.baseline is not None and res.baseline.path == "(Results)"
     assert {f.change.verdict for f in res.findings if f.change} == {"regressed"}
+
+
+def test_a_changed_catalog_is_another_policy(tmp_path: Path) -> None:
+    """The profile file is unchanged but the catalog it imports was edited: not comparable."""
+    root = Path(__file__).resolve().parents[1] / "policies" / "binary-lending"
+    for name in ("catalog.json", "profile.json"):
+        shutil.copy(root / name, tmp_path / name)
+    (tmp_path / "d.csv").write_text(OLD)
+    prof = str(tmp_path / "profile.json")
+    code, _ = run(
+        [
+            "check",
+            prof,
+            str(tmp_path / "d.csv"),
+            "--bind",
+            "target=y_true",
+            "--bind",
+            "prediction=y_pred",
+            "-o",
+            f"json={tmp_path / 'old.json'}",
+        ]
+    )
+    assert code in (0, 1)
+    cat = json.loads((tmp_path / "catalog.json").read_text())
+    cat["catalog"]["metadata"]["title"] += " (edited)"
+    (tmp_path / "catalog.json").write_text(json.dumps(cat))
+    argv = [
+        "check",
+        prof,
+        str(tmp_path / "d.csv"),
+        "--bind",
+        "target=y_true",
+        "--bind",
+        "prediction=y_pred",
+        "--baseline",
+        str(tmp_path / "old.json"),
+    ]
+    assert run(argv)[0] == 2
+    assert run([*argv, "--allow-policy-change"])[0] in (0, 1)

@@ -101,12 +101,14 @@ def compare(
     if max_regression is not None:
         max_regression = check_max_regression(max_regression, "--max-regression")
     if not allow_policy_change and (
-        new.policy.sha256 is None or old.policy.sha256 != new.policy.sha256
+        new.policy.sha256 is None
+        or old.policy.sha256 != new.policy.sha256
+        or _chain(old) != _chain(new)
     ):
         raise DataError(
             f"the baseline was written for another policy (policy SHA-256 "
-            f"{_short(old.policy.sha256)}, this run's {_short(new.policy.sha256)}); its "
-            "findings cannot be compared control by control.",
+            f"{_short(old.policy.sha256)}, this run's {_short(new.policy.sha256)}, or a "
+            "document it imports changed); its findings cannot be compared control by control.",
             file=path,
             key="policy.sha256",
             hint="compare results of the same policy, or pass --allow-policy-change to pair "
@@ -142,6 +144,14 @@ def compare(
     data = {name: getattr(new, name) for name in type(new).model_fields}
     data.update(findings=findings, baseline=ref)
     return Results.model_validate(data)
+
+
+def _chain(results: Results) -> list[tuple[str, str]]:
+    """The hashes of the documents the policy imported (profiles, catalogs): a changed
+    catalog changes the policy even when the top file did not (an SSP is left out)."""
+    return sorted(
+        (d.kind, d.sha256) for d in results.policy.documents if d.kind != "system-security-plan"
+    )
 
 
 def _short(h: str | None) -> str:
