@@ -442,3 +442,61 @@ def test_a_changed_catalog_is_another_policy(tmp_path: Path) -> None:
     ]
     assert run(argv)[0] == 2
     assert run([*argv, "--allow-policy-change"])[0] in (0, 1)
+
+
+def test_ci_upper_decides_on_the_interval_of_the_change(tmp_path: Path) -> None:
+    pol = tmp_path / "p.yaml"
+    pol.write_text(
+        POLICY.replace('"0.2"', '"0.5"').replace(
+            '"0.5"\n    - {name: operator, value: ">="}',
+            '"0.1"\n    - {name: operator, value: ">="}',
+        )
+    )
+    (tmp_path / "old.csv").write_text(rows(500, 333, n=1000))
+    (tmp_path / "new.csv").write_text(rows(520, 333, n=1000))
+    common = ["--bootstrap", "200", "--decision", "ci_upper", "--seed", "3"]
+    code, _ = run(
+        [
+            "check",
+            str(pol),
+            str(tmp_path / "old.csv"),
+            *common,
+            "-o",
+            f"json={tmp_path / 'old.json'}",
+        ]
+    )
+    assert code == 0
+    base = [
+        "check",
+        str(pol),
+        str(tmp_path / "new.csv"),
+        *common,
+        "--baseline",
+        str(tmp_path / "old.json"),
+        "-o",
+        "json",
+    ]
+    # a point worsening of 0.02 whose interval reaches well past 0.03: not proven within δ
+    code, out = run([*base, "--max-regression", "0.03"])
+    c = {f["control_id"]: f["change"] for f in json.loads(out)["findings"]}["dp"]
+    assert c["worsened_by"] == pytest.approx(0.02)
+    assert c["low"] < 0.02 < c["high"] and c["level"] == 0.95
+    assert c["low"] <= 0.03 < c["high"]
+    assert c["verdict"] == "inconclusive" and code == 1
+    # δ beyond the whole interval: ok
+    code, out = run([*base, "--max-regression", "0.5"])
+    assert code == 0, out
+    # the same run decided by the point rule passes at δ = 0.03
+    point = [a if a != "ci_upper" else "point" for a in base]
+    (tmp_path / "old.json").unlink()
+    run(
+        [
+            "check",
+            str(pol),
+            str(tmp_path / "old.csv"),
+            *[a if a != "ci_upper" else "point" for a in common],
+            "-o",
+            f"json={tmp_path / 'old.json'}",
+        ]
+    )
+    assert run([*point, "--max-regression", "0.03"])[0] == 0

@@ -186,7 +186,7 @@ def _change(f: Finding, old: Finding | None, default: float | None) -> Change:
     then_groups = [g.group for g in old.groups]
     worse = _worsened(old.value, f.value, better, ideal)
     low, high, level = _interval(f, old, better, ideal)
-    decision = str(f.params.get("decision", f.decision))
+    decision = f.decision  # the rule that decided the value decides the change
     verdict, reason = change_verdict(worse, (low, high), delta, decision)
     if worse is None and reason is None:
         reason = "the change is undefined (a run has no value for this control)"
