@@ -280,6 +280,10 @@ def test_every_registry_key_has_a_direction() -> None:
         else:
             assert better == spec.better, key
     assert direction("disparity_ratio")[0] == "ideal"
+    from fairpolicy.metrics.docs import show_metric
+
+    for key in REGISTRY:  # metrics show states the direction of every key
+        assert "change against a baseline (--baseline): worse when" in show_metric(key), key
 
 
 # ---------------------------------------------------------------- the property test

@@ -30,11 +30,10 @@ def regression_direction(spec: MetricSpec) -> tuple[Better, float | None]:
 def direction_text(spec: MetricSpec) -> str:
     """One line for ``fairpolicy metrics show``."""
     better, ideal = regression_direction(spec)
-    worse = {
-        "lower": "the value rises",
-        "higher": "the value falls",
-        "ideal": f"the value moves away from {ideal:g} (|value − {ideal:g}| grows)",
-    }[better]
+    if better == "ideal" and ideal is not None:
+        worse = f"the value moves away from {ideal:g} (|value − {ideal:g}| grows)"
+    else:
+        worse = "the value rises" if better == "lower" else "the value falls"
     return (
         f"change against a baseline (--baseline): worse when {worse}; max_regression δ fails "
         "a control worse by more than δ; with intervals on both runs the change's interval "
