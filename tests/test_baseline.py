@@ -180,6 +180,8 @@ def test_every_format_shows_the_change(files: dict[str, Path]) -> None:
     assert ref["sha256"] in (tmp / "out.oscal").read_text()
     from fairpolicy.oscal_schema import validate_document
 
+    # the GitHub log line of a passing control carries its change too
+    assert "change worse 0.01667 > δ" in (tmp / "out.github").read_text()
     oscal = json.loads((tmp / "out.oscal").read_text())
     assert validate_document(oscal, "assessment-results") == []
 
