@@ -506,3 +506,53 @@ def test_ci_upper_decides_on_the_interval_of_the_change(tmp_path: Path) -> None:
         ]
     )
     assert run([*point, "--max-regression", "0.03"])[0] == 0
+
+
+def test_policy_wide_max_regression(tmp_path: Path) -> None:
+    """``max_regression`` in ``metadata.props`` applies to every control; a control's own wins."""
+    import yaml
+
+    import fairpolicy
+    from fairpolicy.policy.schema import NS
+
+    def ctl(cid: str, metric: str, op: str, t: str, **extra: str) -> dict[str, Any]:
+        props = {
+            "metric_key": metric,
+            "threshold": t,
+            "operator": op,
+            "input.target": "y_true",
+            "input.prediction": "y_pred",
+            "input.dimension": "sex",
+            **extra,
+        }
+        return {"control-id": cid, "props": [{"name": k, "value": v} for k, v in props.items()]}
+
+    doc = {
+        "assessment-plan": {
+            "metadata": {
+                "title": "t",
+                "props": [{"name": "max_regression", "value": "0.01", "ns": NS}],
+            },
+            "control-implementations": [
+                {
+                    "implemented-requirements": [
+                        ctl("dp", "demographic_parity_diff", "<", "0.2"),
+                        ctl("ratio", "demographic_parity_ratio", ">=", "0.5", max_regression="0.5"),
+                    ]
+                }
+            ],
+        }
+    }
+    pol = tmp_path / "plan.yaml"
+    pol.write_text(yaml.safe_dump(doc, sort_keys=False))
+    (tmp_path / "o.csv").write_text(OLD)
+    (tmp_path / "n.csv").write_text(WORSE_BUT_PASSING)
+    before = fairpolicy.check(str(pol), str(tmp_path / "o.csv"))
+    res = fairpolicy.check(str(pol), str(tmp_path / "n.csv"), baseline=before)
+    got = {
+        f.control_id: (f.change.max_regression, f.change.verdict, f.status)
+        for f in res.findings
+        if f.change
+    }
+    assert got == {"dp": (0.01, "regressed", "fail"), "ratio": (0.5, "ok", "pass")}
+    assert res.exit_code == 1
