@@ -224,6 +224,7 @@ def _parser() -> argparse.ArgumentParser:
         help="let the policy's hrefs and sources name files under DIR (repeatable); by "
         "default they must lie in the policy's own folder tree",
     )
+    _baseline_options(c)
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
@@ -279,6 +280,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     _people_options(e)
     e.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+    d = sub.add_parser(
+        "diff",
+        help="the change table between two results JSON files",
+        description="Compare NEW with OLD (results JSON of the same policy) control by control; "
+        "exit 0 no regression beyond max_regression, 1 a regression, 2 cannot compare.",
+    )
+    d.add_argument("old", metavar="OLD.json")
+    d.add_argument("new", metavar="NEW.json")
+    d.add_argument("-o", "--output", choices=("text", "markdown", "json"), default="text")
+    _baseline_options(d, check=False)
+    d.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     v = sub.add_parser(
         "validate",
@@ -524,6 +537,9 @@ def _run_check(
         max_cells=args.max_cells,
         max_resample_seconds=args.max_resample_seconds,
         allow_paths=args.allow_path,
+        baseline=args.baseline,
+        max_regression=args.max_regression,
+        allow_policy_change=args.allow_policy_change,
     )
 
 
@@ -552,6 +568,40 @@ def _progress_bar() -> Iterator[Callable[[str, int, int], None] | None]:
 
     with bar:
         yield update
+
+
+def _baseline_options(parser: argparse.ArgumentParser, check: bool = True) -> None:
+    if check:
+        parser.add_argument(
+            "--baseline",
+            metavar="RESULTS.json",
+            help="compare every control with this earlier results JSON (`check -o json`)",
+        )
+    parser.add_argument(
+        "--max-regression",
+        type=float,
+        metavar="DELTA",
+        help="fail a control whose value got worse than the baseline's by more than DELTA "
+        "(a control's max_regression prop wins)",
+    )
+    parser.add_argument(
+        "--allow-policy-change",
+        action="store_true",
+        help="compare with results of another policy version (changed controls: not compared)",
+    )
+
+
+def cmd_diff(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.diff import diff
+
+    return diff(
+        args.old,
+        args.new,
+        stdout,
+        fmt=args.output,
+        max_regression=args.max_regression,
+        allow_policy_change=args.allow_policy_change,
+    )
 
 
 def _people_options(parser: argparse.ArgumentParser) -> None:
@@ -738,6 +788,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             "convert": cmd_convert,
             "metrics": cmd_metrics,
             "explore": cmd_explore,
+            "diff": cmd_diff,
         }[args.command]
         with signals_raise():
             return command(args, out)

@@ -8,6 +8,8 @@ whether that fails the gate is the run's ``--inconclusive`` choice.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from fairpolicy.exact import compare, threshold_text
 from fairpolicy.exact import shown as shown_text
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
@@ -142,3 +144,49 @@ def describe(
         return f"{control.metric_key} = {shown} satisfies {cond}"
     suffix = "" if mode is EnforcementMode.BLOCK else f" ({mode.value}: does not fail the gate)"
     return f"{control.metric_key} = {shown} violates {cond}{suffix}"
+
+
+def change_verdict(
+    worsened_by: float | None,
+    interval: tuple[float | None, float | None] | None,
+    max_regression: float | None,
+    decision: str = "point",
+) -> tuple[str, str | None]:
+    """(verdict, reason) of a change against a baseline: ``ok``, ``regressed`` (worse by
+    more than δ = ``max_regression``), ``inconclusive`` or ``none`` (no δ given).
+
+    The control's decision rule applies to the change as it does to the value:
+    ``point``: the change itself decides (``worsened_by > δ`` regressed, compared on the
+    shortest decimal texts of the floats, so 0.3 − 0.2 is not more than 0.1);
+    ``ci_upper``: ok only if the whole interval of the change is ≤ δ, regressed if all of it
+    is > δ, else inconclusive; ``ci_lower``: regressed only if all of the interval is > δ.
+    A change that is undefined (a side has no value), or an interval rule without an
+    interval, is inconclusive — never ok.
+    """
+    if max_regression is None:
+        return "none", None
+    d = _dec(max_regression)
+    if worsened_by is None:
+        return "inconclusive", "the change is undefined (a run has no value for this control)"
+    if decision == "point":
+        return ("regressed" if _dec(worsened_by) > d else "ok"), None
+    low, high = interval if interval is not None else (None, None)
+    if low is None or high is None:
+        return "inconclusive", (
+            f"decision {decision} needs an interval of the change; both runs need a "
+            "confidence interval at the same level"
+        )
+    if _dec(low) > d:
+        return "regressed", None
+    if _dec(high) <= d:
+        return "ok", None
+    if decision == "ci_lower":
+        return "ok", None
+    return "inconclusive", (
+        f"the ci_upper rule: the change's interval [{low:.6g}, {high:.6g}] straddles "
+        f"max_regression {max_regression:g}"
+    )
+
+
+def _dec(x: float) -> Decimal:
+    return Decimal(repr(float(x)))

@@ -170,6 +170,56 @@ class SourceRef(_Frozen):
     line: int | None = None
 
 
+class Change(_Frozen):
+    """This finding against the same control's finding in a baseline results JSON
+    (``--baseline``); built by :mod:`fairpolicy.baseline`, decided by
+    :func:`fairpolicy.decide.change_verdict`."""
+
+    #: paired: same control id, metric, parameters and bindings; new: the baseline has no
+    #: such control; mismatch: it has, with another metric, parameters or bindings (never
+    #: paired: ``reason`` says what differs)
+    state: Literal["paired", "new", "mismatch"]
+    baseline_value: float | None = None
+    value: float | None = None
+    #: which way is worse (from the registry): ``lower`` is better, ``higher`` is better, or
+    #: closer to ``ideal`` is better
+    better: Literal["lower", "higher", "ideal"] = "lower"
+    ideal: float | None = None
+    #: how much worse the value got (positive: worse, negative: better); null when a side
+    #: is undefined (``reason``)
+    worsened_by: float | None = None
+    #: interval of ``worsened_by`` from the two runs' intervals (MOVER, docs/statistics.md)
+    low: float | None = None
+    high: float | None = None
+    level: float | None = None
+    #: the allowed worsening δ (``max_regression``); null: the change is reported only
+    max_regression: float | None = None
+    #: the decision on the change: ok, regressed (worse by more than δ), inconclusive (it
+    #: could not be decided: ``reason``), or none (no δ, or not paired)
+    verdict: Literal["ok", "regressed", "inconclusive", "none"] = "none"
+    worst_group_before: str | None = None
+    worst_group_now: str | None = None
+    groups_appeared: list[str] = Field(default_factory=list)
+    groups_vanished: list[str] = Field(default_factory=list)
+    reason: str | None = None
+
+
+class BaselineRef(_Frozen):
+    """The baseline results a run was compared with (``--baseline``)."""
+
+    path: str
+    #: SHA-256 of the baseline results file
+    sha256: str
+    #: the baseline results' UUID: a v5 UUID of its SHA-256 (stable for the same file)
+    uuid: str
+    policy_sha256: str | None
+    #: ``--max-regression`` (a control's own or the policy-wide prop wins)
+    max_regression: float | None = None
+    allow_policy_change: bool = False
+    #: control ids in the baseline with no finding in this run
+    vanished_controls: list[str] = Field(default_factory=list)
+
+
 class Finding(_Frozen):
     control_id: str
     title: str | None
@@ -212,6 +262,8 @@ class Finding(_Frozen):
     #: what this finding does to the gate under the run's --inconclusive and --fail-on:
     #: decided once by :func:`gate_effect` when the results are built (never by a formatter)
     gate_effect: GateEffect = "pass"
+    #: the change against the baseline's finding (``--baseline``; left out without one)
+    change: Change | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @property
     def has_interval(self) -> bool:
@@ -240,6 +292,8 @@ class Results(_Frozen):
     summary: Summary
     findings: list[Finding]
     warnings: list[str] = Field(default_factory=list)
+    #: the baseline this run was compared with (``--baseline``; left out without one)
+    baseline: BaselineRef | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @property
     def exit_code(self) -> int:
@@ -354,7 +408,9 @@ def _refuse_non_finite(results: Results, path: str) -> None:
 def gate_effect(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -> GateEffect:
     """The one table that decides what a finding does to the release gate.
 
-    1. ``error`` → ``error`` (exit 2, whatever the options); ``pass`` → ``pass``.
+    1. ``error`` → ``error`` (exit 2, whatever the options); ``pass`` → ``pass`` unless the
+       change against a baseline regressed beyond ``max_regression`` (then as ``fail``)
+       or could not be decided (then as ``inconclusive``).
     2. What the finding amounts to: a violation (status ``fail``, or ``warn`` for a warn/
        monitor control) is ``fail``. An ``inconclusive`` one is what ``--inconclusive``
        says (``fail`` by default) — with one exception: under ``decision: ci_lower`` an
@@ -366,6 +422,11 @@ def gate_effect(f: Finding, inconclusive: InconclusivePolicy, fail_on: FailOn) -
     """
     if f.status == "error":
         return "error"
+    verdict = f.change.verdict if f.change is not None else "none"
+    if f.status == "pass" and verdict in ("regressed", "inconclusive"):
+        # a regression beyond max_regression (or an undecidable one) never passes: the
+        # comparison sets the status, this guards a results file edited afterwards
+        f = f.model_copy(update={"status": "fail" if verdict == "regressed" else "inconclusive"})
     if f.status == "pass":
         return "pass"
     effect: GateEffect

@@ -75,6 +75,9 @@ def check(
     max_cells: int | None = None,
     max_resample_seconds: int | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] = (),
+    baseline: str | os.PathLike[str] | Results | None = None,
+    max_regression: float | None = None,
+    allow_policy_change: bool = False,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -105,6 +108,10 @@ def check(
     time of a bootstrap or permutation test (checked before it starts).
     ``allow_paths``: folders outside the policy's own folder tree that its hrefs and
     sources may name (``--allow-path``).
+    ``baseline``: a results JSON of an earlier run (``--baseline``), or its ``Results``:
+    every finding gets its change against it, and ``max_regression`` (or a control's own
+    prop) fails a control that got worse by more than it (:mod:`fairpolicy.baseline`);
+    ``allow_policy_change`` compares with a baseline of another policy version.
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -136,6 +143,7 @@ def check(
         max_resample_seconds=max_resample_seconds,
         allow_paths=allow_paths,
     )
+    old = _baseline(baseline, max_regression)
     # the data read starts now, beside the policy's validation (data/prefetch.py)
     prefetch = _prefetch(policy, data, s)
     try:
@@ -164,7 +172,7 @@ def check(
         read = _columns_read(wanted, table, ev)
     if progress:
         progress("done", len(plans), len(plans))
-    return assemble(
+    results = assemble(
         s.record,
         pol,
         table,
@@ -174,6 +182,47 @@ def check(
         score_decimals=decimals if rounded or ev.grid_used else None,
         warnings=[*one_column_notes(pol), *notes, *table.warnings, *ev.warnings],
     )
+    if old is None:
+        if any(c.params.get("max_regression") is not None for c in pol.controls):
+            note = (
+                "max_regression is set in the policy but no --baseline was given: no control "
+                "was checked for a regression"
+            )
+            return results.model_copy(update={"warnings": [*results.warnings, note]})
+        return results
+    from fairpolicy.baseline import compare
+
+    return compare(
+        results,
+        old[0],
+        path="(Results)" if isinstance(baseline, Results) else os.fspath(baseline or ""),
+        sha256=old[1],
+        max_regression=max_regression,
+        allow_policy_change=allow_policy_change,
+    )
+
+
+def _baseline(
+    path: str | os.PathLike[str] | Results | None, max_regression: float | None
+) -> tuple[Results, str] | None:
+    """The baseline results and hash, read (and δ checked) before any data is."""
+    import hashlib
+
+    from fairpolicy.baseline import check_max_regression, load_baseline
+    from fairpolicy.errors import UsageError
+
+    if max_regression is not None:
+        check_max_regression(max_regression, "--max-regression")
+        if path is None:
+            raise UsageError(
+                "--max-regression needs --baseline: there is no earlier result to compare with.",
+                hint="pass --baseline RESULTS.json (written by `fairpolicy check -o json`).",
+            )
+    if path is None:
+        return None
+    if isinstance(path, Results):  # the Python API: an earlier run's Results
+        return path, hashlib.sha256(path.to_json().encode()).hexdigest()
+    return load_baseline(os.fspath(path))
 
 
 def _prefetch(policy: Any, data: Any, s: Settings) -> Prefetch | None:

@@ -94,6 +94,10 @@ def render(results: Results, opts: RenderOptions) -> str:
             summary = f"{f.metric_key} = {_ci.value_text(f)} ({f.operator} {_ci.threshold(f)})"
             if f.ci is not None:
                 summary += f" CI {_ci.ci_text(f)}"
+            if f.change is not None:  # --baseline
+                from fairpolicy.baseline import change_cell
+
+                summary += f" change {change_cell(f.change)}"
             out.append(_plain(f"{_ci.STATUS_WORD[f.status]} {f.control_id}: {summary}"))
         if f.status != "pass":
             out.append(_annotation(results, f))

@@ -225,6 +225,10 @@ def _facts(f: Finding, spec: MetricSpec | None) -> str:
     ]
     if f.reason and f.value is not None:
         rows.append(("Reason", esc(f.reason)))
+    if f.change is not None:  # --baseline
+        from fairpolicy.baseline import change_text
+
+        rows.append(("Change vs baseline", esc(change_text(f.change))))
     if f.worst_group:
         n = next((g.n for g in f.groups if g.group == f.worst_group), None)
         rows.append(("Worst group", esc(f.worst_group) + (f" (n={n:,})" if n is not None else "")))

@@ -75,6 +75,9 @@ def _table(results: Results, shown: list[Finding]) -> list[str]:
         align.append("---")
     headers += ["op", "threshold", "status", "worst group"]
     align += [":---:", "---:", "---", "---"]
+    if results.baseline is not None:  # --baseline: the change column
+        headers.append("change")
+        align.append("---")
     out = [_row(headers), _row(align)]
     for f in shown:
         cells = [escape(f.control_id), escape(f.metric_key), _ci.value_text(f)]
@@ -86,6 +89,10 @@ def _table(results: Results, shown: list[Finding]) -> list[str]:
             _status(f),
             escape(_ci.worst_group(f)),
         ]
+        if results.baseline is not None:
+            from fairpolicy.baseline import change_text
+
+            cells.append(escape(change_text(f.change)) if f.change is not None else "")
         out.append(_row(cells))
     return out
 

@@ -321,6 +321,7 @@ class _Renderer:
             ("gate-effect", self.results.effect(f)),
         ]
         pairs.append(("worst-group", f.worst_group))
+        pairs += _change_pairs(self.results, f)
         props = [*props_of([("control-id", f.control_id)]), *planned_props(f), *props_of(pairs)]
         for g in f.groups:
             props += props_of([("group-n", f"{g.group}={g.n}")])
@@ -558,3 +559,25 @@ def _group_table(f: Finding) -> str | None:
 
 def _cell(text: str) -> str:
     return line(text).replace("|", "\\|")
+
+
+def _change_pairs(results: Results, f: Finding) -> list[tuple[str, object]]:
+    """The change against the baseline (``--baseline``): the baseline results' UUID and
+    SHA-256, the values then and now, how much worse and the decision."""
+    ref, c = results.baseline, f.change
+    if ref is None or c is None:
+        return []
+    pairs: list[tuple[str, object]] = [
+        ("baseline-results-uuid", ref.uuid),
+        ("baseline-results-sha256", ref.sha256),
+        ("change-state", c.state),
+    ]
+    if c.baseline_value is not None:
+        pairs.append(("baseline-value", num(c.baseline_value)))
+    if c.worsened_by is not None:
+        pairs.append(("worsened-by", num(c.worsened_by)))
+    if c.low is not None and c.high is not None:
+        pairs += [("worsened-by-low", num(c.low)), ("worsened-by-high", num(c.high))]
+    if c.max_regression is not None:
+        pairs += [("max-regression", num(c.max_regression)), ("change-verdict", c.verdict)]
+    return pairs

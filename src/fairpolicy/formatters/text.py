@@ -52,6 +52,12 @@ def render(results: Results, opts: RenderOptions) -> str:
     if any(f.ci is not None for f in shown):
         headers = CI_HEADERS
         rows = [(*r[:3], ci_text(f), *r[3:]) for r, f in zip(rows, shown, strict=True)]
+    if results.baseline is not None:  # --baseline: the change column
+        from fairpolicy.baseline import change_cell
+
+        at = headers.index("status") + 1
+        headers = (*headers[:at], "change", *headers[at:])
+        rows = [(*r[:at], change_cell(f.change), *r[at:]) for r, f in zip(rows, shown, strict=True)]
     status_col = headers.index("status")
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
 

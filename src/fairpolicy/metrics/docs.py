@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fairpolicy.errors import UsageError, did_you_mean
 from fairpolicy.metrics.base import NULL_HYPOTHESES, MetricSpec
+from fairpolicy.metrics.direction import direction_text
 from fairpolicy.metrics.registry import COMMON_PARAMS, REGISTRY, lookup
 
 #: The fairness-metrics tutorial's "selection guide":
@@ -122,6 +123,7 @@ def show_metric(key: str) -> str:
     out.append(f"inputs: {', '.join(s.inputs)}")
     out.append(f"tasks: {', '.join(s.tasks)}")
     out.append(f"ideal: {s.ideal:g} ({s.better} is better); range {list(s.value_range)}")
+    out.append(direction_text(s))
     if s.aliases:
         out.append(f"aliases: {', '.join(s.aliases)}")
     if s.multiclass_replacement:

@@ -113,6 +113,13 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
         "besides an empty cell or a null (e.g. 'NA, N/A'); by default 'NA', 'null', 'nan' "
         "are group names",
     ),
+    ParamSpec(
+        "max_regression",
+        float,
+        None,
+        help="with --baseline: fail when the value got worse than the baseline's by more "
+        "than this (≥ 0; the decision rule applies to the change's interval)",
+    ),
 )
 
 

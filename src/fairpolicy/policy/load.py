@@ -64,6 +64,7 @@ POLICY_WIDE_PROPS = (
     "min_share",
     "missing",
     "missing_values",
+    "max_regression",
 )
 
 #: Common misspellings of operators → the spelling meant.
@@ -684,6 +685,9 @@ def _params(
             coerced = _coerce(ps, value)
         except ValueError as exc:
             err(f"{name} {exc}", name, ps.help or None)
+            continue
+        if name == "max_regression" and coerced < 0:
+            err(f"max_regression {coerced:g} is negative", name, "write how much worse (≥ 0)")
             continue
         if name in ("min_samples", "missing"):
             settings[name] = coerced

@@ -1,0 +1,356 @@
+"""Regression against a baseline: this run's findings beside an earlier results JSON.
+
+``check --baseline OLD.json`` and ``fairpolicy diff OLD.json NEW.json`` both call
+:func:`compare`. Each finding is paired with the baseline's finding of the same control
+id only when the metric, its parameters (``max_regression`` aside) and its bindings are
+the same; otherwise the change says ``mismatch`` and why — never a silent pairing.
+
+How much worse (``worsened_by``, positive = worse) follows the registry's direction of
+the metric (:func:`direction`): lower is better (a gap), higher is better (a ratio, a
+score), or closer to the ideal is better (the ideal lies strictly inside the metric's
+range, e.g. ``disparity_ratio``: ideal 1 in (0, ∞)), where the badness is |value − ideal|.
+
+Interval of the change (when both runs computed an interval at the same level): the
+MOVER combination (Newcombe 1998; Zou & Donner 2008) of the two independent intervals,
+``low = d − √((b_new − l_new)² + (u_old − b_old)²)``,
+``high = d + √((u_new − b_new)² + (b_old − l_old)²)`` with d = b_new − b_old and b, l, u the
+badness and its interval ends; it recovers each run's variance from its own interval
+(asymmetric ends kept) and has close to the nominal coverage (``benchmarks/
+baseline_change.py`` checks it by simulation). The decision rule is
+:func:`fairpolicy.decide.change_verdict`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import uuid
+from pathlib import Path
+from typing import Any
+
+from fairpolicy.decide import change_verdict
+from fairpolicy.errors import DataError, UsageError
+from fairpolicy.metrics.direction import Better
+from fairpolicy.results import BaselineRef, Change, Finding, Results, load_results
+
+__all__ = [
+    "change_cell",
+    "change_text",
+    "check_max_regression",
+    "compare",
+    "direction",
+    "load_baseline",
+    "mover",
+]
+
+
+#: the namespace of the baseline results' UUID (uuid5 of the file's SHA-256)
+_NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://fairpolicy.example.org/ns/results")
+
+#: parameters that say how a run is judged, not what is measured: never a mismatch
+_NOT_COMPARED = frozenset({"max_regression"})
+
+
+def direction(metric_key: str) -> tuple[Better, float | None]:
+    """Which way is worse for ``metric_key`` (from its registry entry) and the ideal."""
+    from fairpolicy.metrics.direction import regression_direction
+    from fairpolicy.metrics.registry import REGISTRY
+
+    spec = REGISTRY.get(metric_key)
+    if spec is None:
+        raise UsageError(f"unknown metric_key '{metric_key}' in the results being compared.")
+    return regression_direction(spec)
+
+
+def check_max_regression(value: Any, where: str) -> float:
+    """``value`` as a finite δ ≥ 0, else a UsageError naming ``where``."""
+    try:
+        d = float(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"{where} must be a number ≥ 0, got {value!r}.") from None
+    if not math.isfinite(d) or d < 0:
+        raise UsageError(
+            f"{where} must be a finite number ≥ 0 (how much worse a value may get), got {value!r}."
+        )
+    return d
+
+
+def load_baseline(path: str) -> tuple[Results, str]:
+    """The baseline results (validated by the results reader) and the file's SHA-256."""
+    results = load_results(path)
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as exc:  # pragma: no cover - load_results read it a moment ago
+        raise DataError(f"cannot read the baseline: {exc.strerror}.", file=path) from None
+    return results, digest
+
+
+def compare(
+    new: Results,
+    old: Results,
+    *,
+    path: str,
+    sha256: str,
+    max_regression: float | None = None,
+    allow_policy_change: bool = False,
+) -> Results:
+    """``new`` with a :class:`Change` on every finding and the baseline reference; a
+    regression beyond δ makes a passing finding fail (a warn/monitor control: warn), an
+    undecidable one makes it inconclusive. Different policy hashes are a DataError naming
+    the baseline unless ``allow_policy_change``; so is a mismatched control without it."""
+    if max_regression is not None:
+        max_regression = check_max_regression(max_regression, "--max-regression")
+    if not allow_policy_change and (
+        new.policy.sha256 is None
+        or old.policy.sha256 != new.policy.sha256
+        or _chain(old) != _chain(new)
+    ):
+        raise DataError(
+            f"the baseline was written for another policy (policy SHA-256 "
+            f"{_short(old.policy.sha256)}, this run's {_short(new.policy.sha256)}, or a "
+            "document it imports changed); its findings cannot be compared control by control.",
+            file=path,
+            key="policy.sha256",
+            hint="compare results of the same policy, or pass --allow-policy-change to pair "
+            "the controls that did not change (the others are reported as new or mismatched).",
+        )
+    before = {f.control_id: f for f in old.findings}
+    findings: list[Finding] = []
+    for f in new.findings:
+        change = _change(f, before.get(f.control_id), max_regression)
+        if change.state == "mismatch" and not allow_policy_change:
+            what = (change.reason or "").split(" ", 2)[1]  # metric, bindings, parameters…
+            field = {"bindings": "inputs", "parameters": "params", "metric": "metric_key"}
+            raise DataError(
+                f"the baseline's finding differs from this run's: {change.reason}; a changed "
+                "control is not compared with the old one.",
+                file=path,
+                control=f.control_id,
+                key=field.get(what, "threshold"),
+                hint="pass a baseline from the same policy and bindings (--bind), or "
+                "--allow-policy-change to report this control as not compared.",
+            )
+        findings.append(_apply(f, change))
+    seen = {f.control_id for f in new.findings}
+    ref = BaselineRef(
+        path=path,
+        sha256=sha256,
+        uuid=str(uuid.uuid5(_NS, sha256)),
+        policy_sha256=old.policy.sha256,
+        max_regression=max_regression,
+        allow_policy_change=allow_policy_change,
+        vanished_controls=[f.control_id for f in old.findings if f.control_id not in seen],
+    )
+    data = {name: getattr(new, name) for name in type(new).model_fields}
+    data.update(findings=findings, baseline=ref)
+    return Results.model_validate(data)
+
+
+def _chain(results: Results) -> list[tuple[str, str]]:
+    """The hashes of the documents the policy imported (profiles, catalogs): a changed
+    catalog changes the policy even when the top file did not (an SSP is left out)."""
+    return sorted(
+        (d.kind, d.sha256) for d in results.policy.documents if d.kind != "system-security-plan"
+    )
+
+
+def _short(h: str | None) -> str:
+    return "unknown" if h is None else h[:12] + "…"
+
+
+def _change(f: Finding, old: Finding | None, default: float | None) -> Change:
+    own = f.params.get("max_regression")
+    delta = float(own) if own is not None else default
+    better, ideal = direction(f.metric_key)
+    base: dict[str, Any] = {
+        "better": better,
+        "ideal": ideal,
+        "value": f.value,
+        "max_regression": delta,
+        "worst_group_now": f.worst_group,
+    }
+    if old is None:
+        return Change(state="new", reason="the baseline has no such control", **base)
+    differs = _differs(f, old)
+    if differs:
+        verdict = "inconclusive" if delta is not None else "none"
+        return Change(
+            state="mismatch",
+            baseline_value=old.value,
+            verdict=verdict,
+            reason=differs,
+            worst_group_before=old.worst_group,
+            **base,
+        )
+    now_groups = [g.group for g in f.groups]
+    then_groups = [g.group for g in old.groups]
+    worse = _worsened(old.value, f.value, better, ideal)
+    low, high, level = _interval(f, old, better, ideal)
+    decision = f.decision  # the rule that decided the value decides the change
+    verdict, reason = change_verdict(worse, (low, high), delta, decision)
+    if worse is None and reason is None:
+        reason = "the change is undefined (a run has no value for this control)"
+    return Change(
+        state="paired",
+        baseline_value=old.value,
+        worsened_by=worse,
+        low=low,
+        high=high,
+        level=level,
+        verdict=verdict,
+        reason=reason,
+        worst_group_before=old.worst_group,
+        groups_appeared=[g for g in now_groups if g not in then_groups],
+        groups_vanished=[g for g in then_groups if g not in now_groups],
+        **base,
+    )
+
+
+def _differs(f: Finding, old: Finding) -> str | None:
+    """What makes ``old`` another measurement than ``f`` (None: the same)."""
+    if f.metric_key != old.metric_key:
+        return f"the metric changed ({old.metric_key} → {f.metric_key})"
+    if f.inputs != old.inputs:
+        keys = sorted(k for k in {*f.inputs, *old.inputs} if f.inputs.get(k) != old.inputs.get(k))
+        shown = ", ".join(f"{k}: {old.inputs.get(k)} → {f.inputs.get(k)}" for k in keys)
+        return f"the bindings changed ({shown})"
+    a = {k: v for k, v in f.params.items() if k not in _NOT_COMPARED}
+    b = {k: v for k, v in old.params.items() if k not in _NOT_COMPARED}
+    if a != b:
+        keys = sorted(k for k in {*a, *b} if a.get(k) != b.get(k))
+        shown = ", ".join(f"{k}: {b.get(k)} → {a.get(k)}" for k in keys)
+        return f"the parameters changed ({shown})"
+    if f.operator != old.operator or f.threshold != old.threshold:
+        return (
+            f"the threshold changed ({old.operator} {old.threshold} → {f.operator} {f.threshold})"
+        )
+    return None
+
+
+def _badness(v: float, better: Better, ideal: float | None) -> float:
+    if better == "lower":
+        return v
+    if better == "higher":
+        return -v
+    assert ideal is not None
+    return abs(v - ideal)
+
+
+def _worsened(
+    old: float | None, new: float | None, better: Better, ideal: float | None
+) -> float | None:
+    if old is None or new is None:
+        return None
+    d = _badness(new, better, ideal) - _badness(old, better, ideal)
+    return d if math.isfinite(d) else None
+
+
+def _bad_interval(
+    v: float, low: float, high: float, better: Better, ideal: float | None
+) -> tuple[float, float, float]:
+    """(badness, its low, its high) of a value and its interval."""
+    if better == "lower":
+        return v, low, high
+    if better == "higher":
+        return -v, -high, -low
+    assert ideal is not None
+    ends = (abs(low - ideal), abs(high - ideal))
+    lo = 0.0 if low <= ideal <= high else min(ends)
+    return abs(v - ideal), lo, max(ends)
+
+
+def _interval(
+    f: Finding, old: Finding, better: Better, ideal: float | None
+) -> tuple[float | None, float | None, float | None]:
+    """MOVER interval of the change (see the module docstring), or Nones."""
+    if (
+        f.ci is None
+        or old.ci is None
+        or f.value is None
+        or old.value is None
+        or not f.has_interval
+        or not old.has_interval
+        or f.ci.level != old.ci.level
+    ):
+        return None, None, None
+    assert f.ci.low is not None and f.ci.high is not None
+    assert old.ci.low is not None and old.ci.high is not None
+    bn, ln, un = _bad_interval(f.value, f.ci.low, f.ci.high, better, ideal)
+    bo, lo, uo = _bad_interval(old.value, old.ci.low, old.ci.high, better, ideal)
+    low, high = mover(bn, ln, un, bo, lo, uo)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None, None, None
+    return low, high, f.ci.level
+
+
+def mover(
+    new: float, new_low: float, new_high: float, old: float, old_low: float, old_high: float
+) -> tuple[float, float]:
+    """MOVER interval of ``new − old`` from two independent intervals at the same level."""
+    d = new - old
+    down = math.hypot(max(new - new_low, 0.0), max(old_high - old, 0.0))
+    up = math.hypot(max(new_high - new, 0.0), max(old - old_low, 0.0))
+    return d - down, d + up
+
+
+def change_text(c: Change) -> str:
+    """The change in words, for every human format."""
+    if c.state == "new":
+        return "new control (not in the baseline)"
+    if c.state == "mismatch":
+        return f"not compared: {c.reason}"
+    then = "undefined" if c.baseline_value is None else f"{c.baseline_value:.6g}"
+    now = "undefined" if c.value is None else f"{c.value:.6g}"
+    out = f"{then} → {now}"
+    if c.worsened_by is not None:
+        w = c.worsened_by
+        word = "worse" if w > 0 else "better" if w < 0 else "unchanged"
+        out += f" ({word} by {abs(w):.6g}" if w else " (unchanged"
+        if c.low is not None and c.high is not None and c.level is not None:
+            out += f"; {c.level:.0%} CI of the worsening [{c.low:.6g}, {c.high:.6g}]"
+        out += ")"
+    if c.max_regression is not None:
+        out += f"; max_regression {c.max_regression:g}: {c.verdict}"
+    if c.reason and c.verdict == "inconclusive":
+        out += f" ({c.reason})"
+    if c.worst_group_before != c.worst_group_now:
+        out += f"; worst group {c.worst_group_before} → {c.worst_group_now}"
+    if c.groups_appeared:
+        out += f"; new groups: {', '.join(c.groups_appeared)}"
+    if c.groups_vanished:
+        out += f"; groups gone: {', '.join(c.groups_vanished)}"
+    return out
+
+
+def change_cell(c: Change | None) -> str:
+    """The change in a table cell: how much worse, and the decision against δ."""
+    if c is None:
+        return ""
+    if c.state == "new":
+        return "new"
+    if c.state == "mismatch":
+        return "not compared"
+    w = c.worsened_by
+    text = (
+        "undefined"
+        if w is None
+        else (f"worse {w:.4g}" if w > 0 else f"better {-w:.4g}" if w < 0 else "unchanged")
+    )
+    mark = {"regressed": " > δ", "ok": " ≤ δ", "inconclusive": " ? δ", "none": ""}[c.verdict]
+    return text + mark
+
+
+def _apply(f: Finding, c: Change) -> Finding:
+    """The finding with its change; a regression fails a passing control."""
+    joint = "Change vs baseline"
+    if f.status == "pass" and c.verdict == "regressed":
+        joint = "but it got worse than the baseline by more than max_regression"
+    elif f.status == "pass" and c.verdict == "inconclusive":
+        joint = "but its change against the baseline could not be decided"
+    update: dict[str, Any] = {"change": c, "message": f"{f.message}; {joint}: {change_text(c)}"}
+    if f.status == "pass" and c.verdict == "regressed":
+        update["status"] = "fail" if f.enforcement_mode == "block" else "warn"
+    elif f.status == "pass" and c.verdict == "inconclusive":
+        update["status"] = "inconclusive"
+        update["reason"] = f"regression against the baseline: {c.reason}"
+    return f.model_copy(update=update)
