@@ -64,6 +64,7 @@ POLICY_WIDE_PROPS = (
     "min_share",
     "missing",
     "missing_values",
+    "input.weight",  # sample weights: data/bind/weights.py
 )
 
 #: Common misspellings of operators → the spelling meant.
