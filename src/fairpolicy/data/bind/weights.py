@@ -88,6 +88,14 @@ def _bad(table: Table, column: str, what: str, value: object, hint: str) -> Data
     )
 
 
+def _number(value: object) -> bool:
+    try:
+        float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, bool)
+
+
 def weight_values(table: Table, column: str) -> np.ndarray:
     """The weight column as int64, validated (see the module docstring)."""
     import pyarrow as pa
@@ -96,7 +104,7 @@ def weight_values(table: Table, column: str) -> np.ndarray:
     arr = table.columns[column]
     kind = arr.type.value_type if pa.types.is_dictionary(arr.type) else arr.type
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-        sample = pc.drop_null(arr).slice(0, 1).to_pylist()
+        sample = [v for v in pc.unique(pc.drop_null(arr)).to_pylist() if not _number(v)][:1]
         raise _bad(
             table,
             column,
@@ -119,8 +127,10 @@ def weight_values(table: Table, column: str) -> np.ndarray:
         (
             values != np.floor(values),
             "a fractional value",
-            "fractional (survey or importance) weights are not supported yet: scale and "
-            "round them to whole numbers if they are frequency weights.",
+            "fractional (survey or importance) weights are not supported yet; weights are "
+            "read as frequency weights (a row of weight w is w rows, which also sets the "
+            "sample size of min_samples and the intervals), so do not round survey weights "
+            "into counts.",
         ),
     )
     for bad, what, hint in checks:
@@ -148,6 +158,8 @@ def _zero_groups(table: Table, column: str, w: np.ndarray, dims: Sequence[str]) 
     t = pa.table({**{d: table.columns[d] for d in present}, "__w": pa.array(w)})
     agg = t.group_by(present).aggregate([("__w", "sum")])
     zero = np.asarray(agg.column("__w_sum").to_numpy(zero_copy_only=False)) == 0
+    for d in present:  # the missing bucket (a null group value) is no group: it may weigh 0
+        zero &= ~np.asarray(agg.column(d).is_null().to_numpy(zero_copy_only=False))
     if zero.any():
         i = int(np.flatnonzero(zero)[0])
         group = {d: agg.column(d)[i].as_py() for d in present}
@@ -179,8 +191,13 @@ def apply_weights(table: Table, pol: Policy) -> Table:
     for dims in dict.fromkeys(groups):
         _zero_groups(table, column, w, dims)
     keep = w > 0
+    note = (
+        f"weighted by column '{column}': every count, min_samples and the bootstrap count a "
+        "row of weight w as w rows (frequency weights)"
+    )
+    warnings = [*table.warnings, note]
     if keep.all():
-        return dataclasses.replace(table, weights=w)
+        return dataclasses.replace(table, weights=w, warnings=warnings)
     import pyarrow as pa
 
     idx = pa.array(np.flatnonzero(keep))
@@ -188,5 +205,6 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         table,
         columns={k: v.take(idx) for k, v in table.columns.items()},
         weights=w[keep],
+        warnings=warnings,
         sum_flags={k: v[keep] for k, v in table.sum_flags.items()},
     )
