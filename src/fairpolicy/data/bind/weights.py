@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fairpolicy.errors import DataError, PolicyError, Problem
+from fairpolicy.errors import DataError, FairpolicyError, PolicyError, Problem
 
 if TYPE_CHECKING:
     from fairpolicy.data.sources.base import Table
@@ -174,12 +174,36 @@ def _zero_groups(table: Table, column: str, w: np.ndarray, dims: Sequence[str]) 
         )
 
 
+def _unread(table: Table, column: str, pol: Policy) -> None:
+    """The weight column was not read although a count-based control needs it: never a
+    silently unweighted count."""
+    from fairpolicy.metrics.registry import lookup
+
+    for c in pol.controls:
+        try:
+            counted = lookup(c.metric_key).kind in WEIGHTED_KINDS
+        except FairpolicyError:
+            continue  # an unknown metric is reported per control
+        if counted:
+            raise DataError(
+                f"the weight column was not read for control '{c.control_id}'.",
+                file=table.path or "<DataFrame>",
+                control=c.control_id,
+                column=column,
+                key="input.weight",
+                hint="this is a fairpolicy bug: please report it with the policy.",
+            )
+
+
 def apply_weights(table: Table, pol: Policy) -> Table:
     """The table with the policy's weight column folded into its row counts; zero-weight
     rows are left out (after checking that no group loses all of its rows)."""
     column = weight_column(pol)
-    if column is None or column not in table.columns:
+    if column is None or column not in table.available:
         return table  # no weights, or a missing column (reported per control)
+    if column not in table.columns:
+        _unread(table, column, pol)
+        return table  # only regression/ranking controls are weighted: each is refused
     w = weight_values(table, column)
     if table.weights is not None:
         w = w * table.weights
