@@ -250,21 +250,25 @@ def test_sizes_and_min_samples_count_weight() -> None:
 # --- the bootstrap ------------------------------------------------------------------------
 
 
-def test_weighted_bootstrap_is_the_bootstrap_of_the_repeated_rows() -> None:
+def test_weighted_bootstrap_and_permutations_are_those_of_the_repeated_rows() -> None:
     df = _binary(5, 300)
     w = df["w"].to_numpy()
-    kw = {"bootstrap": 300, "seed": 11}
+    kw = {"bootstrap": 200, "p_value": 100, "seed": 11}
     weighted = run(df, 2, "w", **kw)
     # weight 1 on every repeated row: the same inputs, so the same per-control seeds
     repeated = run(expand(df, w).assign(w=1), 2, "w", **kw)
-    some = 0
+    some = tested = 0
     for cid, f in weighted.items():
         r = repeated[cid]
         assert (f.ci is None) == (r.ci is None), cid
         if f.ci is not None and r.ci is not None:
             some += 1
             assert close(f.ci.low, r.ci.low) and close(f.ci.high, r.ci.high), cid
-    assert some >= 10
+        assert (f.p_value is None) == (r.p_value is None), cid
+        if f.p_value is not None and r.p_value is not None:
+            tested += f.p_value.p_value is not None
+            assert close(f.p_value.p_value, r.p_value.p_value), cid
+    assert some >= 10 and tested >= 5, (some, tested)
     # the unweighted bootstrap of the same rows is a different interval (weights are used)
     plain = run(df.drop(columns="w"), 2, **kw)
     dp = next(c for c in weighted if c.startswith("demographic_parity_diff("))
