@@ -21,6 +21,15 @@ def weighted(weight_of: str) -> str:
 WEIGHTED = policy(input__weight="w")
 BIND = ("--bind", "weight=w")
 
+
+def _missing_prediction_at_row_13() -> str:
+    """Rows 1-5 weigh 0 (left out of the weighted table), row 13 has no prediction."""
+    lines = weighted("'0' if i < 5 else '3'").splitlines()
+    t, _, g, w = lines[13].split(",")
+    lines[13] = f"{t},,{g},{w}"
+    return "\n".join(lines) + "\n"
+
+
 CASES: list[Case] = [
     Case(
         "weights-negative",
@@ -111,6 +120,16 @@ CASES: list[Case] = [
         data=DEFAULT_DATA,
         args=("--bind", "weight=nope"),
         column="nope",
+        report=True,
+    ),
+    Case(
+        "weights-messages-name-data-rows",
+        ("column 'y_pred' has 3 missing value(s)", "first at data rows 13"),
+        policy=WEIGHTED,
+        data=_missing_prediction_at_row_13(),
+        file="data.csv",
+        control="c1",
+        column="y_pred",
         report=True,
     ),
 ]

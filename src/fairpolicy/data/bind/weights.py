@@ -103,6 +103,9 @@ def weight_values(table: Table, column: str) -> np.ndarray:
 
     arr = table.columns[column]
     kind = arr.type.value_type if pa.types.is_dictionary(arr.type) else arr.type
+    if pa.types.is_decimal(kind):  # Parquet decimals: exact whole numbers stay exact
+        arr = arr.cast(pa.float64())
+        kind = arr.type
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
         sample = [v for v in pc.unique(pc.drop_null(arr)).to_pylist() if not _number(v)][:1]
         raise _bad(
@@ -220,8 +223,10 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         "row of weight w as w rows (frequency weights)"
     )
     warnings = [*table.warnings, note]
+    # embedded reads: remember each entry's data row, so messages still name data rows
+    ids = np.arange(len(w), dtype=np.int64) if table.source is None else None
     if keep.all():
-        return dataclasses.replace(table, weights=w, warnings=warnings)
+        return dataclasses.replace(table, weights=w, warnings=warnings, row_ids=ids)
     import pyarrow as pa
 
     idx = pa.array(np.flatnonzero(keep))
@@ -230,5 +235,6 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         columns={k: v.take(idx) for k, v in table.columns.items()},
         weights=w[keep],
         warnings=warnings,
+        row_ids=None if ids is None else ids[keep],
         sum_flags={k: v[keep] for k, v in table.sum_flags.items()},
     )
