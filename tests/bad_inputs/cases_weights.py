@@ -132,4 +132,14 @@ CASES: list[Case] = [
         column="y_pred",
         report=True,
     ),
+    Case(
+        "weights-column-is-the-target",
+        ("'y_true' is bound both as the sample weight and as input.target",),
+        policy=policy(input__weight="y_true"),
+        data=DEFAULT_DATA,
+        control="c1",
+        column="y_true",
+        key="input.weight",
+        report=True,
+    ),
 ]

@@ -360,3 +360,32 @@ def test_policy_wide_weight_prop(tmp_path: Path) -> None:
     )
     with pytest.raises(PolicyError, match="same sample weights"):
         check(other, df)
+
+
+# --- the command line and the reports ---------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "markdown", "html", "junit", "text"])
+def test_reports_say_weighted_by_the_column(fmt: str, tmp_path: Path) -> None:
+    """A real CLI run: exit code, every report names the weight column, the JSON records it."""
+    import io
+    import json
+
+    from fairpolicy.cli import main
+
+    df = _binary(8)
+    df.to_csv(tmp_path / "d.csv", index=False)
+    policy = plan(tmp_path, [], control("a", dimension="grp", threshold="0.9"))
+    out = tmp_path / f"report.{fmt}"
+    args = ["check", str(policy), str(tmp_path / "d.csv"), "--bind", "weight=w"]
+    code = main([*args, "-o", f"{fmt}={out}"], io.StringIO())
+    assert code == 0
+    text = out.read_text()
+    assert "weighted by column" in text and "'w'" in text.replace("&#x27;", "'").replace(
+        "&#39;", "'"
+    )
+    if fmt == "json":
+        doc = json.loads(text)
+        assert doc["findings"][0]["inputs"]["weight"] == "w"
+        sums = df.groupby("grp")["w"].sum().to_dict()
+        assert {g["group"]: g["n"] for g in doc["findings"][0]["groups"]} == sums

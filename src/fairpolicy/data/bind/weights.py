@@ -60,8 +60,31 @@ def weight_column(pol: Policy) -> str | None:
 
 
 def weight_problems(control: Control, spec: MetricSpec, file: str | None) -> list[Problem]:
-    """A weight on a metric whose value is not counted from the weighted tuples."""
-    if "weight" not in control.inputs or spec.kind in WEIGHTED_KINDS:
+    """A weight on a metric whose value is not counted from the weighted tuples, or a
+    weight column that the control also binds to another role."""
+    weight = control.inputs.get("weight")
+    if weight is None:
+        return []
+    others = [
+        role
+        for role, value in control.inputs.items()
+        if role != "weight"
+        and weight in ([c.strip() for c in value.split(",")] if role == "dimension" else [value])
+    ]
+    if others:
+        return [
+            Problem(
+                f"column '{weight}' is bound both as the sample weight and as "
+                f"input.{others[0]}, so the rows would be weighted by their own "
+                f"{others[0]} values.",
+                file=file,
+                control=control.control_id,
+                column=weight,
+                key="input.weight",
+                hint="bind input.weight to a column of row weights.",
+            )
+        ]
+    if spec.kind in WEIGHTED_KINDS:
         return []
     return [
         Problem(
