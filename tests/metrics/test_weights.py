@@ -91,11 +91,13 @@ def assert_same(weighted: dict[str, Finding], repeated: dict[str, Finding]) -> N
 
 @st.composite
 def weights_for(draw: st.DrawFn, df: pd.DataFrame) -> np.ndarray:
-    """Whole weights 0..4; every named group keeps a row of positive weight."""
+    """Whole weights 0..4; every named group (and site) keeps a row of positive weight
+    (a group whose rows all weigh 0 is an error: tests/bad_inputs/cases_weights.py)."""
     w = np.array(draw(st.lists(st.integers(0, 4), min_size=len(df), max_size=len(df))))
-    for g in df["grp"].dropna().unique():
-        first = df.index[df["grp"] == g][0]
-        w[first] = max(w[first], 1)
+    for col in ("grp", "site"):
+        for g in df[col].dropna().unique():
+            first = df.index[df[col] == g][0]
+            w[first] = max(w[first], 1)
     return w
 
 
@@ -389,3 +391,43 @@ def test_reports_say_weighted_by_the_column(fmt: str, tmp_path: Path) -> None:
         assert doc["findings"][0]["inputs"]["weight"] == "w"
         sums = df.groupby("grp")["w"].sum().to_dict()
         assert {g["group"]: g["n"] for g in doc["findings"][0]["groups"]} == sums
+
+
+# --- bad weights, anywhere, on any input type: never a value ------------------------------
+
+BAD_WEIGHTS = st.one_of(
+    st.floats(max_value=-1e-300, allow_infinity=True, allow_nan=False),  # negative
+    st.sampled_from([math.inf, math.nan]),
+    st.floats(0.001, 1e6).filter(lambda x: x != math.floor(x)),  # fractional
+)
+
+
+@settings(max_examples=25, deadline=None, database=None)
+@given(
+    bad=BAD_WEIGHTS,
+    where=st.integers(0, 399),
+    kind=st.sampled_from(["pandas", "csv", "parquet-duckdb"]),
+)
+def test_any_bad_weight_is_an_error_naming_the_column(bad: float, where: int, kind: str) -> None:
+    import tempfile
+
+    from fairpolicy.errors import DataError
+
+    df = _binary(9)
+    df["w"] = df["w"].astype(np.float64)
+    df.loc[where, "w"] = bad
+    inputs = {"target": "y_true", "prediction": "y_pred", "dimension": "grp", "weight": "w"}
+    pol = Policy(form="list", controls=(ctl("demographic_parity_diff", inputs),))
+    with tempfile.TemporaryDirectory() as tmp:
+        data: Any = df
+        engine = "embedded"
+        if kind == "csv":
+            data = Path(tmp) / "d.csv"
+            df.to_csv(data, index=False)
+        elif kind == "parquet-duckdb":
+            data, engine = Path(tmp) / "d.parquet", "duckdb"
+            df.to_parquet(data, index=False)
+        with pytest.raises(DataError) as exc:
+            check(pol, data, engine=engine)
+    text = str(exc.value)
+    assert "column 'w'" in text and "input.weight" in text, text
