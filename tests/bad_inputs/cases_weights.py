@@ -1,7 +1,7 @@
 """Bad-input rows of the sample-weights area (``input.weight`` / ``--bind weight=COL``):
 every weight that cannot be read as a whole-number frequency weight, a group whose rows
-all weigh 0, controls that disagree on the weights, and a weight on a metric that is not
-counted from the weighted tuples. Each is exit 2 naming the column (or control) and value."""
+all weigh 0, controls that disagree on the weights, a weight column bound to another role, and
+a weight on a ranking metric. Each is exit 2 naming the column (or control) and value."""
 
 from __future__ import annotations
 
@@ -104,10 +104,19 @@ CASES: list[Case] = [
         key="input.weight",
     ),
     Case(
-        "weights-regression-metric",
-        ("metric 'mae_parity'", "cannot be weighted", "count-based metrics only"),
+        "weights-ranking-metric",
+        (
+            "metric 'exposure_ratio'",
+            "cannot be weighted",
+            "count-based metrics and regression sums only",
+        ),
         policy=policy(
-            metric_key="mae_parity", threshold='"5"', input__prediction="y_pred", input__weight="w"
+            metric_key="exposure_ratio",
+            threshold='"0.5"',
+            operator="'>'",
+            input__rank="y_pred",
+            input__weight="w",
+            drop=("input.target", "input.prediction"),
         ),
         data=weighted("'2'"),
         control="c1",

@@ -9,9 +9,11 @@ of weight w is resampled as w rows, exactly as w copies of it would be).
 
 What is refused (exit 2, naming the column and the value): a weight column that is not
 numeric, a missing, non-finite, negative or fractional weight, a group whose rows all
-weigh 0, controls of one run binding different weight columns (or some none), and a
-weight on a regression or ranking metric (their sums and orders are not counted from
-the weighted tuples).
+weigh 0, controls of one run binding different weight columns (or some none), a weight
+column bound to another role too, and a weight on a ranking metric (repeating an item of
+a ranking is not meaningful). Regression sums weigh each row: on an engine a weighted
+regression control reads its own tuples with the weight column (:func:`fold_weights`)
+instead of pushing its sums down.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ if TYPE_CHECKING:
     from fairpolicy.policy.schema import Control, Policy
 
 #: metric kinds a weight applies to (counted from the weighted tuples)
-WEIGHTED_KINDS = frozenset({"classification", "data"})
+WEIGHTED_KINDS = frozenset({"classification", "data", "regression"})
+
+#: kinds counted from the main table (regression controls on an engine read their own)
+MAIN_TABLE_KINDS = frozenset({"classification", "data"})
 
 #: the largest total weight (whole counts stay exact in float64 bincounts below 2**53)
 MAX_TOTAL_WEIGHT = 2**53
@@ -90,7 +95,7 @@ def weight_problems(control: Control, spec: MetricSpec, file: str | None) -> lis
         Problem(
             f"metric '{spec.key}' is a {spec.kind} metric and cannot be weighted: sample "
             f"weights (input.weight = '{control.inputs['weight']}') apply to count-based "
-            "metrics only.",
+            "metrics and regression sums only.",
             file=file,
             control=control.control_id,
             key="input.weight",
@@ -207,7 +212,7 @@ def _unread(table: Table, column: str, pol: Policy) -> None:
 
     for c in pol.controls:
         try:
-            counted = lookup(c.metric_key).kind in WEIGHTED_KINDS
+            counted = lookup(c.metric_key).kind in MAIN_TABLE_KINDS
         except FairpolicyError:
             continue  # an unknown metric is reported per control
         if counted:
@@ -227,29 +232,38 @@ def apply_weights(table: Table, pol: Policy) -> Table:
     column = weight_column(pol)
     if column is None or column not in table.available:
         return table  # no weights, or a missing column (reported per control)
+    note = (
+        f"weighted by column '{column}': every count, min_samples and the bootstrap count a "
+        "row of weight w as w rows (frequency weights)"
+    )
     if column not in table.columns:
         _unread(table, column, pol)
-        return table  # only regression/ranking controls are weighted: each is refused
-    w = weight_values(table, column)
-    if table.weights is not None:
-        w = w * table.weights
+        # engines: only regression/ranking controls are weighted; a regression control
+        # folds the weights into its own tuples (fold_weights), a ranking one is refused
+        return dataclasses.replace(table, warnings=[*table.warnings, note])
     groups: list[tuple[str, ...]] = []
     for c in pol.controls:
         groups.append(tuple(c.dimension_columns))
         if "site" in c.inputs:
             groups.append((c.inputs["site"],))
-    for dims in dict.fromkeys(groups):
+    out = fold_weights(table, column, groups)
+    return dataclasses.replace(out, warnings=[*out.warnings, note])
+
+
+def fold_weights(table: Table, column: str, groups: Sequence[Sequence[str]]) -> Table:
+    """``table`` with ``column``'s validated weights multiplied into its row counts and
+    the zero-weight entries left out; a group of any of ``groups`` whose rows all weigh 0
+    is exit 2. Used on the main table and on an engine's regression tuples."""
+    w = weight_values(table, column)
+    if table.weights is not None:
+        w = w * table.weights
+    for dims in dict.fromkeys(tuple(g) for g in groups):
         _zero_groups(table, column, w, dims)
     keep = w > 0
-    note = (
-        f"weighted by column '{column}': every count, min_samples and the bootstrap count a "
-        "row of weight w as w rows (frequency weights)"
-    )
-    warnings = [*table.warnings, note]
     # embedded reads: remember each entry's data row, so messages still name data rows
     ids = np.arange(len(w), dtype=np.int64) if table.source is None else None
     if keep.all():
-        return dataclasses.replace(table, weights=w, warnings=warnings, row_ids=ids)
+        return dataclasses.replace(table, weights=w, row_ids=ids)
     import pyarrow as pa
 
     idx = pa.array(np.flatnonzero(keep))
@@ -257,7 +271,6 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         table,
         columns={k: v.take(idx) for k, v in table.columns.items()},
         weights=w[keep],
-        warnings=warnings,
         row_ids=None if ids is None else ids[keep],
         sum_flags={k: v[keep] for k, v in table.sum_flags.items()},
     )
