@@ -27,6 +27,7 @@ from fairpolicy.data.bind.labels import encode_labels
 from fairpolicy.data.bind.roles import CLASS_FREE_SCORES
 from fairpolicy.data.bind.rows import numeric_column, require_complete
 from fairpolicy.data.bind.scores import validate_scores
+from fairpolicy.data.bind.weights import fold_weights
 from fairpolicy.data.limits import Limits
 from fairpolicy.data.sources import Request, Table
 from fairpolicy.errors import BindingError, Problem
@@ -469,7 +470,7 @@ class Evaluator:
         c, spec = plan.control, plan.spec
         table = self.table
         if table.source is not None and spec.kind in ("regression", "ranking"):
-            if spec.kind == "regression" and not keep_cells:
+            if spec.kind == "regression" and not keep_cells and "weight" not in c.inputs:
                 pushed = self._regression_sums(plan)
                 if pushed is not None:
                     return pushed
@@ -545,12 +546,16 @@ class Evaluator:
         numeric = [c.inputs[r] for r in roles if r in c.inputs]
         if spec.kind == "ranking":
             numeric = numeric[:1]
-        columns = tuple(dict.fromkeys([*c.dimension_columns, *numeric]))
+        weight = c.inputs.get("weight") if spec.kind == "regression" else None
+        columns = tuple(dict.fromkeys([*c.dimension_columns, *numeric, *filter(None, [weight])]))
         if columns not in self.subtables:
             assert self.table.source is not None
-            self.subtables[columns] = self.table.source.tuples(
+            sub = self.table.source.tuples(
                 Request(columns=columns, strings=self.strings & set(columns))
             )
+            if weight is not None:  # sample weights: data/bind/weights.py
+                sub = fold_weights(sub, weight, [c.dimension_columns])
+            self.subtables[columns] = sub
         return self.subtables[columns]
 
     def _regression_sums(self, plan: Plan) -> GroupStats | None:

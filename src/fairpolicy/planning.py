@@ -24,6 +24,7 @@ from fairpolicy.data.bind.label_types import LabelKey
 from fairpolicy.data.bind.roles import same_column_problems
 from fairpolicy.data.bind.rows import missing_column_problem
 from fairpolicy.data.bind.scores import score_column_names
+from fairpolicy.data.bind.weights import weight_problems
 from fairpolicy.data.limits import Limits
 from fairpolicy.data.prefetch import bound_columns
 from fairpolicy.data.sources import Request, Table, default_memory_budget, parse_size
@@ -166,6 +167,7 @@ def plan_controls(policy: Policy, table: Table) -> list[Plan]:
             ]
         reads = (*spec.inputs, *spec.one_of, *(("score",) if spec.needs_scores else ()))
         problems += same_column_problems(c, reads, table.path or "<DataFrame>")
+        problems += weight_problems(c, spec, table.path or "<DataFrame>")
         if problems:
             plan.error = BindingError(problems)
         else:

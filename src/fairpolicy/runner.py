@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fairpolicy.assemble import assemble
+from fairpolicy.data.bind.weights import apply_weights
 from fairpolicy.data.prefetch import Prefetch
 from fairpolicy.data.sources import Bound, Table, open_source, peek_columns, resolve_engine
 from fairpolicy.evaluation import evaluate_all
@@ -269,6 +270,6 @@ def _read(
                 memory_budget=None if s.memory_budget is None else s.budget,
             )
         )
-        yield table, strings, wanted
+        yield apply_weights(table, pol), strings, wanted
     finally:
         source.close()

@@ -65,6 +65,7 @@ POLICY_WIDE_PROPS = (
     "missing",
     "missing_values",
     "max_regression",
+    "input.weight",  # sample weights: data/bind/weights.py
 )
 
 #: Common misspellings of operators → the spelling meant.

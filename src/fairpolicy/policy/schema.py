@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 NS = "https://fairpolicy.example.org/ns/oscal"
 
 #: Roles a control can bind to data columns.
-ROLES = ("target", "prediction", "dimension", "score", "rank", "site")
+ROLES = ("target", "prediction", "dimension", "score", "rank", "site", "weight")
 
 
 class Operator(StrEnum):

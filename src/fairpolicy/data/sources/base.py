@@ -55,6 +55,9 @@ class Table:
     sum_flags: dict[tuple[str, ...], NDArray[np.bool_]] = field(default_factory=dict)
     #: the columns read from the source (default: ``columns``)
     read: list[str] | None = None
+    #: embedded reads weighted by a weight column (data/bind/weights.py): the 0-based data
+    #: row of each entry, so messages still name data rows
+    row_ids: NDArray[np.int64] | None = None
 
     def __post_init__(self) -> None:
         refuse_nested(self.columns, self.path)
@@ -78,12 +81,13 @@ class Table:
         Embedded: from ``mask`` (the predicate's result, when the caller has it) or
         the predicate over the column. Engines scan the source in order.
         """
-        if self.weights is None:
+        if self.weights is None or self.row_ids is not None:
             arr = self.columns[column]
             hit = predicate(arr) if mask is None else mask
             idx = np.flatnonzero(hit)[:limit]
             values = arr.take(idx).to_pylist() if len(idx) else []
-            return [(int(i), v) for i, v in zip(idx, values, strict=True)]
+            rows = idx if self.row_ids is None else self.row_ids[idx]
+            return [(int(i), v) for i, v in zip(rows, values, strict=True)]
         if self.source is None:
             return []
         # a column aggregated away (regression sums) is numeric: read it as float64

@@ -1,0 +1,276 @@
+"""Sample weights (``input.weight`` / ``--bind weight=COLUMN``): one whole-number weight
+per data row, read as a frequency weight — a row of weight w counts as w identical rows.
+
+The pipeline already counts weighted tuples (an engine's distinct tuples carry their row
+counts in :attr:`~fairpolicy.data.sources.base.Table.weights`), so a weight column is
+folded into those counts once, right after the read, on every engine and input type:
+every count-based statistic, ``min_samples`` and the bootstrap then count weight (a row
+of weight w is resampled as w rows, exactly as w copies of it would be).
+
+What is refused (exit 2, naming the column and the value): a weight column that is not
+numeric, a missing, non-finite, negative or fractional weight, a group whose rows all
+weigh 0, controls of one run binding different weight columns (or some none), a weight
+column bound to another role too, and a weight on a ranking metric (repeating an item of
+a ranking is not meaningful). Regression sums weigh each row: on an engine a weighted
+regression control reads its own tuples with the weight column (:func:`fold_weights`)
+instead of pushing its sums down.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fairpolicy.errors import DataError, FairpolicyError, PolicyError, Problem
+
+if TYPE_CHECKING:
+    from fairpolicy.data.sources.base import Table
+    from fairpolicy.metrics.base import MetricSpec
+    from fairpolicy.policy.schema import Control, Policy
+
+#: metric kinds a weight applies to (counted from the weighted tuples)
+WEIGHTED_KINDS = frozenset({"classification", "data", "regression"})
+
+#: kinds counted from the main table (regression controls on an engine read their own)
+MAIN_TABLE_KINDS = frozenset({"classification", "data"})
+
+#: the largest total weight (whole counts stay exact in float64 bincounts below 2**53)
+MAX_TOTAL_WEIGHT = 2**53
+
+
+def weight_column(pol: Policy) -> str | None:
+    """The one weight column of a run, or None. Controls that disagree (one weighted,
+    another not, or two different columns) are exit 2: the run reads one weighted table."""
+    bound = {c.control_id: c.inputs.get("weight") for c in pol.controls}
+    columns = {v for v in bound.values() if v is not None}
+    if not columns:
+        return None
+    if len(columns) == 1 and None not in bound.values():
+        return columns.pop()
+    first = next(cid for cid, v in bound.items() if v is not None)
+    other = next(cid for cid, v in bound.items() if v != bound[first])
+    raise PolicyError(
+        f"control '{first}' is weighted by column '{bound[first]}' but control '{other}' "
+        + ("binds no weight" if bound[other] is None else f"is weighted by column '{bound[other]}'")
+        + "; every control of one run must use the same sample weights.",
+        file=pol.path,
+        control=other,
+        key="input.weight",
+        hint="set input.weight once for the whole policy (a policy-wide prop) or pass "
+        "--bind weight=COLUMN, or run the differently weighted controls separately.",
+    )
+
+
+def weight_problems(control: Control, spec: MetricSpec, file: str | None) -> list[Problem]:
+    """A weight on a metric whose value is not counted from the weighted tuples, or a
+    weight column that the control also binds to another role."""
+    weight = control.inputs.get("weight")
+    if weight is None:
+        return []
+    others = [
+        role
+        for role, value in control.inputs.items()
+        if role != "weight"
+        and weight in ([c.strip() for c in value.split(",")] if role == "dimension" else [value])
+    ]
+    if others:
+        return [
+            Problem(
+                f"column '{weight}' is bound both as the sample weight and as "
+                f"input.{others[0]}, so the rows would be weighted by their own "
+                f"{others[0]} values.",
+                file=file,
+                control=control.control_id,
+                column=weight,
+                key="input.weight",
+                hint="bind input.weight to a column of row weights.",
+            )
+        ]
+    if spec.kind in WEIGHTED_KINDS:
+        return []
+    return [
+        Problem(
+            f"metric '{spec.key}' is a {spec.kind} metric and cannot be weighted: sample "
+            f"weights (input.weight = '{control.inputs['weight']}') apply to count-based "
+            "metrics and regression sums only.",
+            file=file,
+            control=control.control_id,
+            key="input.weight",
+            hint="remove input.weight (or --bind weight=...) for this metric, or check it "
+            "in a separate unweighted run.",
+        )
+    ]
+
+
+def _bad(table: Table, column: str, what: str, value: object, hint: str) -> DataError:
+    return DataError(
+        f"the weight column holds {what} ({value!r}); every sample weight must be a finite, "
+        "non-negative whole number (a row of weight w counts as w rows).",
+        file=table.path or "<DataFrame>",
+        column=column,
+        key="input.weight",
+        hint=hint,
+    )
+
+
+def _number(value: object) -> bool:
+    try:
+        float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, bool)
+
+
+def weight_values(table: Table, column: str) -> np.ndarray:
+    """The weight column as int64, validated (see the module docstring)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = table.columns[column]
+    kind = arr.type.value_type if pa.types.is_dictionary(arr.type) else arr.type
+    if pa.types.is_decimal(kind):  # Parquet decimals: exact whole numbers stay exact
+        arr = arr.cast(pa.float64())
+        kind = arr.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        sample = [v for v in pc.unique(pc.drop_null(arr)).to_pylist() if not _number(v)][:1]
+        raise _bad(
+            table,
+            column,
+            f"values of type {kind}, not numbers",
+            sample[0] if sample else None,
+            "bind input.weight to a numeric column of row weights.",
+        )
+    if arr.null_count:
+        raise _bad(
+            table,
+            column,
+            "a missing value",
+            None,
+            "give every row a weight (0 leaves a row out), or drop the rows first.",
+        )
+    values = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    checks = (
+        (~np.isfinite(values), "a non-finite value", "remove or fix infinite/NaN weights."),
+        (values < 0, "a negative value", "weights must be 0 or more."),
+        (
+            values != np.floor(values),
+            "a fractional value",
+            "fractional (survey or importance) weights are not supported yet; weights are "
+            "read as frequency weights (a row of weight w is w rows, which also sets the "
+            "sample size of min_samples and the intervals), so do not round survey weights "
+            "into counts.",
+        ),
+    )
+    for bad, what, hint in checks:
+        if bad.any():
+            raise _bad(table, column, what, float(values[np.flatnonzero(bad)[0]]), hint)
+    total = float(values.sum()) * (1.0 if table.weights is None else float(table.weights.max()))
+    if total >= MAX_TOTAL_WEIGHT:
+        raise _bad(
+            table,
+            column,
+            f"weights summing to about {total:.3g}",
+            float(values.max()),
+            f"the total weight must stay below 2**53 ({MAX_TOTAL_WEIGHT}) to count exactly.",
+        )
+    return values.astype(np.int64)
+
+
+def _zero_groups(table: Table, column: str, w: np.ndarray, dims: Sequence[str]) -> None:
+    """Exit 2 when a group of ``dims`` has rows but all of them weigh 0: it would vanish."""
+    import pyarrow as pa
+
+    present = [d for d in dims if d in table.columns]
+    if not present:
+        return
+    t = pa.table({**{d: table.columns[d] for d in present}, "__w": pa.array(w)})
+    agg = t.group_by(present).aggregate([("__w", "sum")])
+    zero = np.asarray(agg.column("__w_sum").to_numpy(zero_copy_only=False)) == 0
+    for d in present:  # the missing bucket (a null group value) is no group: it may weigh 0
+        zero &= ~np.asarray(agg.column(d).is_null().to_numpy(zero_copy_only=False))
+    if zero.any():
+        i = int(np.flatnonzero(zero)[0])
+        group = {d: agg.column(d)[i].as_py() for d in present}
+        raise DataError(
+            f"every row of group {group} has weight 0 in the weight column, so the group "
+            "would silently drop out of the check.",
+            file=table.path or "<DataFrame>",
+            column=column,
+            key="input.weight",
+            hint="give the group's rows a positive weight, or drop the group from the data "
+            "if it is meant to be left out.",
+        )
+
+
+def _unread(table: Table, column: str, pol: Policy) -> None:
+    """The weight column was not read although a count-based control needs it: never a
+    silently unweighted count."""
+    from fairpolicy.metrics.registry import lookup
+
+    for c in pol.controls:
+        try:
+            counted = lookup(c.metric_key).kind in MAIN_TABLE_KINDS
+        except FairpolicyError:
+            continue  # an unknown metric is reported per control
+        if counted:
+            raise DataError(
+                f"the weight column was not read for control '{c.control_id}'.",
+                file=table.path or "<DataFrame>",
+                control=c.control_id,
+                column=column,
+                key="input.weight",
+                hint="this is a fairpolicy bug: please report it with the policy.",
+            )
+
+
+def apply_weights(table: Table, pol: Policy) -> Table:
+    """The table with the policy's weight column folded into its row counts; zero-weight
+    rows are left out (after checking that no group loses all of its rows)."""
+    column = weight_column(pol)
+    if column is None or column not in table.available:
+        return table  # no weights, or a missing column (reported per control)
+    note = (
+        f"weighted by column '{column}': every count, min_samples and the bootstrap count a "
+        "row of weight w as w rows (frequency weights)"
+    )
+    if column not in table.columns:
+        _unread(table, column, pol)
+        # engines: only regression/ranking controls are weighted; a regression control
+        # folds the weights into its own tuples (fold_weights), a ranking one is refused
+        return dataclasses.replace(table, warnings=[*table.warnings, note])
+    groups: list[tuple[str, ...]] = []
+    for c in pol.controls:
+        groups.append(tuple(c.dimension_columns))
+        if "site" in c.inputs:
+            groups.append((c.inputs["site"],))
+    out = fold_weights(table, column, groups)
+    return dataclasses.replace(out, warnings=[*out.warnings, note])
+
+
+def fold_weights(table: Table, column: str, groups: Sequence[Sequence[str]]) -> Table:
+    """``table`` with ``column``'s validated weights multiplied into its row counts and
+    the zero-weight entries left out; a group of any of ``groups`` whose rows all weigh 0
+    is exit 2. Used on the main table and on an engine's regression tuples."""
+    w = weight_values(table, column)
+    if table.weights is not None:
+        w = w * table.weights
+    for dims in dict.fromkeys(tuple(g) for g in groups):
+        _zero_groups(table, column, w, dims)
+    keep = w > 0
+    # embedded reads: remember each entry's data row, so messages still name data rows
+    ids = np.arange(len(w), dtype=np.int64) if table.source is None else None
+    if keep.all():
+        return dataclasses.replace(table, weights=w, row_ids=ids)
+    import pyarrow as pa
+
+    idx = pa.array(np.flatnonzero(keep))
+    return dataclasses.replace(
+        table,
+        columns={k: v.take(idx) for k, v in table.columns.items()},
+        weights=w[keep],
+        row_ids=None if ids is None else ids[keep],
+        sum_flags={k: v[keep] for k, v in table.sum_flags.items()},
+    )
