@@ -189,6 +189,12 @@ def render(results: Results, fmt: str, **options: Any) -> str:
             f"Results.render/write: unknown option '{unknown[0]}'."
             f"{did_you_mean(unknown[0], fields)} Valid options: {', '.join(sorted(fields))}."
         )
+    if "deterministic" not in options:  # a --deterministic run renders reproducibly, as the CLI
+        from fairpolicy.env import source_date_epoch
+
+        options["deterministic"] = source_date_epoch() is not None or (
+            results.run.cwd is None and results.run.seconds == 0.0
+        )
     return get(fmt)(results, RenderOptions(**options))
 
 
