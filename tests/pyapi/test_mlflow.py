@@ -119,3 +119,48 @@ def test_undefined_values_are_not_logged_as_numbers(store: Any, tmp_path: Path) 
     got = MlflowClient().get_run(run_id).data
     assert "fairpolicy.c1" not in got.metrics
     assert got.tags["fairpolicy.c1.status"] == results.findings[0].status
+
+
+def _cli(tmp: Path, *extra: str) -> Any:
+    import os
+    import subprocess
+    import sys
+
+    data = balanced_csv(tmp)
+    policy = write_policy(tmp, control("dp", threshold="0.2"))
+    src = str(Path(fairpolicy.__file__).parents[1])
+    return subprocess.run(
+        [sys.executable, "-m", "fairpolicy", "check", str(policy), str(data), *extra],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        env={**os.environ, "PYTHONPATH": src},
+    )
+
+
+def test_cli_mlflow_with_a_path_is_refused(tmp_path: Path) -> None:
+    done = _cli(tmp_path, "-o", f"mlflow={tmp_path / 'x'}")
+    assert done.returncode == 2 and "mlflow logs into a tracking store" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(HAVE_MLFLOW, reason="mlflow is installed: the message is for when it is not")
+def test_cli_without_mlflow_is_exit_2_before_any_report(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    done = _cli(tmp_path, "-o", "mlflow", "-o", f"json={report}")
+    assert done.returncode == 2 and "fairpolicy[mlflow]" in done.stderr
+    assert not report.exists() and "Traceback" not in done.stderr
+    done = _cli(tmp_path, "--mlflow-run-id", "abc")
+    assert done.returncode == 2 and "fairpolicy[mlflow]" in done.stderr
+
+
+def test_cli_logs_into_the_named_run(store: Any, tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    with store.start_run() as run:
+        pass
+    done = _cli(tmp_path, "-o", "mlflow", "--mlflow-run-id", run.info.run_id)
+    assert done.returncode == 1, done.stderr  # the gap is 0.25, the rule < 0.2
+    got = MlflowClient().get_run(run.info.run_id).data
+    assert got.tags["fairpolicy.gate"] == "fail" and got.tags["fairpolicy.dp.status"] == "fail"
+    assert got.metrics["fairpolicy.dp"] == pytest.approx(0.25)

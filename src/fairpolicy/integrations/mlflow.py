@@ -49,6 +49,28 @@ def _mlflow() -> Any:
     return mlflow
 
 
+def split_mlflow(items: list[str], run_id: str | None) -> tuple[list[str], bool]:
+    """The CLI's ``-o`` items without ``mlflow``, and whether to log to MLflow (``-o mlflow``
+    or ``--mlflow-run-id``). The mlflow package is checked now, before any work: a missing
+    one is exit 2 naming the extra, never reports written and the logging silently skipped."""
+    rest, wanted = [], run_id is not None
+    for item in items:
+        name, sep, _ = item.partition("=")
+        if name.strip() != "mlflow":
+            rest.append(item)
+            continue
+        if sep:
+            raise UsageError(
+                f"-o {item}: mlflow logs into a tracking store, not a file.",
+                hint="write -o mlflow (the active run, or MLFLOW_RUN_ID) or --mlflow-run-id ID; "
+                "set MLFLOW_TRACKING_URI to choose the store.",
+            )
+        wanted = True
+    if wanted:
+        _mlflow()
+    return rest, wanted
+
+
 def metric_names(results: Results) -> dict[str, str]:
     """``{control_id: MLflow-safe name}``, unique (a clash gets ``-2``, ``-3`` …)."""
     names: dict[str, str] = {}
@@ -66,7 +88,8 @@ def metric_names(results: Results) -> dict[str, str]:
 
 def log_results(results: Results, run_id: str | None = None) -> str:
     """Log ``results`` into an MLflow run and return its id: ``run_id`` when given, else the
-    active run, else a new run (started and ended here)."""
+    active run, else the run ``mlflow.start_run()`` opens (``MLFLOW_RUN_ID`` when set, else a
+    new run; ended here)."""
     mlflow = _mlflow()
     from mlflow.tracking import MlflowClient
 
