@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from fairpolicy.results import Results
 
 
+#: the report names this session has written (a name is never reused)
+_STEMS = pytest.StashKey[set[str]]()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fairpolicy")
     group.addoption(
@@ -47,12 +51,15 @@ def _fairpolicy_reports(request: pytest.FixtureRequest) -> Iterator[None]:
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     base = _slug(request.node.nodeid)
-    seen = 0
+    used = request.config.stash.setdefault(_STEMS, set())
 
     def save(results: Results) -> None:
-        nonlocal seen
-        seen += 1
-        stem = base if seen == 1 else f"{base}-{seen}"
+        # two node ids can share a slug (test[a/b], test[a_b]): number, never overwrite
+        stem, k = base, 1
+        while stem in used:
+            k += 1
+            stem = f"{base}-{k}"
+        used.add(stem)
         results.write("html", out / f"{stem}.html")
         results.write("junit", out / f"{stem}.xml")
 

@@ -81,6 +81,12 @@ def test_plugin_fixture_assertion_and_reports(pytester: pytest.Pytester, tmp_pat
 
         def test_no_check():
             pass
+
+        import pytest
+
+        @pytest.mark.parametrize("x", ["a/b", "a_b"])
+        def test_same_slug(fairpolicy_check, x):
+            fairpolicy_check({str(ok)!r}, {str(data)!r})
         """
     )
     reports = tmp_path / "reports"
@@ -92,10 +98,12 @@ def test_plugin_fixture_assertion_and_reports(pytester: pytest.Pytester, tmp_pat
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=4, failed=1)
     out = result.stdout.str()
     assert "fairpolicy gate FAIL (exit code 1)" in out and "dp-tight" in out
-    names = sorted(p.name for p in reports.iterdir())
+    same = sorted(p.name for p in reports.iterdir() if "same_slug" in p.name)
+    assert len(same) == 4  # two tests whose names slug alike: both reports kept
+    names = sorted(p.name for p in reports.iterdir() if "same_slug" not in p.name)
     stem = "test_plugin_fixture_assertion_and_reports.py_"
     assert names == [
         f"{stem}test_fixture_passes.html",
