@@ -42,3 +42,8 @@ def __getattr__(name: str) -> Any:
 
         return FairpolicyError
     raise AttributeError(f"module 'fairpolicy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names, lazy ones included (``dir(fairpolicy)``, tab completion)."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})

@@ -64,7 +64,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FORMAT[=PATH]",
         help="output format and optional path (repeatable; default: text to stdout). "
         "Formats: text, json, junit, sarif, github, markdown, html, oscal (assessment results), "
-        "oscal-ap (assessment plan)",
+        "oscal-ap (assessment plan), mlflow (log into the active MLflow run; no PATH)",
+    )
+    c.add_argument(
+        "--mlflow-run-id",
+        metavar="ID",
+        default=None,
+        help="log the results into this MLflow run (implies -o mlflow)",
     )
     c.add_argument(
         "--bind",
@@ -458,11 +464,13 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
 def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.assemble import is_deterministic
     from fairpolicy.formatters import RenderOptions
+    from fairpolicy.integrations.mlflow import split_mlflow
     from fairpolicy.outputs import refuse_clashes, target
     from fairpolicy.people import check_people
     from fairpolicy.reports import emit
     from fairpolicy.ssp import given_ssp, with_ssp
 
+    args.output, to_mlflow = split_mlflow(args.output, args.mlflow_run_id)
     outputs = _parse_outputs(args.output)
     # every path is checked before the data is read, not after
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
@@ -501,7 +509,12 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     )
     color = not args.no_color and "NO_COLOR" not in os.environ
     given = None if ssp is None else (args.ssp, ssp[0])
-    return emit(results, outputs, base, stdout, color=color, plan=args.plan, ssp=given)
+    code = emit(results, outputs, base, stdout, color=color, plan=args.plan, ssp=given)
+    if to_mlflow:
+        from fairpolicy.integrations.mlflow import log_results
+
+        log_results(results, args.mlflow_run_id)
+    return code
 
 
 def _run_check(

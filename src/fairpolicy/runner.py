@@ -85,9 +85,11 @@ def check(
     ``policy``: a path to a YAML/JSON policy, a parsed mapping/list, or a
     :class:`~fairpolicy.policy.schema.Policy`. ``data``: a path to a CSV or
     Parquet file, a glob of such files (``data/*.parquet``; DuckDB or Spark), a
-    pandas or polars DataFrame, a pyarrow Table (or any table exporting the Arrow C
-    stream), or a pyspark DataFrame (evaluated by Spark where it lives); anything else is
-    a :class:`~fairpolicy.errors.UsageError`.
+    pandas or polars DataFrame, a pyarrow Table, a DuckDB relation (``duckdb.sql(...)``)
+    or any table exporting the Arrow C stream (all evaluated in memory), or a pyspark
+    DataFrame (evaluated by Spark where it lives); anything else is a
+    :class:`~fairpolicy.errors.UsageError`. The same rows give the same findings whatever
+    the input type.
     ``deterministic`` fixes the run's
     timestamps (``SOURCE_DATE_EPOCH``, else the epoch) so reruns are identical.
     ``progress(stage, done, total)`` is called as the run advances (the CLI draws a

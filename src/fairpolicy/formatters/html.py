@@ -682,3 +682,33 @@ def render(results: Results, opts: RenderOptions) -> str:
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _scoped_css(scope: str) -> str:
+    """The report's stylesheet confined to ``scope`` (a notebook page is not ours to restyle):
+    ``:root``/``body`` rules apply to the scope element, every other selector inside it."""
+    import re
+
+    out = []
+    for selectors, body in re.findall(r"([^{}@]+)\{([^{}]*)\}", CSS.split("@media")[0]):
+        sels = [s.strip() for s in selectors.split(",")]
+        out.append(
+            ",".join(scope if s in (":root", "body") else f"{scope} {s}" for s in sels)
+            + "{"
+            + body.replace("max-width:1180px;", "")
+            + "}"
+        )
+    return "\n".join(out)
+
+
+def notebook_view(results: Results) -> str:
+    """The report's verdict banner and control table as one HTML fragment (for
+    ``Results._repr_html_``): the same renderers and stylesheet as :func:`render`, scoped to
+    a ``div.fairpolicy-report`` so the notebook's own page is left alone."""
+    results = for_humans(results)
+    title = results.policy.title or results.policy.path or "policy"
+    return (
+        f'<div class="fairpolicy-report"><style>{_scoped_css(".fairpolicy-report")}</style>'
+        f"{ICONS}<h3>fairpolicy — {esc(title)}</h3>{_banner(results)}"
+        f"{_summary_table(results.findings, {})}</div>"
+    )

@@ -1,0 +1,1 @@
+"""Integrations with other tools (each imports its tool only when used)."""
