@@ -16,6 +16,7 @@ which keeps the line numbers the YAML loader recorded.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -318,9 +319,18 @@ def read_document(path: Path) -> tuple[Any, str]:
         raise PolicyError(
             Problem(f"not UTF-8 text (bad byte at offset {exc.start}).", file=file)
         ) from None
-    return parse_text(text, file, json_fallback=path.suffix.lower() == ".json"), hashlib.sha256(
-        data
-    ).hexdigest()
+    sha = hashlib.sha256(data).hexdigest()
+    key = (sha, path.suffix.lower() == ".json")
+    if key not in _PARSED:  # a check reads its policy twice (prefetch, load): parse once
+        _PARSED[key] = parse_text(text, file, json_fallback=key[1])
+        while len(_PARSED) > 8:
+            del _PARSED[next(iter(_PARSED))]
+    return copy.deepcopy(_PARSED[key]), sha
+
+
+#: documents parsed without error, by (sha256 of the bytes, read as JSON if YAML fails);
+#: callers get a deep copy (line numbers kept), so a caller's changes never leak
+_PARSED: dict[tuple[str, bool], Any] = {}
 
 
 def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> Any:
