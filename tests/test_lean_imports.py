@@ -141,3 +141,77 @@ def test_oscal_check_imports_trestle_only_until_the_policy_is_known_valid(
     assert not warm & HEAVY, warm & HEAVY
     code3, off = imported(args, files["cache"], FAIRPOLICY_NO_CACHE="1")
     assert code3 == code and "trestle" in off
+
+
+METRIC_FAMILIES = {
+    "binary",
+    "f1",
+    "holistic",
+    "multiclass",
+    "performance",
+    "ranking",
+    "rates",
+    "regression",
+    "scores",
+}
+
+FAMILY_PROBE = PROBE.replace(
+    "mods = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names))",
+    "mods = sorted(m.split('.')[2] for m in sys.modules if m.startswith('fairpolicy.metrics.'))",
+)
+
+
+def families_imported(args: list[str], cache: Path) -> tuple[int, set[str]]:
+    environ = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONPATH=str(REPO / "src"))
+    proc = subprocess.run(
+        [sys.executable, "-c", FAMILY_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        check=False,
+    )
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line, proc.stderr
+    code, mods = json.loads(line[-1][len("MODULES ") :])
+    return code, set(mods) & METRIC_FAMILIES
+
+
+@pytest.mark.parametrize(
+    ("key", "family"),
+    [
+        ("demographic_parity_diff", "binary"),
+        ("multiclass_demographic_parity", "multiclass"),
+        ("theil_index", "rates"),
+    ],
+)
+def test_a_check_imports_only_the_metric_families_its_controls_use(
+    files: dict[str, Path], key: str, family: str
+) -> None:
+    """The registry holds every spec without importing every family (issue 17): a check
+    imports the family of each control's metric (and what that module itself imports),
+    never the others."""
+    from fairpolicy.metrics.registry import REGISTRY
+
+    policy = files["policy"].with_name(f"{key}.yaml")
+    policy.write_text(LIST_POLICY.replace("demographic_parity_diff", key))
+    code, used = families_imported(["check", str(policy), str(files["data"])], files["cache"])
+    assert code in (0, 1)
+    module = sys.modules[REGISTRY[key].fn.__module__]
+    own_imports = {
+        name
+        for name in METRIC_FAMILIES
+        if getattr(module, name, None) is sys.modules.get(f"fairpolicy.metrics.{name}")
+        or any(
+            getattr(getattr(module, attr), "__module__", None) == f"fairpolicy.metrics.{name}"
+            for attr in vars(module)
+            if not attr.startswith("__")
+        )
+    }
+    assert family in used
+    assert used <= {family} | own_imports, used - {family} - own_imports
+
+
+def test_validate_imports_no_metric_family(files: dict[str, Path]) -> None:
+    code, used = families_imported(["validate", str(files["policy"])], files["cache"])
+    assert code == 0
+    assert not used, used

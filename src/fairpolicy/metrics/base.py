@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -66,12 +66,79 @@ class ParamSpec:
     help: str = ""
 
 
+class Ref:
+    """A metric function (or its vectorised twin) named by module and attribute, imported
+    on first use: the registry holds every spec without importing every metric family
+    (issue 17, a lean start). ``table`` (``"module:NAME"``) names a dict keyed by functions
+    (``fairpolicy.metrics.binary:BATCH``): the reference is then ``table.get(function)``."""
+
+    __slots__ = ("module", "name", "table")
+
+    def __init__(self, module: str, name: str, table: str | None = None) -> None:
+        self.module, self.name, self.table = module, name, table
+
+    def resolve(self) -> Any:
+        import importlib
+
+        fn = getattr(importlib.import_module(self.module), self.name)
+        if self.table is None:
+            return fn
+        module, _, name = self.table.partition(":")
+        return getattr(importlib.import_module(module), name).get(fn)
+
+    def __repr__(self) -> str:
+        table = "" if self.table is None else f"[{self.table}]"
+        return f"Ref({self.module}:{self.name}{table})"
+
+
+class Family:
+    """A metric family module not yet imported: ``family.name`` is a :class:`Ref`, so a
+    registry entry reads ``binary.demographic_parity_diff`` as it would with the module."""
+
+    def __init__(self, name: str) -> None:
+        self._module = f"fairpolicy.metrics.{name}"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Ref(self._module, name)
+
+
+class _Lazy:
+    """A dataclass field holding a callable or a :class:`Ref`; reading it resolves the
+    reference once and keeps the result (so ``spec.fn`` is the function itself)."""
+
+    def __init__(self, default: Any = None, *, required: bool = True) -> None:
+        self._default, self._required = default, required
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = "_lazy_" + name
+
+    def __get__(self, obj: object | None, owner: type) -> Any:
+        if obj is None:
+            if self._required:  # no default: dataclass makes the field required
+                raise AttributeError(self._slot)
+            return self._default
+        value = obj.__dict__[self._slot]
+        if isinstance(value, Ref):
+            value = value.resolve()
+            obj.__dict__[self._slot] = value
+        return value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self._slot] = value
+
+
 @dataclass(frozen=True)
 class MetricSpec:
     """A registry entry: everything binding and listing need to know about a metric."""
 
     key: str
-    fn: MetricFn
+    #: the metric function (a :class:`Ref` given here is imported on first read)
+    if TYPE_CHECKING:
+        fn: MetricFn
+    else:
+        fn: MetricFn = _Lazy()
     summary: str
     #: roles that must be bound (``target``, ``prediction``, ``dimension``, ``score``)
     inputs: tuple[str, ...]
@@ -91,7 +158,10 @@ class MetricSpec:
     one_of: tuple[str, ...] = ()
     #: optional vectorised twin of ``fn`` for bootstrap replicates:
     #: ``batch(counts (B, G, K, K), positive) -> (values (B,), per-group (B, G), defined)``
-    batch: BatchFn | None = None
+    if TYPE_CHECKING:
+        batch: BatchFn | None = None
+    else:
+        batch: BatchFn | None = _Lazy(None, required=False)
     #: a role naming a second grouping column; its statistics arrive as ``stats.secondary``
     #: (e.g. ``site`` for fmm-fairness-eval's composite score)
     secondary_role: str | None = None

@@ -7,12 +7,69 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairpolicy.metrics import binary, performance
-from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, Stratum, TaskKind
+from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, Ref, Stratum, TaskKind
 
 CLS = ("target", "prediction", "dimension")
 BOTH: tuple[TaskKind, ...] = ("binary", "multiclass")
 BINARY_ONLY: tuple[TaskKind, ...] = ("binary",)
+
+#: ``multiclass_confusion_metrics``'s ``value`` choices and the F1 family's ``average``
+#: choices: here, so that the registry is built without importing those families
+CONFUSION_VALUES = (
+    "worst_group_accuracy",
+    "accuracy_gap",
+    "min_class_recall",
+    "min_class_precision",
+)
+AVERAGES = ("binary", "macro", "micro", "weighted")
+
+#: the number of equal-width calibration bins when a control does not say
+DEFAULT_BINS = 10
+
+#: the ``n_bins`` parameter of the calibration metrics
+N_BINS_PARAM = ParamSpec(
+    "n_bins", int, DEFAULT_BINS, help="number of equal-width calibration bins on [0, 1]"
+)
+
+#: The ``aggregation`` parameter of the holisticai pairwise metrics.
+PAIR_AGGREGATION = ParamSpec(
+    "aggregation",
+    str,
+    "max",
+    ("max", "mean"),
+    "max: the worst pair of groups (holisticai aggregation_fun='max'); mean: the mean over "
+    "all pairs (holisticai's default)",
+)
+
+#: rates ``disparity_ratio`` accepts; aequitas' names (pprev, precision) are synonyms
+DISPARITY_RATES = (
+    "selection_rate",
+    "pprev",
+    "ppr",
+    "tpr",
+    "tnr",
+    "fpr",
+    "fnr",
+    "fdr",
+    "for",
+    "ppv",
+    "precision",
+    "npv",
+    "accuracy",
+    "error_rate",
+    "prev",
+)
+
+#: default cut-offs of attention_parity and skew (the fairness-metrics tutorial's ``k_values``)
+DEFAULT_K = "5,10,20"
+
+#: the ``k`` parameter of attention_parity and skew
+TOP_K = ParamSpec(
+    "k",
+    str,
+    DEFAULT_K,
+    help="top-k cut-off(s): one number or a comma list such as 5,10,20; value is the worst k",
+)
 
 AGGREGATION = ParamSpec(
     "aggregation", str, "max", ("max", "macro"), "max: worst class; macro: mean over classes"
@@ -57,7 +114,7 @@ AVERAGE = ParamSpec(
     "average",
     str,
     "binary",
-    performance.AVERAGES,
+    AVERAGES,
     "scikit-learn's average: binary (positive class), macro, micro or weighted",
 )
 
@@ -84,9 +141,19 @@ def binary_spec(
         multiclass_replacement=replacement,
         example_operator=">=" if ratio else "<",
         example_threshold="0.8" if ratio else "0.1",
-        batch=binary.BATCH.get(fn),
+        batch=_batch(fn),
         null_stratum=null_stratum,
     )
+
+
+def _batch(fn: MetricFn) -> Any:
+    """The vectorised twin in ``binary.BATCH`` (None if there is none), imported on first use
+    when the function is a reference (the registry passes :class:`Ref`)."""
+    if isinstance(fn, Ref):
+        return Ref(fn.module, fn.name, "fairpolicy.metrics.binary:BATCH")
+    from fairpolicy.metrics import binary
+
+    return binary.BATCH.get(fn)
 
 
 def binary_score_spec(

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairpolicy.metrics import scores as sc
 from fairpolicy.metrics.base import MetricValue
 from fairpolicy.stats import GroupStats, group_name
+
+if TYPE_CHECKING:
+    from fairpolicy.metrics import scores as sc
 
 #: slack for the floating-point rounding of the grid values themselves
 SLACK = 1e-12
@@ -44,6 +46,8 @@ def _tie_auc(d: sc.ScoreDist) -> float:
 def _auc_errors(stats: GroupStats) -> list[float]:
     """Per group, the bound on its (K-aware) AUC: binary, or the mean over classes of the
     one-vs-rest bounds on K > 2."""
+    from fairpolicy.metrics import scores as sc
+
     scores = sc.score_stats(stats)
     k = stats.num_classes
     out = []
@@ -101,6 +105,8 @@ def _ece_errors(stats: GroupStats, params: Mapping[str, Any], h: float) -> list[
     """ECE = Σ_b |Σ_{i∈b} (y_i − s_i)| / n: shifts within a bin move it by ≤ h; a row that
     changes bin moves two terms by ≤ 1 each. Per group: h + 2·m / n, m = rows near an
     interior edge."""
+    from fairpolicy.metrics import scores as sc
+
     column, p, _ = sc.binary_column(stats)
     if column is None:
         return [0.0] * len(stats.groups)
@@ -137,6 +143,8 @@ def score_ks_statistic(
     """On the grid each CDF is the exact CDF read at the end of a grid cell, so for each
     pair |ΔKS| ≤ the largest share of either group's rows in one grid cell (scores in
     [0, 1]; other scores are not rounded)."""
+    from fairpolicy.metrics import scores as sc
+
     column, p, _ = sc.binary_column(stats)
     if column is None:
         return 0.0

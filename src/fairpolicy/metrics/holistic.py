@@ -48,24 +48,14 @@ from fairpolicy.metrics.base import (
     FloatArray,
     GroupValue,
     MetricValue,
-    ParamSpec,
     gap,
     is_integral,
     safe_rate,
     too_few_groups,
     undefined_cells,
 )
+from fairpolicy.metrics.families import PAIR_AGGREGATION as PAIR_AGGREGATION
 from fairpolicy.stats import INTERSECTION_SEP, GroupStats
-
-#: The ``aggregation`` parameter of the holisticai pairwise metrics.
-PAIR_AGGREGATION = ParamSpec(
-    "aggregation",
-    str,
-    "max",
-    ("max", "mean"),
-    "max: the worst pair of groups (holisticai aggregation_fun='max'); mean: the mean over "
-    "all pairs (holisticai's default)",
-)
 
 _NO_TRUE = "no row of this group has this true class, so its normalised confusion row is undefined"
 _NO_ROWS = "group has no rows"

@@ -35,6 +35,7 @@ from fairpolicy.metrics.base import (
     too_few_groups,
     undefined_cells,
 )
+from fairpolicy.metrics.families import CONFUSION_VALUES as CONFUSION_VALUES
 from fairpolicy.stats import GroupStats
 
 _REASON = {
@@ -374,14 +375,6 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
             exact_weights=stats.counts.sum(axis=(0, 1)),
         )
     return per_class_summary(stats, values, defined, _REASON["ppv"], "max", exact=parts)
-
-
-CONFUSION_VALUES = (
-    "worst_group_accuracy",
-    "accuracy_gap",
-    "min_class_recall",
-    "min_class_precision",
-)
 
 
 def multiclass_confusion_metrics(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:

@@ -30,10 +30,10 @@ from fairpolicy.metrics.base import (
     safe_rate,
 )
 from fairpolicy.metrics.binary import group_rate, rate_parts
+from fairpolicy.metrics.families import AVERAGES as AVERAGES
 from fairpolicy.stats import GroupStats, IntArray
 
 Which = Literal["precision", "recall", "f1"]
-AVERAGES = ("binary", "macro", "micro", "weighted")
 
 
 def _best(stats: GroupStats, values: list[float | None]) -> str | None:

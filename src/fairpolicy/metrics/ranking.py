@@ -38,22 +38,12 @@ from fairpolicy.metrics.base import (
     FloatArray,
     GroupValue,
     MetricValue,
-    ParamSpec,
     ratio,
     safe_rate,
 )
+from fairpolicy.metrics.families import DEFAULT_K as DEFAULT_K
+from fairpolicy.metrics.families import TOP_K as TOP_K
 from fairpolicy.stats import GroupStats, IntArray
-
-#: default cut-offs of attention_parity and skew (the fairness-metrics tutorial's ``k_values``)
-DEFAULT_K = "5,10,20"
-
-#: the ``k`` parameter of attention_parity and skew
-TOP_K = ParamSpec(
-    "k",
-    str,
-    DEFAULT_K,
-    help="top-k cut-off(s): one number or a comma list such as 5,10,20; value is the worst k",
-)
 
 
 def position_weights(n: int) -> FloatArray:

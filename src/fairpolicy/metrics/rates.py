@@ -34,6 +34,7 @@ from fairpolicy.metrics.base import (
     too_few_groups,
 )
 from fairpolicy.metrics.binary import UNDEFINED, Rate, group_rate, rate_gap, rate_parts
+from fairpolicy.metrics.families import DISPARITY_RATES as DISPARITY_RATES
 from fairpolicy.stats import INTERSECTION_SEP, GroupStats, group_name
 
 # ---------------------------------------------------------------------------
@@ -270,24 +271,6 @@ def between_group_theil_index(stats: GroupStats, params: Mapping[str, Any]) -> M
 # ---------------------------------------------------------------------------
 # Aequitas disparity to a reference group
 
-#: rates ``disparity_ratio`` accepts; aequitas' names (pprev, precision) are synonyms
-DISPARITY_RATES = (
-    "selection_rate",
-    "pprev",
-    "ppr",
-    "tpr",
-    "tnr",
-    "fpr",
-    "fnr",
-    "fdr",
-    "for",
-    "ppv",
-    "precision",
-    "npv",
-    "accuracy",
-    "error_rate",
-    "prev",
-)
 _SYNONYM: dict[str, Rate] = {"pprev": "selection_rate", "precision": "ppv"}
 
 REFERENCE_RULES = ("majority", "min", "max")

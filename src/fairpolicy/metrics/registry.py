@@ -12,18 +12,7 @@ from __future__ import annotations
 import math
 
 from fairpolicy.errors import did_you_mean
-from fairpolicy.metrics import (
-    binary,
-    f1,
-    holistic,
-    multiclass,
-    performance,
-    ranking,
-    rates,
-    regression,
-    scores,
-)
-from fairpolicy.metrics.base import MetricSpec, ParamSpec
+from fairpolicy.metrics.base import Family, MetricSpec, ParamSpec
 from fairpolicy.metrics.families import (
     ACC_REPL,
     AGGREGATION,
@@ -33,15 +22,32 @@ from fairpolicy.metrics.families import (
     BOTH,
     CLS,
     CONFUSION_STRATA,
+    CONFUSION_VALUES,
+    DISPARITY_RATES,
     DISPARITY_STRATA,
     DP_REPL,
     EO_REPL,
     MIN_SHARE,
+    N_BINS_PARAM,
+    PAIR_AGGREGATION,
     PP_REPL,
+    TOP_K,
     binary_score_spec,
     binary_spec,
     multi_spec,
 )
+
+# The metric families, imported when one of their functions is first read (``spec.fn``):
+# a check imports only the families its controls use (issue 17, a lean start).
+binary = Family("binary")
+f1 = Family("f1")
+holistic = Family("holistic")
+multiclass = Family("multiclass")
+performance = Family("performance")
+ranking = Family("ranking")
+rates = Family("rates")
+regression = Family("regression")
+scores = Family("scores")
 
 #: Parameters every classification control accepts; they shape binding and
 #: exclusion rather than the formula, so metrics do not declare them.
@@ -231,7 +237,7 @@ REGISTRY: dict[str, MetricSpec] = {
                 "value",
                 str,
                 "worst_group_accuracy",
-                multiclass.CONFUSION_VALUES,
+                CONFUSION_VALUES,
                 "which number the threshold applies to",
             ),
         ),
@@ -336,7 +342,7 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="max − min per-group ECE (fmm-fairness-eval: equal-width bins, last bin closed)",
         inputs=(*CLS, "score"),
         tasks=BINARY_ONLY,
-        params=(scores.N_BINS_PARAM,),
+        params=(N_BINS_PARAM,),
         multiclass_replacement=("weighted_f1_gap", "macro_f1_gap", "per_class_f1_gap"),
         needs_scores=True,
         aliases=("ece_gap_fmm",),
@@ -348,7 +354,7 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="max − min per-group ECE as eval-toolkit computes it (single-class groups out)",
         inputs=(*CLS, "score"),
         tasks=BINARY_ONLY,
-        params=(scores.N_BINS_PARAM,),
+        params=(N_BINS_PARAM,),
         multiclass_replacement=("weighted_f1_gap", "macro_f1_gap", "per_class_f1_gap"),
         needs_scores=True,
         aliases=("ece_gap", "ece_parity"),
@@ -414,7 +420,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "multiclass_statistical_parity",
         holistic.multiclass_statistical_parity,
         "total-variation distance between groups' prediction-rate vectors, max|mean over pairs",
-        params=(holistic.PAIR_AGGREGATION,),
+        params=(PAIR_AGGREGATION,),
         example_threshold="0.1",
     ),
     "multiclass_equality_of_opportunity": multi_spec(
@@ -422,7 +428,7 @@ REGISTRY: dict[str, MetricSpec] = {
         holistic.multiclass_equality_of_opportunity,
         "mean over true classes of the TV distance between normalised confusion rows, "
         "max|mean over group pairs",
-        params=(holistic.PAIR_AGGREGATION,),
+        params=(PAIR_AGGREGATION,),
         aliases=("multiclass_equality_of_opp",),
         example_threshold="0.1",
         null_stratum="actual",
@@ -431,7 +437,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "multiclass_average_odds",
         holistic.multiclass_average_odds,
         "TV distance between class-averaged normalised confusion rows, max|mean over group pairs",
-        params=(holistic.PAIR_AGGREGATION,),
+        params=(PAIR_AGGREGATION,),
         example_threshold="0.1",
         null_stratum="actual",
     ),
@@ -439,7 +445,7 @@ REGISTRY: dict[str, MetricSpec] = {
         "multiclass_true_positive_difference",
         holistic.multiclass_true_positive_difference,
         "mean over classes of |TPR difference|, max|mean over group pairs",
-        params=(holistic.PAIR_AGGREGATION,),
+        params=(PAIR_AGGREGATION,),
         aliases=("multiclass_true_rates", "multiclass_tpr_difference"),
         example_threshold="0.1",
         null_stratum="actual",
@@ -556,7 +562,7 @@ REGISTRY: dict[str, MetricSpec] = {
                 "rate",
                 str,
                 "selection_rate",
-                rates.DISPARITY_RATES,
+                DISPARITY_RATES,
                 "the per-group rate compared (pprev = selection_rate, precision = ppv; "
                 "ppr = share of all predicted positives; prev = P(y=1))",
             ),
@@ -784,7 +790,7 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="max |P(g | top k) − P(g)| over groups and k",
         inputs=("dimension",),
         tasks=("ranking",),
-        params=(ranking.TOP_K,),
+        params=(TOP_K,),
         aliases=("attention_parity_diff", "attention_parity_at_k"),
         kind="ranking",
         one_of=("rank", "score"),
@@ -795,7 +801,7 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="min over groups and k of ln(P(g | top k) / P(g)) (MinSkew@k)",
         inputs=("dimension",),
         tasks=("ranking",),
-        params=(ranking.TOP_K,),
+        params=(TOP_K,),
         aliases=("skew_at_k", "min_skew_at_k"),
         better="higher",
         value_range=(float("-inf"), 0.0),

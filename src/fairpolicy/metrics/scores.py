@@ -42,21 +42,15 @@ from fairpolicy.metrics.base import (
     FloatArray,
     GroupValue,
     MetricValue,
-    ParamSpec,
     gap,
     too_few_groups,
 )
+from fairpolicy.metrics.families import DEFAULT_BINS as DEFAULT_BINS
+from fairpolicy.metrics.families import N_BINS_PARAM as N_BINS_PARAM
 from fairpolicy.stats import GroupStats, ScoreStats
 
 IntArray = NDArray[np.int64]
 
-#: the number of equal-width calibration bins when a control does not say
-DEFAULT_BINS = 10
-
-#: the ``n_bins`` parameter of the calibration metrics
-N_BINS_PARAM = ParamSpec(
-    "n_bins", int, DEFAULT_BINS, help="number of equal-width calibration bins on [0, 1]"
-)
 
 _SINGLE_CLASS = "group has only one class ({present}), so its AUC is undefined"
 _OUT_OF_RANGE = "{k} score(s) outside [0, 1]; this metric reads scores as probabilities"

@@ -16,6 +16,7 @@ which keeps the line numbers the YAML loader recorded.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -318,14 +319,26 @@ def read_document(path: Path) -> tuple[Any, str]:
         raise PolicyError(
             Problem(f"not UTF-8 text (bad byte at offset {exc.start}).", file=file)
         ) from None
-    return parse_text(text, file, json_fallback=path.suffix.lower() == ".json"), hashlib.sha256(
-        data
-    ).hexdigest()
+    sha = hashlib.sha256(data).hexdigest()
+    key = (sha, path.suffix.lower() == ".json")
+    if key not in _PARSED:  # a check reads its policy twice (prefetch, load): parse once
+        _PARSED[key] = parse_text(text, file, json_fallback=key[1])
+        while len(_PARSED) > 8:
+            del _PARSED[next(iter(_PARSED))]
+    return copy.deepcopy(_PARSED[key]), sha
+
+
+#: documents parsed without error, by (sha256 of the bytes, read as JSON if YAML fails);
+#: callers get a deep copy (line numbers kept), so a caller's changes never leak
+_PARSED: dict[tuple[str, bool], Any] = {}
 
 
 def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> Any:
     """YAML (which also reads JSON) with line numbers; a JSON file YAML rejects
     (tab indentation) is read again as JSON, without line numbers."""
+    fast = _parse_plain_json(text)
+    if fast is not None:
+        return fast
     loader = None
     try:
         loader = _Loader(text)  # the reader refuses control characters here already
@@ -354,6 +367,61 @@ def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> A
             ]
         )
     return data
+
+
+_HAVE_LIBYAML = hasattr(yaml, "CSafeLoader")
+
+
+class _CLoader(yaml.CSafeLoader if _HAVE_LIBYAML else yaml.SafeLoader):  # type: ignore[misc]
+    """libyaml's parser with :class:`_Loader`'s constructors and resolver (so the same
+    values and line numbers), for :func:`_parse_plain_json` only."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[tuple[Any, int]] = []
+
+
+_CLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_CLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_CLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+#: what the pure-Python reader would refuse, or read differently from libyaml
+_NOT_PLAIN = re.compile(
+    r"[\t\x85\u2028\u2029]|\\u[dD][89a-fA-F]|\\/|" + yaml.reader.Reader.NON_PRINTABLE.pattern
+)
+
+
+def _plain_shape(value: Any, depth: int = 1) -> bool:
+    """JSON nested well under :data:`MAX_DEPTH` with keys well under YAML's 1,024-character
+    simple-key limit."""
+    if depth > MAX_DEPTH // 2:
+        return False
+    if isinstance(value, dict):
+        return all(len(k) <= 120 and _plain_shape(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain_shape(v, depth + 1) for v in value)
+    return True
+
+
+def _parse_plain_json(text: str) -> Any | None:
+    """A plain JSON document (no tab, no escape or character the pure-Python reader treats
+    differently, not deep, no duplicate key) parsed by libyaml with the same constructors:
+    the same values and line numbers as :class:`_Loader`, ~15× faster (issue 17, a lean
+    start). None: anything else, or any doubt; the pure-Python path then decides."""
+    head = text.lstrip(" \r\n")
+    if not _HAVE_LIBYAML or head[:1] not in ("{", "[") or _NOT_PLAIN.search(text):
+        return None
+    try:
+        if not _plain_shape(json.loads(text)):
+            return None
+        loader = _CLoader(text)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except (ValueError, RecursionError, yaml.YAMLError):
+        return None
+    return None if loader.duplicates else data
 
 
 def _parse_json(text: str, file: str | None) -> Any:
