@@ -124,3 +124,14 @@ def test_metrics_for_context(context: str) -> None:
 def test_metrics_for_unknown_context(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["metrics", "--for", "hirng"], stdout=io.StringIO()) == 2
     assert "Did you mean 'hiring'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("context", ["hiring", "lending"])
+def test_four_fifths_rule_is_recommended_with_its_reason(context: str) -> None:
+    """Issue 16: the four-fifths rule is the first thing a hiring or lending reviewer asks
+    for; `metrics --for` lists demographic_parity_ratio and says why."""
+    out = io.StringIO()
+    assert main(["metrics", "--for", context], stdout=out) == 0
+    text = out.getvalue()
+    assert "demographic_parity_ratio" in GUIDE[context][1]
+    assert "four-fifths rule" in text and "demographic_parity_ratio >= 0.8" in text

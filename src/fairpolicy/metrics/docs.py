@@ -12,11 +12,16 @@ from fairpolicy.metrics.registry import COMMON_PARAMS, REGISTRY, lookup
 GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
     "hiring": (
         "equal opportunity for qualified candidates",
-        ("equal_opportunity_diff", "impact_ratio"),
+        ("equal_opportunity_diff", "impact_ratio", "demographic_parity_ratio"),
     ),
     "lending": (
         "equal access and equal errors",
-        ("equalized_odds_diff", "calibration_parity", "calibration_diff"),
+        (
+            "demographic_parity_ratio",
+            "equalized_odds_diff",
+            "calibration_parity",
+            "calibration_diff",
+        ),
     ),
     "criminal-justice": ("protect innocents equally", ("fpr_diff",)),
     "healthcare": (
@@ -29,6 +34,17 @@ GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
         "equal opportunity to see ads",
         ("demographic_parity_diff", "exposure_ratio"),
     ),
+}
+
+
+#: keys fairpolicy adds to the tutorial's guide, with the reason shown beside them
+GUIDE_ADDED: dict[tuple[str, str], str] = {
+    (ctx, "demographic_parity_ratio"): (
+        "the four-fifths rule (US EEOC Uniform Guidelines, 29 CFR 1607.4(D); adverse impact in "
+        "fair-lending reviews): a selection-rate ratio below 0.8 is the first thing a reviewer "
+        "asks for — demographic_parity_ratio >= 0.8"
+    )
+    for ctx in ("hiring", "lending")
 }
 
 
@@ -70,6 +86,10 @@ def recommend(context: str) -> str:
     lines = [f"{context}: primary concern — {concern}", ""]
     w = max(len(k) for k in keys)
     lines += [f"  {k:<{w}}  {REGISTRY[k].summary}" for k in keys]
+    added = [(k, GUIDE_ADDED[(context, k)]) for k in keys if (context, k) in GUIDE_ADDED]
+    if added:
+        lines.append("")
+        lines += [f"  {k}: added by fairpolicy to the tutorial's list — {why}" for k, why in added]
     lines += ["", "`fairpolicy metrics show KEY` prints the formula and an example control."]
     return "\n".join(lines) + "\n"
 
