@@ -19,6 +19,14 @@ from tests.helpers import balanced_csv, control, write_policy
 
 HAVE_MLFLOW = importlib.util.find_spec("mlflow") is not None
 
+# MLflow's own stack (SQLAlchemy, its tracking store) emits deprecation warnings that are
+# not ours; the suite turns warnings into errors, so let only those through here.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning:mlflow"),
+]
+
 
 def _results(tmp: Path, **options: Any) -> Results:
     data = balanced_csv(tmp)  # demographic-parity gap exactly 0.25
@@ -68,7 +76,7 @@ def test_log_results_into_the_active_run(store: Any, tmp_path: Path) -> None:
     from mlflow.tracking import MlflowClient
 
     results = _results(tmp_path, bootstrap=200, seed=1)
-    with store.start_run() as run:
+    with store.start_run() as run, pytest.warns(UserWarning, match="OSCAL artifact was not"):
         assert log_results(results) == run.info.run_id
     got = MlflowClient().get_run(run.info.run_id).data
     by_id = {f.control_id: f for f in results.findings}
@@ -84,15 +92,31 @@ def test_log_results_into_the_active_run(store: Any, tmp_path: Path) -> None:
     assert got.tags["fairpolicy.exit_code"] == "1"
     assert got.metrics["fairpolicy.gate_passed"] == 0.0
     arts = {a.path for a in MlflowClient().list_artifacts(run.info.run_id, "fairpolicy")}
+    # 'dp ok/1' is not an OSCAL token: the OSCAL artifact is left out, and the run says why
+    assert arts == {"fairpolicy/results.json", "fairpolicy/report.html"}
+    assert "'dp ok/1' is not an OSCAL token" in got.tags["fairpolicy.oscal"]
+    local = MlflowClient().download_artifacts(run.info.run_id, "fairpolicy", str(tmp_path / "dl"))
+    back = json.loads((Path(local) / "results.json").read_text())
+    assert back["summary"]["gate"] == "fail"
+
+
+def test_the_oscal_artifact_is_logged_when_ids_are_tokens(store: Any, tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    data = balanced_csv(tmp_path)
+    policy = write_policy(tmp_path, control("dp-ok", threshold="0.3"))
+    results = fairpolicy.check(str(policy), str(data), deterministic=True)
+    run_id = log_results(results)
+    arts = {a.path for a in MlflowClient().list_artifacts(run_id, "fairpolicy")}
     assert arts == {
         "fairpolicy/results.json",
         "fairpolicy/report.html",
         "fairpolicy/assessment-results.json",
     }
-    local = MlflowClient().download_artifacts(run.info.run_id, "fairpolicy", str(tmp_path / "dl"))
-    back = json.loads((Path(local) / "results.json").read_text())
-    assert back["summary"]["gate"] == "fail"
-    assert "assessment-results" in json.loads((Path(local) / "assessment-results.json").read_text())
+    assert "fairpolicy.oscal" not in MlflowClient().get_run(run_id).data.tags
+    local = MlflowClient().download_artifacts(run_id, "fairpolicy", str(tmp_path / "dl"))
+    ar = json.loads((Path(local) / "assessment-results.json").read_text())
+    assert "assessment-results" in ar
 
 
 def test_log_results_to_a_named_run_and_refuses_an_unknown_one(store: Any, tmp_path: Path) -> None:
@@ -101,7 +125,8 @@ def test_log_results_to_a_named_run_and_refuses_an_unknown_one(store: Any, tmp_p
     results = _results(tmp_path)
     with store.start_run() as run:
         pass
-    assert log_results(results, run_id=run.info.run_id) == run.info.run_id
+    with pytest.warns(UserWarning, match="OSCAL artifact was not"):
+        assert log_results(results, run_id=run.info.run_id) == run.info.run_id
     assert MlflowClient().get_run(run.info.run_id).data.tags["fairpolicy.gate"] == "fail"
     with pytest.raises(UsageError, match="no MLflow run with id 'nope'"):
         log_results(results, run_id="nope")

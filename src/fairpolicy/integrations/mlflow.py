@@ -16,7 +16,10 @@ What is logged into the run (the active one, the one named by ``run_id``, or a n
 - tags ``fairpolicy.gate`` (pass/fail/error), ``fairpolicy.exit_code``, and
   ``fairpolicy.<control>.status`` per control;
 - artifacts ``fairpolicy/results.json``, ``fairpolicy/report.html`` and
-  ``fairpolicy/assessment-results.json`` (OSCAL).
+  ``fairpolicy/assessment-results.json`` (OSCAL). OSCAL cannot name a control whose id is
+  not an OSCAL token (``dp ok/1``): then the OSCAL artifact is not logged, the tag
+  ``fairpolicy.oscal`` says why and a ``UserWarning`` is raised — never a silent gap, and
+  never the metrics lost for want of an optional artifact.
 
 Control ids are made MLflow-safe (characters other than letters, digits, ``_ - . / :`` and
 space become ``_``); two controls that would share a name are numbered, never merged.
@@ -26,10 +29,11 @@ from __future__ import annotations
 
 import re
 import tempfile
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairpolicy.errors import UsageError
+from fairpolicy.errors import OutputError, UsageError
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results
@@ -122,6 +126,17 @@ def log_results(results: Results, run_id: str | None = None) -> str:
     client.set_tag(run_id, f"{PREFIX}.exit_code", str(results.exit_code))
     with tempfile.TemporaryDirectory(prefix="fairpolicy-mlflow-") as tmp:
         for fmt, name in ARTIFACTS.items():
-            results.write(fmt, Path(tmp) / name)
+            try:
+                results.write(fmt, Path(tmp) / name)
+            except OutputError as exc:
+                if fmt != "oscal":
+                    raise
+                reason = str(exc)
+                client.set_tag(run_id, f"{PREFIX}.oscal", f"not logged: {reason}"[:5000])
+                warnings.warn(
+                    f"MLflow run {run_id}: the OSCAL artifact was not logged: {reason}",
+                    UserWarning,
+                    stacklevel=2,
+                )
         client.log_artifacts(run_id, tmp, artifact_path=PREFIX)
     return run_id
