@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import did_you_mean
+from fairpolicy.policy.keys import check_keys
 from fairpolicy.policy.oscal import (
     CatalogControl,
     Ctx,
@@ -29,6 +30,8 @@ def component_definition(
 ) -> list[RawControl]:
     """Implemented requirements, completed from the catalog/profile their
     ``control-implementations[].source`` names when it is a local file."""
+    if not check_keys("component-definition", body, file, ctx):
+        return []
     if not validate_oscal("component-definition", body, file, ctx):
         return []
     out: list[RawControl] = []

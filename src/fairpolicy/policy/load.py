@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
-from fairpolicy.policy import component, oscal, profile
+from fairpolicy.policy import component, keys, oscal, profile
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
 from fairpolicy.policy.schema import (
+    CONTROL_PROPS,
     NS,
     OPERATOR_SPELLINGS,
+    POLICY_WIDE_PROPS,
     ROLES,
     Control,
     EnforcementMode,
@@ -37,36 +39,6 @@ if TYPE_CHECKING:
     from fairpolicy.metrics.base import MetricSpec, ParamSpec
 
 __all__ = ["load_policy"]
-
-#: Props that shape the control itself; every other prop is a metric parameter.
-CONTROL_PROPS = (
-    "metric_key",
-    "threshold",
-    "operator",
-    "enforcement_mode",
-    "severity",
-    "lifecycle_phase",
-    "risk_id",
-    "threshold_param",
-)
-
-#: Settings a policy may give once for every control, as ``metadata.props`` (OSCAL
-#: metadata props in fairpolicy's ``ns`` or with none); a control's own prop wins.
-POLICY_WIDE_PROPS = (
-    "ci",
-    "ci_level",
-    "ci_method",
-    "resample",
-    "decision",
-    "p_value",
-    "bonferroni",
-    "min_samples",
-    "min_share",
-    "missing",
-    "missing_values",
-    "max_regression",
-    "input.weight",  # sample weights: data/bind/weights.py
-)
 
 #: Common misspellings of operators → the spelling meant.
 _OPERATOR_GUESSES = {
@@ -146,18 +118,31 @@ def _normalise(
 ) -> tuple[str, Mapping[str, Any], list[RawControl]]:
     """(form, metadata, raw controls) of a parsed document."""
     if isinstance(data, list):
+        for item in data:
+            keys.check_keys("list-control", item, file, ctx)
         return "list", {}, [r for i in data if (r := oscal.raw_control(i, file, ctx)) is not None]
     roots = [k for k in data if k in ROOTS] if isinstance(data, Mapping) else []
     if len(roots) != 1:
         ctx.add(*_root_problem(data, roots, file))
         return "unknown", {}, []
     root = roots[0]
+    for key in data:
+        if key not in (root, "$schema"):
+            ctx.add(
+                f"the document has the top-level key '{key}' beside '{root}'; fairpolicy does "
+                "not read it, so it is refused rather than ignored",
+                file,
+                key=str(key),
+                hint=f"move it into '{root}' where it belongs (a control's settings are its "
+                "props), or remove it",
+            )
     body = data[root]
     if not isinstance(body, Mapping):
         ctx.add(f"'{root}' must be a mapping", file, key=root)
         return root, {}, []
     metadata = oscal.mapping(body, "metadata")
     if root == "assessment-plan":
+        keys.check_keys(root, body, file, ctx)
         impls = oscal.items(body, "control-implementations", file, ctx) + oscal.items(
             oscal.mapping(body, "reviewed-controls"), "control-implementations", file, ctx
         )

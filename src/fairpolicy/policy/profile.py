@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import PolicyError, did_you_mean
+from fairpolicy.policy.keys import check_keys
 from fairpolicy.policy.oscal import (
     CatalogControl,
     Ctx,
@@ -112,6 +113,8 @@ def catalog_or_profile(
     with selection, merge, modify), in catalog order, keyed by control id."""
     if not isinstance(body, Mapping):
         ctx.add(f"'{root}' must be a mapping", file, key=root)
+        return {}
+    if root == "catalog" and not check_keys(root, body, file, ctx):
         return {}
     if not validate_oscal(root, body, file, ctx):
         return {}

@@ -20,6 +20,36 @@ NS = "https://fairpolicy.example.org/ns/oscal"
 #: Roles a control can bind to data columns.
 ROLES = ("target", "prediction", "dimension", "score", "rank", "site", "weight")
 
+#: Props that shape the control itself; every other prop is a metric parameter.
+CONTROL_PROPS = (
+    "metric_key",
+    "threshold",
+    "operator",
+    "enforcement_mode",
+    "severity",
+    "lifecycle_phase",
+    "risk_id",
+    "threshold_param",
+)
+
+#: Settings a policy may give once for every control, as ``metadata.props`` (OSCAL
+#: metadata props in fairpolicy's ``ns`` or with none); a control's own prop wins.
+POLICY_WIDE_PROPS = (
+    "ci",
+    "ci_level",
+    "ci_method",
+    "resample",
+    "decision",
+    "p_value",
+    "bonferroni",
+    "min_samples",
+    "min_share",
+    "missing",
+    "missing_values",
+    "max_regression",
+    "input.weight",  # sample weights: data/bind/weights.py
+)
+
 
 class Operator(StrEnum):
     LT = "<"
