@@ -41,7 +41,7 @@ CASES: list[Case] = [
         policy=_AP.replace("assessment-plan:", "component-definition:\n  components:\n  - title: m")
         .replace("  control-implementations:", "    control-implementations:")
         .replace('          threshold: "0.0001"\n', "")
-        .replace("    - description: gate", "    - description: gate\n      enforcement_mode: block"),
+        .replace("- description: gate", "- description: gate\n      enforcement_mode: block"),
         key="enforcement_mode",
     ),
     Case(
