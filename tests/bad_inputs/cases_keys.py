@@ -57,4 +57,12 @@ CASES: list[Case] = [
         + "  set-parameters:\n    - {param-id: c1_prm_threshold, values: ['0.0001']}\n",
         control="c1",
     ),
+    Case(
+        "keys-prop-ns-near-miss",
+        ("near miss", "https://fairpolicy.example.org/ns/oscal"),
+        policy=policy(threshold='"0.9"')
+        + "    - {name: threshold, value: '0.0001', ns: 'http://fairpolicy.example.org/ns/oscal'}\n",
+        control="c1",
+        key="threshold",
+    ),
 ]

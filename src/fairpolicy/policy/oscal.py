@@ -530,6 +530,8 @@ def read_props(raw: Any, file: str | None, control: Any, ctx: Ctx) -> list[Prop]
                 )
             elif p.get("ns") in (None, "") or str(p["ns"]).rstrip("/") == NS:
                 pairs.append((p["name"], p.get("value")))
+            else:
+                _foreign_prop(p, file, control, ctx)
     else:
         ctx.add("props must be a list of {name, value} or a mapping", file, control, "props")
     out: list[Prop] = []
@@ -550,6 +552,27 @@ def read_props(raw: Any, file: str | None, control: Any, ctx: Ctx) -> list[Prop]
             name = "input." + name[6:]
         out.append((name, value))
     return out
+
+
+def _ns_key(ns: str) -> str:
+    """A namespace URI without scheme, case and trailing slashes, to spot near misses."""
+    return re.sub(r"^[a-z][a-z0-9+.-]*://", "", ns.strip().lower()).rstrip("/")
+
+
+def _foreign_prop(p: Mapping[str, Any], file: str | None, control: Any, ctx: Ctx) -> None:
+    """A prop in another tool's ``ns`` is not fairpolicy's to read, unless the ``ns`` is a
+    near miss of fairpolicy's (``http://``, another case): then it is an error, as a
+    setting dropped on a typo could loosen the gate."""
+    ns, name = str(p["ns"]), str(p["name"]).strip()
+    if _ns_key(ns) == _ns_key(NS):
+        ctx.add(
+            f"prop '{name}' has ns '{ns}', which is not fairpolicy's namespace but a near "
+            "miss of it, so it would be ignored",
+            file,
+            control,
+            name,
+            hint=f"write ns: '{NS}' exactly (or leave ns out)",
+        )
 
 
 def raw_control(item: Any, file: str | None, ctx: Ctx) -> RawControl | None:
