@@ -435,12 +435,21 @@ def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
 
 
 def _parse_bind(items: Sequence[str]) -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for item in items:
         role, sep, column = item.partition("=")
         if not sep or not role.strip() or not column.strip():
             raise UsageError(f"--bind expects ROLE=COLUMN, got '{item}'.")
-        out[role.strip()] = column.strip()
+        role = role.strip()
+        if role in out and out[role] != column.strip():
+            raise UsageError(
+                f"--bind binds the role '{role}' twice: to '{out[role]}' and to "
+                f"'{column.strip()}'.",
+                key="--bind",
+                hint="give each role once; a dimension of several columns is one "
+                "--bind dimension=COL1,COL2",
+            )
+        out[role] = column.strip()
     return out
 
 

@@ -44,6 +44,20 @@ def same_column_problems(
     i = control.inputs
     target = i.get("target")
     out: list[Problem] = []
+    dims = control.dimension_columns
+    twice = sorted({c for c in dims if dims.count(c) > 1})
+    if twice:
+        out.append(
+            Problem(
+                f"input.dimension names the column '{twice[0]}' more than once "
+                f"({i.get('dimension')!r}); an intersection of a column with itself is the "
+                "column, so this is almost surely a typo for another column.",
+                file=file,
+                control=control.control_id,
+                column=twice[0],
+                hint="name each column once, e.g. input.dimension: sex,race",
+            )
+        )
     if target is None:
         return out
     if (
