@@ -33,8 +33,9 @@ per-group truth is known exactly):
   classes), ``mdp`` multiclass_demographic_parity (max over classes of the prediction-rate
   gap), ``mieo`` micro_equalized_odds_multiclass (2 × the accuracy gap, range [0, 2]);
   holisticai's pairwise distances ``mtpd`` multiclass_true_positive_difference, ``meop``
-  multiclass_equality_of_opportunity, ``mao`` multiclass_average_odds (max over pairs of
-  groups: banded only where a form holds on every replicate, see docs/statistics.md);
+  multiclass_equality_of_opportunity, ``mao`` multiclass_average_odds, ``msp``
+  multiclass_statistical_parity (max over pairs of groups: the band over the (group ×
+  cell) rates projected per pair, see docs/statistics.md);
 - ``theil`` theil_index (a smooth statistic, not a gap: it keeps percentile/BCa; BCa on
   at most two groups): the binary model at δ = s · pattern with the target ignored — the
   truth is the population's own Theil index at δ = 0;
@@ -92,9 +93,10 @@ KEYS = {
     "mtpd": "multiclass_true_positive_difference",
     "meop": "multiclass_equality_of_opportunity",
     "mao": "multiclass_average_odds",
+    "msp": "multiclass_statistical_parity",
 }
 #: metrics on the 3-class model
-_MULTI = ("wf1", "meo", "meq", "mdp", "mieo", "mtpd", "meop", "mao")
+_MULTI = ("wf1", "meo", "meq", "mdp", "mieo", "mtpd", "meop", "mao", "msp")
 #: metrics whose truth is taken at δ = 0 (their value is no gap that offsets could set)
 _AT_ZERO = ("disp", "theil")
 _SCALE = 1e12

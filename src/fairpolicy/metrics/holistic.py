@@ -124,12 +124,18 @@ def _pairwise(
     cell_reason: str,
     details: dict[str, Any],
     exact_distance: ExactDistance | None = None,
+    cell_rows: FloatArray | None = None,
+    pair_distance: str | None = None,
 ) -> MetricValue:
     """Aggregate d(g, h) over the pairs of groups (see the module docstring).
 
     ``defined[g, t]`` says whether group g's row/rate for class t exists; a pair
     compares the classes defined in both groups and is undefined when there is none.
-    ``exact_distance``: d as an exact rational, for the exact value.
+    ``exact_distance``: d as an exact rational, for the exact value. ``pair_distance``:
+    which distance d is (``stats/bands.py``'s name, shown as ``details["pair_distance"]``;
+    the band's projection depends on it). ``cell_rows``:
+    (G, cells) rows behind each value of ``details["per_group"]`` (flattened row by row),
+    the floor of its standard error in the simultaneous band (``stats/bands.py``).
     """
     agg = "mean" if params.get("aggregation", "max") == "mean" else "max"
     names, n = stats.groups, stats.n
@@ -149,6 +155,8 @@ def _pairwise(
             entry["value"] = d
         pairs.append(entry)
     out = dict(details, aggregation=agg, pairs=pairs)
+    if pair_distance is not None:
+        out["pair_distance"] = pair_distance
     cells = undefined_cells(stats, defined, cell_reason)
     if cells:
         out["undefined_cells"] = cells
@@ -204,7 +212,24 @@ def _pairwise(
     )
     top = np.flatnonzero(means == means.max())
     worst_group = names[int(top[0])] if top.size == 1 else None
-    return MetricValue(value, groups, excluded, out, worst_group=worst_group, exact=exact)
+    rows_behind = None
+    if cell_rows is not None:
+        rows_behind = {nm: [round(float(x)) for x in cell_rows[i]] for i, nm in enumerate(names)}
+    return MetricValue(
+        value,
+        groups,
+        excluded,
+        out,
+        worst_group=worst_group,
+        exact=exact,
+        cell_rows=rows_behind,
+    )
+
+
+def _true_rows(stats: GroupStats, cells_per_class: int) -> FloatArray:
+    """(G, K × cells_per_class): each class's true rows in the group, repeated per cell."""
+    per_class: FloatArray = stats.counts.sum(axis=2)
+    return np.repeat(per_class, cells_per_class, axis=1)
 
 
 def _tv(x: FloatArray, y: FloatArray) -> float:
@@ -254,6 +279,8 @@ def multiclass_statistical_parity(stats: GroupStats, params: Mapping[str, Any]) 
         _NO_ROWS,
         details,
         exact_distance if shares is not None else None,
+        np.repeat(stats.counts.sum(axis=(1, 2))[:, None], stats.num_classes, axis=1),
+        "tv",
     )
 
 
@@ -319,6 +346,8 @@ def multiclass_equality_of_opportunity(stats: GroupStats, params: Mapping[str, A
         _NO_TRUE,
         details,
         exact_distance if erows is not None else None,
+        _true_rows(stats, stats.num_classes),
+        "tv_rows",
     )
 
 
@@ -376,6 +405,8 @@ def multiclass_average_odds(stats: GroupStats, params: Mapping[str, Any]) -> Met
         _NO_TRUE,
         details,
         exact_distance if erows is not None else None,
+        _true_rows(stats, stats.num_classes),
+        "avg_rows",
     )
 
 
@@ -427,6 +458,8 @@ def multiclass_true_positive_difference(
         _NO_TRUE,
         details,
         exact_distance if erows is not None else None,
+        _true_rows(stats, 1),
+        "abs_mean",
     )
 
 

@@ -334,6 +334,13 @@ def disparity_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     compared groups, or fewer than two groups have a defined rate. Groups with
     an undefined rate are excluded and listed. Per-group D_g are the group
     values; per-group rates are in ``details["rates"]``.
+
+    Intervals: with ``rate: ppr`` the value depends on the groups' shares of the rows,
+    which the default stratified bootstrap holds fixed (coverage 0.945, wrong FAIL of
+    ``decision: ci_lower`` 4.5 % in ``benchmarks/ci_groups.py``); write ``resample:
+    rows`` (or ``--resample rows``) so the shares vary as in a new sample (coverage
+    0.980, wrong FAIL 2.0 %). With ``majority`` as reference, which group that is can
+    also change between samples: the same advice applies.
     """
     rate = str(params.get("rate", "selection_rate"))
     ref_rule = str(params.get("reference_group", "majority"))

@@ -51,6 +51,21 @@ Projection (L_j, U_j = the band):
   error-rate gap = 2 × the accuracy gap): the sum of the bounds, exact because both
   parts are the same coordinates.
 
+- holisticai's pairwise multi-class distances (``parts == ("cells",)``: the (group ×
+  cell) rates behind ``details["per_group"]`` — prediction rates S_g(p), recalls
+  TPR_g(t) or normalised confusion rows R_g[t, p]): the value is the max (mean) over
+  pairs of groups of a distance d(g, h) that is a sum of |differences| of coordinates
+  (``tv``: ½ Σ_p |ΔS(p)|; ``abs_mean``: mean_t |ΔTPR(t)|; ``tv_rows``: mean_t ½ Σ_p
+  |ΔR[t, p]|) or ½ Σ_p |mean_t ΔR[t, p]| (``avg_rows``). Over the box, |x − y| with
+  x ∈ [L_x, U_x], y ∈ [L_y, U_y] ranges over [max(0, L_x − U_y, L_y − U_x),
+  max(U_x − L_y, U_y − L_x)], and a mean of differences of distinct coordinates over the
+  interval of means; a sum of terms in distinct coordinates ranges over the sum of their
+  ranges. So each pair's bounds are exact for the box up to the simplex constraints
+  (Σ_p R[t, p] = 1, which the box ignores: conservative), and the max (mean) over pairs is
+  non-decreasing in every pair, so its bounds are the max (mean) of the pairs' bounds
+  (the max's bounds are exact given the pairs'). Each group's own value (its worst pair)
+  gets the same projection over its pairs.
+
 The point estimate lies in the band, so it lies in the projection: the interval always
 contains it.
 """
@@ -60,7 +75,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -69,13 +84,18 @@ from fairpolicy.stats.values import MetricValue
 
 FloatArray = NDArray[np.float64]
 
-Reduce = Literal["gap", "ratio", "min", "max"]
+Reduce = Literal["gap", "ratio", "min", "max", "tv", "abs_mean", "tv_rows", "avg_rows"]
+#: the pairwise distances of holisticai's multi-class metrics (see the module docstring)
+PAIRWISE: tuple[Reduce, ...] = ("tv", "abs_mean", "tv_rows", "avg_rows")
 Combine = Literal["one", "max", "mean", "min", "sum"]
 
 #: detail keys holding per-group values of the parts of a combined metric (odds metrics)
 _PARTS = ("tpr", "fpr")
 #: ``Form.parts`` of per-class values: one part per class of ``details["per_group"]``
 CLASSES = "classes"
+#: ``Form.parts`` of pairwise forms: one part per cell (class, or (true, predicted) class
+#: pair) of ``details["per_group"]``
+CELLS = "cells"
 #: relative tolerance when a metric value is matched to a reduction of its per-group values
 _TOL = 1e-9
 
@@ -94,7 +114,24 @@ class Form:
     def per_class(self) -> bool:
         return self.parts == (CLASSES,)
 
+    @property
+    def pairwise(self) -> bool:
+        return self.parts == (CELLS,)
+
+    @property
+    def cellwise(self) -> bool:
+        """Coordinates are (group, cell) values, some of which a replicate may lose."""
+        return self.per_class or self.pairwise
+
     def describe(self) -> str:
+        if self.pairwise:
+            dist = {
+                "tv": "½ Σ_p |S_g(p) − S_h(p)|",
+                "abs_mean": "mean_t |TPR_g(t) − TPR_h(t)|",
+                "tv_rows": "mean_t ½ Σ_p |R_g[t, p] − R_h[t, p]|",
+                "avg_rows": "½ Σ_p |mean_t (R_g[t, p] − R_h[t, p])|",
+            }[self.reduce]
+            return f"the {self.combine} over pairs of groups of {dist}"
         what = {"gap": "max − min", "ratio": "min ÷ max", "min": "min", "max": "max"}[self.reduce]
         if self.combine == "one":
             return f"{what} of the per-group values"
@@ -111,6 +148,8 @@ def parts_of(mv: MetricValue, form: Form) -> list[dict[str, float | None]] | Non
     """The per-group values of each part of ``form`` in ``mv``, or None if it lacks one."""
     if form.per_class:
         return _class_parts(mv)
+    if form.pairwise:
+        return _cell_parts(mv, rows=form.reduce in ("tv_rows", "avg_rows"))
     out: list[dict[str, float | None]] = []
     for p in form.parts:
         if p == "groups":
@@ -142,6 +181,100 @@ def _class_parts(mv: MetricValue) -> list[dict[str, float | None]] | None:
     return out
 
 
+def _cell_parts(mv: MetricValue, rows: bool) -> list[dict[str, float | None]] | None:
+    """One {group: value} per cell from ``details["per_group"]``: per group a list of K
+    numbers (or None), or with ``rows`` a list of K rows of K numbers (a row None when
+    undefined), flattened row by row; None when the details are not of that shape."""
+    per_group, classes = mv.details.get("per_group"), mv.details.get("classes")
+    if not isinstance(per_group, Mapping) or not isinstance(classes, list) or not classes:
+        return None
+    k = len(classes)
+    out: list[dict[str, float | None]] = [{} for _ in range(k * k if rows else k)]
+    for g, vec in per_group.items():
+        if not isinstance(vec, list) or len(vec) != k:
+            return None
+        flat: list[Any] = []
+        for item in vec:
+            if not rows:
+                flat.append(item)
+            elif item is None:
+                flat += [None] * k
+            elif isinstance(item, list) and len(item) == k:
+                flat += item
+            else:
+                return None
+        for j, v in enumerate(flat):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+                return None
+            out[j][str(g)] = None if v is None else float(v)
+    return out
+
+
+def _finite(v: float | None) -> float:
+    return float(v) if v is not None and math.isfinite(v) else math.nan
+
+
+def _pair_bounds(
+    form: Form, k: int, lo_a: FloatArray, hi_a: FloatArray, lo_b: FloatArray, hi_b: FloatArray
+) -> tuple[float, float] | None:
+    """[min, max] of d(g, h) over the box (point values: lo = hi); None: no common class.
+    NaN marks a (group, cell) value that is not defined."""
+    rows = form.reduce in ("tv_rows", "avg_rows")
+    if rows:
+        common = np.isfinite(lo_a).reshape(k, k).all(axis=1)
+        common &= np.isfinite(lo_b).reshape(k, k).all(axis=1)
+    else:
+        common = np.isfinite(lo_a) & np.isfinite(lo_b)
+        if form.reduce == "tv" and not common.all():
+            return None  # a prediction-rate vector is defined entirely or not at all
+    if not common.any():
+        return None
+    # |x − y| over x ∈ [lo_a, hi_a], y ∈ [lo_b, hi_b], per coordinate
+    small = np.maximum(0.0, np.maximum(lo_a - hi_b, lo_b - hi_a))
+    large = np.maximum(hi_a - lo_b, hi_b - lo_a)
+    if form.reduce == "tv":
+        return 0.5 * float(small.sum()), 0.5 * float(large.sum())
+    if form.reduce == "abs_mean":
+        return float(small[common].mean()), float(large[common].mean())
+    if form.reduce == "tv_rows":
+        s_rows = 0.5 * small.reshape(k, k).sum(axis=1)
+        l_rows = 0.5 * large.reshape(k, k).sum(axis=1)
+        return float(s_rows[common].mean()), float(l_rows[common].mean())
+    # avg_rows: A_p = mean_t (R_g[t, p] − R_h[t, p]) over the common true classes ranges
+    # over [mean_t (L_g − U_h), mean_t (U_g − L_h)] (distinct coordinates per t)
+    d_lo = (lo_a - hi_b).reshape(k, k)[common].mean(axis=0)
+    d_hi = (hi_a - lo_b).reshape(k, k)[common].mean(axis=0)
+    a_small = np.maximum(0.0, np.maximum(d_lo, -d_hi))
+    a_large = np.maximum(np.abs(d_lo), np.abs(d_hi))
+    return 0.5 * float(a_small.sum()), 0.5 * float(a_large.sum())
+
+
+def pairwise_bounds(
+    form: Form, groups: Sequence[str], low: FloatArray, high: FloatArray
+) -> tuple[tuple[float, float] | None, dict[str, tuple[float, float]]]:
+    """[min, max] of the pairwise ``form`` over the box [low, high] ((G, cells) arrays, NaN
+    where a (group, cell) value is undefined), and each group's own [min, max] (its pairs
+    combined the same way); (None, …) when no pair has a common class."""
+    cells = low.shape[1]
+    k = math.isqrt(cells) if form.reduce in ("tv_rows", "avg_rows") else cells
+    how: Combine = "mean" if form.combine == "mean" else "max"
+    mine: dict[int, list[tuple[float, float]]] = {i: [] for i in range(len(groups))}
+    pairs: list[tuple[float, float]] = []
+    for a in range(len(groups)):
+        for b in range(a + 1, len(groups)):
+            got = _pair_bounds(form, k, low[a], high[a], low[b], high[b])
+            if got is not None:
+                pairs.append(got)
+                mine[a].append(got)
+                mine[b].append(got)
+
+    def comb(xs: list[tuple[float, float]]) -> tuple[float, float]:
+        return _combine([x[0] for x in xs], how), _combine([x[1] for x in xs], how)
+
+    own = {groups[i]: comb(xs) for i, xs in mine.items() if xs}
+    return (comb(pairs) if pairs else None), own
+
+
 def _reduce(values: Sequence[float], how: Reduce) -> float | None:
     if len(values) < (1 if how in ("min", "max") else 2):
         return None
@@ -169,6 +302,13 @@ def _combine(values: Sequence[float], how: Combine) -> float:
 
 def evaluate(form: Form, parts: Sequence[Mapping[str, float | None]]) -> float | None:
     """The metric value ``form`` rebuilds from per-group values (None: not defined)."""
+    if form.pairwise:
+        groups = list(parts[0]) if parts else []
+        values = np.array(
+            [[_finite(part.get(g)) for part in parts] for g in groups], dtype=np.float64
+        ).reshape(len(groups), len(parts))
+        got = pairwise_bounds(form, groups, values, values)[0]
+        return None if got is None else got[0]
     reduced = []
     for part in parts:
         vals = [v for v in part.values() if v is not None and math.isfinite(v)]
@@ -187,14 +327,20 @@ def candidates(mv: MetricValue) -> list[Form]:
     if mv.value is None or not math.isfinite(mv.value):
         return []
     out: list[Form] = []
-    options: list[Form] = [Form("gap", c, (CLASSES,)) for c in ("max", "mean")]
+    options: list[Form] = []
+    agg, kind = mv.details.get("aggregation"), mv.details.get("pair_distance")
+    if isinstance(mv.details.get("pairs"), list) and agg in ("max", "mean") and kind in PAIRWISE:
+        # the metric names its distance: two distances can agree on one sample (and on
+        # every replicate of it) yet bound the truth differently
+        options.append(Form(kind, agg, (CELLS,)))
+    options += [Form("gap", c, (CLASSES,)) for c in ("max", "mean")]
     if all(isinstance(mv.details.get(p), Mapping) for p in _PARTS):
         options += [Form("gap", c, _PARTS) for c in ("max", "mean")]
         options.append(Form("ratio", "min", _PARTS))
     options += [Form(r, "one", ("groups",)) for r in ("gap", "ratio", "min", "max")]
     options.append(Form("gap", "sum", ("groups", "groups")))
     for form in options:
-        if out and out[0].per_class and not form.per_class:
+        if out and out[0].cellwise and not form.cellwise:
             # the per-group values shown are those of the class that is worst on the
             # data: banding them alone would miss the other classes (see the module doc)
             break
@@ -222,7 +368,7 @@ def matches(form: Form, mv: MetricValue, layout: Sequence[Sequence[str]]) -> Flo
         defined = [g for g, v in part.items() if v is not None and math.isfinite(v)]
         # per-class forms: a (group, class) value lost in this replicate is NaN
         lost = defined != list(names)
-        if lost and (not form.per_class or not set(defined) <= set(names)):
+        if lost and (not form.cellwise or not set(defined) <= set(names)):
             return None
         flat.extend(
             float(v) if (v := part.get(g)) is not None and math.isfinite(v) else math.nan
@@ -255,7 +401,7 @@ def usable(form: Form, coords: FloatArray) -> FloatArray | None:
     miss = np.isnan(coords)
     if not miss.any():
         return coords
-    if not form.per_class or (miss.mean(axis=0) > MISSING_SHARE).any():
+    if not form.cellwise or (miss.mean(axis=0) > MISSING_SHARE).any():
         return None
     return coords
 
@@ -273,7 +419,7 @@ def rows_behind(form: Form, mv: MetricValue, layout: Sequence[Sequence[str]]) ->
     is 1 / that, so a rate of 0 or 1 seen on m rows gets a half-width of c/m, near the
     "rule of three" 3/m."""
     sizes = {g.group: g.n for g in mv.groups}
-    cells = mv.cell_rows if form.per_class else None
+    cells = mv.cell_rows if form.cellwise else None
     out: list[float] = []
     for j, names in enumerate(layout):
         for g in names:
@@ -334,8 +480,37 @@ def sup_t(
     return Band(lo, hi, crit, np.where(tiny, 0.0, se))
 
 
-def project(form: Form, band: Band, sizes: Sequence[int]) -> tuple[float, float]:
-    """[smallest, largest] value of the metric over the box ``band`` (parts of ``sizes``)."""
+def pairwise_box(
+    band: Band, layout: Sequence[Sequence[str]]
+) -> tuple[list[str], FloatArray, FloatArray]:
+    """The band of a pairwise form as (groups, low, high) (G, cells) arrays, NaN where a
+    (group, cell) value is not a coordinate (undefined on the data)."""
+    groups: list[str] = []
+    for names in layout:
+        groups += [g for g in names if g not in groups]
+    index = {g: i for i, g in enumerate(groups)}
+    low = np.full((len(groups), len(layout)), np.nan)
+    high = np.full((len(groups), len(layout)), np.nan)
+    start = 0
+    for j, names in enumerate(layout):
+        for i, g in enumerate(names):
+            low[index[g], j] = band.low[start + i]
+            high[index[g], j] = band.high[start + i]
+        start += len(names)
+    return groups, low, high
+
+
+def project(
+    form: Form, band: Band, sizes: Sequence[int], layout: Sequence[Sequence[str]] = ()
+) -> tuple[float, float]:
+    """[smallest, largest] value of the metric over the box ``band`` (parts of ``sizes``;
+    a pairwise form needs the ``layout``: the groups of each part)."""
+    if form.pairwise:
+        groups, low, high = pairwise_box(band, layout)
+        got = pairwise_bounds(form, groups, low, high)[0]
+        if got is None:
+            raise ValueError("a pairwise form needs a pair of groups with a common class")
+        return got
     lows, highs = [], []
     start = 0
     for m in sizes:

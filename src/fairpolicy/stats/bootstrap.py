@@ -490,14 +490,21 @@ def _band(
         else:
             rng, floor = (-math.inf, math.inf), np.zeros(len(n))
         bd = bands.sup_t(c, pts, level, floor, rng)
-        lo, hi = bands.project(form, bd, [len(lay) for lay in layout])
+        lo, hi = bands.project(form, bd, [len(lay) for lay in layout], layout)
+        if form.pairwise:  # the box ignores Σ_p R[t, p] = 1: keep to the metric's range
+            lo = max(lo, spec.value_range[0])
+            hi = min(hi, spec.value_range[1])
         lo, hi = min(lo, point), max(hi, point)
-        shown = bands.shown_part(form, rv.base)
-        start = sum(len(lay) for lay in layout[:shown])
-        groups = {
-            g: (float(bd.low[start + i]), float(bd.high[start + i]))
-            for i, g in enumerate(layout[shown])
-        }
+        if form.pairwise:  # each group's own value (its worst pair) over the box
+            names, low, high = bands.pairwise_box(bd, layout)
+            groups = bands.pairwise_bounds(form, names, low, high)[1]
+        else:
+            shown = bands.shown_part(form, rv.base)
+            start = sum(len(lay) for lay in layout[:shown])
+            groups = {
+                g: (float(bd.low[start + i]), float(bd.high[start + i]))
+                for i, g in enumerate(layout[shown])
+            }
         asked = " (BCa was asked)" if method == "bca" else ""
         note = (
             f"simultaneous {level:.0%} sup-t band of the {len(pts)} per-group values "
