@@ -11,6 +11,7 @@ from typing import Any
 
 from fairpolicy.errors import did_you_mean
 from fairpolicy.policy.keys import check_keys
+from fairpolicy.policy.modes import MODE_RANK, effective_mode
 from fairpolicy.policy.oscal import (
     CatalogControl,
     Ctx,
@@ -133,16 +134,13 @@ def component_definition(
     return out
 
 
-#: enforcement modes from the one that gates most to the one that gates least
-MODE_RANK = {"block": 0, "warn": 1, "monitor": 2}
-
-
 def _check_overrides(base: RawControl, cd: RawControl, here: str, ctx: Ctx) -> None:
     """A component-definition's props replace the catalog/profile control's props of the
     same name. Replacing what the control *measures* (metric, operator) is an error
-    naming both places; an enforcement_mode that gates less than the one it replaces is
-    an error when a profile set it (the baseline the component claims to implement) and a
-    warning otherwise (reported with the results)."""
+    naming both places; an enforcement mode (``enforcement_mode``, or a warn/warning
+    ``severity``: :mod:`fairpolicy.policy.modes`) that gates less than the one it replaces
+    is an error when a profile set it (the baseline the component claims to implement) and
+    a warning otherwise (reported with the results)."""
     mine = {n: v for n, v in cd.props}
     theirs = {n: v for n, v in base.props}
     cid = cd.control_id
@@ -158,14 +156,18 @@ def _check_overrides(base: RawControl, cd: RawControl, here: str, ctx: Ctx) -> N
                 hint=f"remove the '{name}' prop from the implemented requirement, or change "
                 "the catalog/profile",
             )
-    mode_new = str(mine.get("enforcement_mode", "")).strip().lower()
-    mode_old = str(theirs.get("enforcement_mode", "")).strip().lower()
-    if (
-        mode_new in MODE_RANK
-        and mode_old in MODE_RANK
-        and MODE_RANK[mode_new] > MODE_RANK[mode_old]
-    ):
-        old_at = base.prop_where.get("enforcement_mode", base.file or "")
+    gating = ("enforcement_mode", "severity")
+    if not any(n in mine for n in gating) or not any(n in theirs for n in gating):
+        return
+    merged = {**theirs, **mine}
+    new = effective_mode(merged.get("enforcement_mode"), merged.get("severity"))
+    old = effective_mode(theirs.get("enforcement_mode"), theirs.get("severity"))
+    if new is not None and old is not None and MODE_RANK[new] > MODE_RANK[old]:
+        mode_new, mode_old = new.value, old.value
+        old_at = next(
+            (base.prop_where[n] for n in gating if n in theirs and n in base.prop_where),
+            base.file or "",
+        )
         text = (
             f"control '{cid}': enforcement_mode '{mode_new}' ({here}) gates less than "
             f"'{mode_old}' ({old_at})"

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
 from fairpolicy.policy import component, keys, oscal, profile
+from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
 from fairpolicy.policy.schema import (
@@ -28,7 +29,6 @@ from fairpolicy.policy.schema import (
     POLICY_WIDE_PROPS,
     ROLES,
     Control,
-    EnforcementMode,
     Operator,
     Policy,
     SourceLocation,
@@ -386,23 +386,18 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
 
     mode_text = _text(fields.get("enforcement_mode"))
     severity = _text(fields.get("severity"))
-    mode = EnforcementMode.BLOCK
-    if mode_text:
-        modes = [m.value for m in EnforcementMode]
-        if mode_text.lower() in modes:
-            mode = EnforcementMode(mode_text.lower())
-        else:
-            err(
-                f"enforcement_mode '{mode_text}' is not one of {', '.join(modes)}."
-                f"{did_you_mean(mode_text.lower(), modes)}",
-                "enforcement_mode",
-            )
-    elif severity and severity.lower() == "warning":
-        mode = EnforcementMode.WARN
+    mode = effective_mode(mode_text, severity)
+    if mode is None:
+        modes = list(MODE_SPELLINGS)
+        err(
+            f"enforcement_mode '{mode_text}' is not one of block, warn, monitor ('warning' "
+            f"is read as warn).{did_you_mean(str(mode_text).lower(), modes)}",
+            "enforcement_mode",
+        )
 
     if len(ctx.problems) > before or spec is None or operator is None or threshold is None:
         return None
-    assert cid is not None and written is not None
+    assert cid is not None and written is not None and mode is not None
     return Control(
         control_id=cid,
         title=_text(raw.title) or _text(raw.description),
