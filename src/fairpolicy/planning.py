@@ -84,7 +84,13 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
         missing=control.missing,
         binary="multiclass" not in spec.tasks,
         classes=None if p.get("classes") is None else str(p["classes"]),
+        positive_target=_text(p.get("positive_label.target")),
+        positive_prediction=_text(p.get("positive_label.prediction")),
     )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 @dataclass

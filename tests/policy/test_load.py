@@ -390,7 +390,7 @@ def test_unknown_param_is_rejected_with_close_match() -> None:
         [control(metric_key="weighted_demographic_parity_multiclass", stratgy="micro")]
     )
     assert "key 'stratgy'" in text and "unknown prop 'stratgy'" in text
-    assert "strategy, min_samples, missing, positive_label, num_classes" in text
+    assert "strategy, min_samples, missing, positive_label, positive_label.target" in text
     assert "Did you mean 'strategy'?" in text
 
 

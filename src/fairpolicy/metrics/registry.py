@@ -63,6 +63,20 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec(
         "positive_label", str, None, help="the positive class of a binary metric (default 1)"
     ),
+    ParamSpec(
+        "positive_label.target",
+        str,
+        None,
+        help="the positive label of the target column when its labels differ from the "
+        "prediction's (outcome: repaid/default; wins over positive_label for the target)",
+    ),
+    ParamSpec(
+        "positive_label.prediction",
+        str,
+        None,
+        help="the positive label of the prediction column when its labels differ from the "
+        "target's (decision: approve/deny; wins over positive_label for the prediction)",
+    ),
     ParamSpec("num_classes", int, None, help="declared number of classes K (labels 0..K-1)"),
     ParamSpec(
         "classes",

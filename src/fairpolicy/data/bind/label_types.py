@@ -34,6 +34,10 @@ class LabelKey:
     binary: bool
     #: the ``classes`` prop as written: the label vocabulary, in score-column order
     classes: str | None = None
+    #: ``positive_label.target`` / ``positive_label.prediction``: each column's own
+    #: positive label (columns with different vocabularies, binary metrics only)
+    positive_target: str | None = None
+    positive_prediction: str | None = None
 
 
 @dataclass

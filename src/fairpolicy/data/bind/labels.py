@@ -90,6 +90,12 @@ def encode_labels(
         if len(t_arr) == 0:
             raise ctx.error("no rows are left after dropping rows with missing labels.")
 
+    # --- each column's own positive label (positive_label.target / .prediction)
+    positive_label = key.positive_label
+    if key.positive_target is not None or key.positive_prediction is not None:
+        t_arr, p_arr = _per_role(ctx, table, key, control, t_arr, p_arr, warnings)
+        positive_label = "1"
+
     # --- label kinds
     kt, kp = value_kind(t_arr), value_kind(p_arr)
     for arr_kind, col, role in ((kt, key.target, "target"), (kp, key.prediction, "prediction")):
@@ -130,7 +136,6 @@ def encode_labels(
     mapped: tuple[str, ...] | None = None
     if key.score:
         score_cols, mapped = resolve_score_binding(table, control, key.score)
-    positive_label = key.positive_label
     if mapped is not None and len(mapped) == 1:  # `input.score: melanoma=p`: P(melanoma)
         if positive_label is not None and label.value(positive_label) != label.value(mapped[0]):
             raise ctx.error(
@@ -222,6 +227,7 @@ def encode_labels(
     positive: int | None = None
     if key.binary:
         if len(classes) > 2:
+            _different_vocabularies(ctx, key, control, t_arr, p_arr)
             raise MetricError(
                 Problem(
                     f"metric '{control.metric_key}' is defined for two classes, but "
@@ -264,6 +270,118 @@ def encode_labels(
         warnings=warnings,
         weights=weights,
         score_problem=score_problem,
+    )
+
+
+def _as_text(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A label column as text: integers as written, booleans ``true``/``false``."""
+    import pyarrow as pa
+
+    return arr.cast(pa.string())
+
+
+def _text_values(arr: pa.ChunkedArray) -> list[str]:
+    """The distinct labels of a column, as text, sorted."""
+    import pyarrow.compute as pc
+
+    return sorted(str(v) for v in pc.unique(_as_text(arr)).drop_null().to_pylist())
+
+
+def _per_role(
+    ctx: BindContext,
+    table: Table,
+    key: LabelKey,
+    control: Control,
+    t_arr: pa.ChunkedArray,
+    p_arr: pa.ChunkedArray,
+    warnings: list[str],
+) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
+    """Target and prediction as 1 (the column's own positive label) / 0, for columns whose
+    label vocabularies differ (``outcome ∈ {repaid, default}``, ``decision ∈ {approve,
+    deny}``). Each column holds at most two labels; its positive label must be one of
+    them (a column showing one label only is accepted with a warning: every row negative
+    or every row positive). Binary metrics only."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not key.binary:
+        raise ctx.error(
+            f"positive_label.target / positive_label.prediction apply to binary metrics, "
+            f"but '{control.metric_key}' compares all classes.",
+            key="positive_label.target"
+            if key.positive_target is not None
+            else "positive_label.prediction",
+            hint="remove them, or map both columns to one vocabulary.",
+        )
+    out = []
+    for arr, col, role, own in (
+        (t_arr, key.target, "target", key.positive_target),
+        (p_arr, key.prediction, "prediction", key.positive_prediction),
+    ):
+        if is_float(arr):  # whole-number floats (1.0) are the integers they stand for
+            arr = _as_int(ctx, table, arr, col, role)
+        named = own if own is not None else key.positive_label
+        values = _text_values(arr)
+        prop = f"positive_label.{role}"
+        if named is None:
+            raise ctx.error(
+                f"'{col}' ({role}) holds {values[:5]} and has no positive label: "
+                f"positive_label.{'prediction' if role == 'target' else 'target'} is set, so "
+                f"{prop} (or positive_label) must name this column's positive label too.",
+                column=col,
+                key=prop,
+                hint=f"add {prop}: <one of {values[:5]}>.",
+            )
+        if len(values) > 2:
+            raise ctx.error(
+                f"'{col}' ({role}) holds {len(values)} labels {values[:8]}, but "
+                f"'{control.metric_key}' is a binary metric.",
+                column=col,
+                key=prop,
+                hint="bind a column with two labels, or use a multi-class metric.",
+            )
+        if named not in values:
+            if len(values) == 2:
+                raise ctx.error(
+                    f"{prop if own is not None else 'positive_label'} '{named}' is not one of "
+                    f"the labels {values} of '{col}' ({role}).",
+                    column=col,
+                    key=prop,
+                    hint=f"set {prop} to the label of the positive outcome, one of {values}."
+                    f"{did_you_mean(named, values)}",
+                )
+            warnings.append(
+                f"control '{control.control_id}': '{col}' ({role}) holds only {values}; its "
+                f"positive label '{named}' never occurs, so every row counts as negative"
+            )
+        hit = pc.fill_null(pc.equal(_as_text(arr), pa.scalar(named)), False)
+        out.append(hit.cast(pa.int64()))
+    return out[0], out[1]
+
+
+def _different_vocabularies(
+    ctx: BindContext,
+    key: LabelKey,
+    control: Control,
+    t_arr: pa.ChunkedArray,
+    p_arr: pa.ChunkedArray,
+) -> None:
+    """A binary metric whose target and prediction each hold two labels, but different
+    ones (``repaid/default`` and ``approve/deny``): say exactly that, with both props."""
+    if key.prediction == key.target:
+        return
+    t_vals, p_vals = _text_values(t_arr), _text_values(p_arr)
+    if len(t_vals) > 2 or len(p_vals) > 2 or set(t_vals) == set(p_vals):
+        return
+    raise ctx.error(
+        f"'{key.target}' (target) holds {t_vals} and '{key.prediction}' (prediction) holds "
+        f"{p_vals}: the two columns use different labels, so fairpolicy cannot tell which "
+        "prediction matches which outcome.",
+        column=key.target,
+        key="positive_label",
+        hint=f"name each column's positive label (the favourable outcome): "
+        f"positive_label.target: <{' or '.join(t_vals)}> and positive_label.prediction: "
+        f"<{' or '.join(p_vals)}>, or recode one column to the other's labels.",
     )
 
 

@@ -27,10 +27,16 @@ class BindContext:
         self.control = control.control_id
 
     def error(
-        self, message: str, column: str | None = None, hint: str | None = None
+        self,
+        message: str,
+        column: str | None = None,
+        hint: str | None = None,
+        key: str | None = None,
     ) -> BindingError:
         return BindingError(
-            Problem(message, file=self.file, control=self.control, column=column, hint=hint)
+            Problem(
+                message, file=self.file, control=self.control, column=column, key=key, hint=hint
+            )
         )
 
 
