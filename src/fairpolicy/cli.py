@@ -230,6 +230,12 @@ def _parser() -> argparse.ArgumentParser:
         help="let the policy's hrefs and sources name files under DIR (repeatable); by "
         "default they must lie in the policy's own folder tree",
     )
+    c.add_argument(
+        "--strict",
+        action="store_true",
+        help="require valid OSCAL policy input: what NIST's schema would reject is an error "
+        "(exit 2) instead of one warning per document",
+    )
     _baseline_options(c)
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
@@ -312,6 +318,11 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="DIR",
         help="let the policies' hrefs and sources name files under DIR (repeatable)",
+    )
+    v.add_argument(
+        "--strict",
+        action="store_true",
+        help="require valid OSCAL: NIST schema problems are errors (exit 2), not warnings",
     )
     v.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
@@ -559,6 +570,7 @@ def _run_check(
         max_cells=args.max_cells,
         max_resample_seconds=args.max_resample_seconds,
         allow_paths=args.allow_path,
+        strict=args.strict,
         baseline=args.baseline,
         max_regression=args.max_regression,
         allow_policy_change=args.allow_policy_change,
@@ -727,7 +739,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
-    code: int = validate_files(args.policies, stdout, args.allow_path)
+    code: int = validate_files(args.policies, stdout, args.allow_path, strict=args.strict)
     return code
 
 

@@ -302,12 +302,14 @@ def engine_request(pol: Policy, available: list[str], strings: list[str], decima
     )
 
 
-def load(policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = ()) -> Policy:
+def load(
+    policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = (), strict: bool = False
+) -> Policy:
     if isinstance(policy, Policy):
         return policy
     from fairpolicy.policy.load import load_policy
 
-    loaded: Policy = load_policy(policy, allow_paths=allow_paths)
+    loaded: Policy = load_policy(policy, allow_paths=allow_paths, strict=strict)
     return loaded
 
 
@@ -330,6 +332,8 @@ class Settings:
     max_rows: int | None
     score_decimals: int | None
     allow_paths: Sequence[str | os.PathLike[str]]
+    #: ``--strict``: the policy must be valid OSCAL (else one warning per document)
+    strict: bool = False
 
 
 def settle(
@@ -359,6 +363,7 @@ def settle(
     max_cells: int | None,
     max_resample_seconds: int | None,
     allow_paths: Sequence[str | os.PathLike[str]],
+    strict: bool = False,
 ) -> Settings:
     """The options of :func:`fairpolicy.runner.check`, validated in the order a user
     meets them (the data's kind first); the run's clock starts here. Raises UsageError."""
@@ -440,6 +445,7 @@ def settle(
         max_rows=max_rows,
         score_decimals=score_decimals,
         allow_paths=allow_paths,
+        strict=strict,
     )
 
 
@@ -447,6 +453,8 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
     """The policy with the command line's overrides, its requested work within the caps,
     and the engines' score grid (``--score-decimals``). Raises PolicyError/UsageError."""
     s = settings
-    pol = apply_overrides(load(policy, s.allow_paths), s.bind, s.num_classes, s.stats_options)
+    pol = apply_overrides(
+        load(policy, s.allow_paths, s.strict), s.bind, s.num_classes, s.stats_options
+    )
     _check_requested(pol, s.caps)
     return pol, _score_decimals(s.score_decimals)

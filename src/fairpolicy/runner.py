@@ -79,6 +79,7 @@ def check(
     baseline: str | os.PathLike[str] | Results | None = None,
     max_regression: float | None = None,
     allow_policy_change: bool = False,
+    strict: bool = False,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -115,6 +116,8 @@ def check(
     every finding gets its change against it, and ``max_regression`` (or a control's own
     prop) fails a control that got worse by more than it (:mod:`fairpolicy.baseline`);
     ``allow_policy_change`` compares with a baseline of another policy version.
+    ``strict`` (``--strict``): the policy must be valid OSCAL; by default what NIST's
+    schema would reject in an OSCAL-shaped document is one warning and it is evaluated.
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -145,6 +148,7 @@ def check(
         max_cells=max_cells,
         max_resample_seconds=max_resample_seconds,
         allow_paths=allow_paths,
+        strict=strict,
     )
     old = _baseline(baseline, max_regression)
     # the data read starts now, beside the policy's validation (data/prefetch.py)

@@ -66,3 +66,45 @@ CASES: list[Case] = [
         key="threshold",
     ),
 ]
+
+_INVALID_OSCAL = """component-definition:
+  uuid: 3c0b7d52-7f1e-4b8a-9a43-1f2d6c8e4a70
+  metadata: {title: gate, version: "1"}
+  components:
+    - uuid: 4c0b7d52-7f1e-4b8a-9a43-1f2d6c8e4a71
+      type: software
+      title: m
+      description: model
+      control-implementations:
+        - uuid: 5c0b7d52-7f1e-4b8a-9a43-1f2d6c8e4a72
+          source: "#"
+          description: gate
+          implemented-requirements:
+            - uuid: 6c0b7d52-7f1e-4b8a-9a43-1f2d6c8e4a73
+              control-id: c1
+              description: dp
+              props:
+                - {name: metric_key, value: demographic_parity_diff}
+                - {name: threshold, value: "0.2"}
+                - {name: operator, value: "<"}
+                - {name: input.target, value: y_true}
+                - {name: input.prediction, value: y_pred}
+                - {name: input.dimension, value: sex}
+"""
+
+CASES += [
+    Case(
+        "strict-invalid-oscal",
+        ("not valid OSCAL", "--strict requires valid OSCAL input"),
+        policy=_INVALID_OSCAL,
+        args=("--strict",),
+        key="component-definition.metadata.last-modified",
+        subprocess=True,
+    ),
+    Case(
+        "strict-list-form",
+        ("--strict requires valid OSCAL input", "convert"),
+        args=("--strict",),
+        key="list",
+    ),
+]

@@ -79,7 +79,7 @@ def test_trestle_oscal_version_error_is_a_policy_error() -> None:
             "imports": [{"href": "catalog.json", "include-all": {}}],
         }
     }
-    exc = load(doc)
+    exc = load(doc, strict=True)  # by default one warning, see test_lenient_oscal.py
     assert isinstance(exc, FairpolicyError)
     assert "not valid OSCAL" in exc.render() and "oscal-version" in exc.render()
 

@@ -26,9 +26,10 @@ PACKS = sorted(
 DATA = ROOT / "tests" / "reference" / "binary_2g.csv"
 
 
-def validate(*paths: str | Path) -> tuple[int, str]:
+def validate(*paths: str | Path, strict: bool = False) -> tuple[int, str]:
+    """``fairpolicy validate`` (``--strict``: NIST schema problems are errors)."""
     out = io.StringIO()
-    code = main(["validate", *map(str, paths)], stdout=out)
+    code = main(["validate", *(["--strict"] if strict else []), *map(str, paths)], stdout=out)
     return code, out.getvalue()
 
 
@@ -139,7 +140,9 @@ def test_a_catalog_the_loader_accepts_but_the_nist_schema_rejects(tmp_path: Path
     doc["catalog"]["metadata"]["last-modified"] = "1850-01-15T12:00:00Z"
     path = write_json(tmp_path / "catalog.json", doc)
     assert len(load_policy(path).controls) == 1  # the engine would run it
-    code, out = validate(path)
+    lenient = validate(path)
+    assert lenient[0] == 0 and lenient[1].count("warning:") == 1 and "last-modified" in lenient[1]
+    code, out = validate(path, strict=True)
     assert code == 2
     assert out.startswith(
         "error: invalid policy (not valid against the NIST OSCAL 1.2.3 catalog JSON schema): "
@@ -161,7 +164,7 @@ def test_a_profile_is_checked_with_the_catalog_it_imports(tmp_path: Path) -> Non
     profile = write_json(
         tmp_path / "profile.json", json.loads((FILES / "profile.json").read_text())
     )
-    code, out = validate(profile)
+    code, out = validate(profile, strict=True)
     assert code == 2
     assert "error: invalid policy (not valid against the NIST OSCAL 1.2.3 catalog JSON" in out
     assert f"{catalog}: at $.catalog.controls[0].links[0].href" in out
@@ -179,14 +182,14 @@ def test_a_component_definition_is_checked_with_its_sources(tmp_path: Path) -> N
     assert bad != catalog
     (tmp_path / "catalog.yaml").write_text(bad)
     assert load_policy(tmp_path / "component-definition.yaml").controls  # the engine runs it
-    code, out = validate(tmp_path / "component-definition.yaml")
+    code, out = validate(tmp_path / "component-definition.yaml", strict=True)
     assert code == 2
     assert out.startswith("error: invalid policy (not valid against the NIST OSCAL 1.2.3 catalog")
     assert f"{tmp_path / 'catalog.yaml'}: at $.catalog.controls[0].links[0].href:" in out
 
 
 def test_the_loader_and_the_schema_both_speak(tmp_path: Path) -> None:
-    code, out = validate(FILES / "invalid-oscal-catalog.json")
+    code, out = validate(FILES / "invalid-oscal-catalog.json", strict=True)
     assert code == 2
     blocks = re.findall(r"^error: ", out, flags=re.M)
     assert len(blocks) == 2

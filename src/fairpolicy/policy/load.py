@@ -61,8 +61,14 @@ def load_policy(
     *,
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] = (),
+    strict: bool = False,
 ) -> Policy:
     """Load and validate a policy.
+
+    ``strict`` (``--strict``): every document must be valid OSCAL — a catalog, profile or
+    component-definition NIST's schema accepts; otherwise what the schema would reject is
+    one warning per document and the policy is evaluated (see
+    :func:`fairpolicy.policy.oscal.validate_oscal`).
 
     ``source`` is a path to a YAML or JSON file, or an already-parsed mapping or list.
     ``base_dir`` is where relative hrefs (a component-definition's ``source``, a
@@ -85,8 +91,17 @@ def load_policy(
         )
     if base_dir is not None:
         base = Path(base_dir)
-    ctx = Ctx(roots=oscal.confinement(base, allow_paths))
+    ctx = Ctx(roots=oscal.confinement(base, allow_paths), strict=strict)
     form, metadata, raws = _normalise(data, file, base, ctx)
+    if strict and form in ("list", "assessment-plan"):
+        ctx.add(
+            f"--strict requires valid OSCAL input, but this policy is in the {form} form "
+            "(fairpolicy's and Venturalitica's own form, not an OSCAL model)",
+            file,
+            key=form,
+            hint="run `fairpolicy convert POLICY -o catalog.json --profile profile.json` and "
+            "check the profile, or drop --strict",
+        )
     raws = _policy_wide(metadata, raws, file, ctx)
     assessors, organization = _people(metadata, file, ctx)
     controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]

@@ -80,6 +80,8 @@ class Ctx:
     documents: list[tuple[str, str, str]] = field(default_factory=list)
     #: folders the policy's hrefs may resolve into (None: not confined)
     roots: tuple[Path, ...] | None = None
+    #: ``--strict``: every document must be valid OSCAL (else one warning per document)
+    strict: bool = False
 
     def add(
         self,
@@ -634,10 +636,55 @@ def _stringify(obj: Any) -> Any:
     return obj
 
 
+#: at most this many schema problems are listed in the lenient warning
+LENIENT_LISTED = 10
+
+
 def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
-    """Validate a document that claims to be OSCAL with trestle's model for ``root``."""
-    if not claims_oscal(body):
+    """Validate a document that claims to be OSCAL (under ``ctx.strict``: every catalog,
+    profile and component-definition) with trestle's model for ``root``.
+
+    Lenient by default: what OSCAL's schema would reject (a missing ``last-modified``,
+    ``oscal-version``, a ``description`` …) is one warning listing every problem and the
+    fix, and the document is evaluated: fairpolicy reads its own fields, and keys it does
+    not read are refused anyway (:mod:`fairpolicy.policy.keys`). Under ``ctx.strict`` the
+    same problems are errors. Returns False when the document must not be read."""
+    if not claims_oscal(body) and not ctx.strict:
         return True
+    if not ctx.strict:
+        found: list[tuple[str, str]] = []
+        ok = _trestle_problems(root, body, file, found)
+        if not ok:
+            listed = "; ".join(f"{loc}: {msg}" for loc, msg in found[:LENIENT_LISTED])
+            more = len(found) - LENIENT_LISTED
+            ctx.warnings.append(
+                f"{file or 'policy'}: not valid OSCAL ({root}): {len(found)} problem(s) NIST's "
+                f"schema would reject: {listed}{f'; and {more} more' if more > 0 else ''}. "
+                "It was evaluated anyway (the results written are valid OSCAL). Fix: "
+                f"`fairpolicy convert {file or 'POLICY'} -o catalog.json --profile "
+                "profile.json` writes valid OSCAL, or add the fields; --strict makes this an "
+                "error."
+            )
+        return True
+    found = []
+    if _trestle_problems(root, body, file, found):
+        return True
+    for loc, msg in found[:10]:
+        ctx.add(
+            f"not valid OSCAL: {msg}",
+            file,
+            key=loc,
+            hint=f"fix the document against the OSCAL {root} schema (--strict requires "
+            "valid OSCAL input), or run `fairpolicy convert` to write it",
+        )
+    if len(found) > 10:
+        ctx.add(f"not valid OSCAL: {len(found) - 10} more errors", file)
+    return False
+
+
+def _trestle_problems(root: str, body: Any, file: str | None, found: list[tuple[str, str]]) -> bool:
+    """Validate with trestle's model for ``root``; True when valid, else the (location,
+    message) problems are appended to ``found``. Successes are cached by content."""
     from fairpolicy import cache
 
     document = _stringify(body)
@@ -662,20 +709,11 @@ def validate_oscal(root: str, body: Any, file: str | None, ctx: Ctx) -> bool:
         # trestle re-raises a ValidationError that touches oscal-version as a TrestleError
         cause = exc if isinstance(exc, ValidationError) else exc.__context__
         if not isinstance(cause, ValidationError):
-            ctx.add(f"not valid OSCAL: {exc}", file, key=root)
+            found.append((root, str(exc)))
             return False
-        errors = cause.errors()
-        for err in errors[:10]:
+        for err in cause.errors():
             loc = root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
-            ctx.add(
-                f"not valid OSCAL: {err['msg']}",
-                file,
-                key=loc,
-                hint=f"fix the document against the OSCAL {root} schema (it has uuid and "
-                "metadata, so it is read as OSCAL)",
-            )
-        if len(errors) > 10:
-            ctx.add(f"not valid OSCAL: {len(errors) - 10} more errors", file)
+            found.append((loc, str(err["msg"])))
         return False
     cache.remember(key)
     return True
