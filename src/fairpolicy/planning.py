@@ -119,7 +119,7 @@ def one_column_notes(policy: Policy) -> list[str]:
     """A selection-rate metric (which reads only predictions) may bind target and prediction
     to one column on purpose (an LL144 selection column); say so, since bound by mistake it
     measures the labels' base rates, not the model's decisions."""
-    from fairpolicy.data.bind.roles import PREDICTION_ONLY
+    from fairpolicy.data.bind.roles import prediction_only
 
     return [
         f"control '{c.control_id}': target and prediction are both bound to column "
@@ -129,7 +129,7 @@ def one_column_notes(policy: Policy) -> list[str]:
         for c in policy.controls
         if c.inputs.get("target") is not None
         and c.inputs.get("prediction") == c.inputs.get("target")
-        and c.metric_key in PREDICTION_ONLY
+        and prediction_only(c)
     ]
 
 

@@ -30,3 +30,20 @@ CASES: list[Case] = [
         report=True,
     ),
 ]
+
+CASES += [
+    Case(
+        "binds-one-column-disparity-tpr",
+        ("both bound to column 'y_true'", "every prediction would be counted as correct"),
+        policy=policy(
+            metric_key="disparity_ratio",
+            rate="tpr",
+            operator="between",
+            threshold='"0.8,1.25"',
+            input__prediction="y_true",
+        ),
+        control="c1",
+        column="y_true",
+        report=True,
+    ),
+]

@@ -481,3 +481,40 @@ def test_metrics_show_states_the_pairing_rule_for_every_score_metric() -> None:
         assert (SCORE_COLUMNS_RULE in text) == spec.needs_scores, key
         if spec.needs_scores:
             assert "input.score: nevus=p_0, melanoma=p_1" in text
+
+
+def test_disparity_ratio_rates_that_read_the_truth_refuse_one_column() -> None:
+    """``disparity_ratio`` ignores the truth only for some ``rate`` values: those are
+    exactly ONE_COLUMN_RATES (checked by changing the true labels), and with any other
+    rate target = prediction (every ratio 1, a wrong PASS) is refused."""
+    from fairpolicy.data.bind.roles import ONE_COLUMN_RATES, prediction_only
+    from fairpolicy.policy.schema import Control, Operator, Threshold
+
+    rng = np.random.default_rng(4)
+    n = 4000
+    g = rng.integers(0, 3, n).astype(np.int8)
+    t = rng.integers(0, 2, n).astype(np.int8)
+    p = np.where(rng.random(n) < 0.6, t, rng.integers(0, 2, n)).astype(np.int8)
+    t2 = np.where(rng.random(n) < 0.8, 0, t).astype(np.int8)
+    dims = {"d": (g, ["a", "b", "c"])}
+    a = build_group_stats(t, p, ("0", "1"), dims, [("d",)], 1, None)[("d",)]
+    b = build_group_stats(t2, p, ("0", "1"), dims, [("d",)], 1, None)[("d",)]
+    spec = REGISTRY["disparity_ratio"]
+    (rate,) = [q for q in spec.params if q.name == "rate"]
+    assert rate.choices
+    for r in rate.choices:
+        params = spec.resolve_params({"rate": r})
+        ignores_truth = spec.fn(a, params).value == spec.fn(b, params).value
+        reads_one_column = r in ONE_COLUMN_RATES
+        control = Control(
+            control_id="c",
+            metric_key="disparity_ratio",
+            metric_key_as_written="disparity_ratio",
+            threshold=Threshold(low=0.8, high=1.25),
+            operator=Operator("between"),
+            inputs={"target": "y", "prediction": "y", "dimension": "d"},
+            params={"rate": r},
+        )
+        assert prediction_only(control) == reads_one_column
+        if r != "prev":  # prev reads the truth alone: one column is that column's rate
+            assert ignores_truth == reads_one_column, r

@@ -31,6 +31,19 @@ PREDICTION_ONLY = frozenset(
     }
 )
 
+#: ``disparity_ratio`` rates that read one column only (the predictions' selection rate and
+#: share of positives, or the labels' prevalence); its other rates (tpr, ppv, accuracy …)
+#: compare predictions with the truth, so one column for both makes every ratio 1
+ONE_COLUMN_RATES = frozenset({"selection_rate", "pprev", "ppr", "prev"})
+
+
+def prediction_only(control: Control) -> bool:
+    """Whether the control's metric, with its parameters, ignores the truth (so target and
+    prediction may be one column): ``disparity_ratio`` only for :data:`ONE_COLUMN_RATES`."""
+    if control.metric_key == "disparity_ratio":
+        return str(control.params.get("rate", "selection_rate")) in ONE_COLUMN_RATES
+    return control.metric_key in PREDICTION_ONLY
+
 
 def same_column_problems(
     control: Control, reads: tuple[str, ...], file: str | None
@@ -63,7 +76,7 @@ def same_column_problems(
     if (
         "prediction" in reads
         and i.get("prediction") == target
-        and control.metric_key not in PREDICTION_ONLY
+        and not prediction_only(control)
     ):
         out.append(
             Problem(
