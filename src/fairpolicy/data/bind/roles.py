@@ -73,11 +73,7 @@ def same_column_problems(
         )
     if target is None:
         return out
-    if (
-        "prediction" in reads
-        and i.get("prediction") == target
-        and not prediction_only(control)
-    ):
+    if "prediction" in reads and i.get("prediction") == target and not prediction_only(control):
         out.append(
             Problem(
                 f"target and prediction are both bound to column '{target}', so every "
