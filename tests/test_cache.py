@@ -75,7 +75,9 @@ def component(**meta: Any) -> dict[str, Any]:
 
 
 def outcome(body: Any) -> tuple[bool, list[str]]:
-    ctx = Ctx()
+    """Strict validation (``--strict``): what the schema rejects is a problem (by default
+    it is one warning and the document is read)."""
+    ctx = Ctx(strict=True)
     ok = validate_oscal("component-definition", body, "p.json", ctx)
     return ok, [p.render() for p in ctx.problems]
 
@@ -247,7 +249,7 @@ def test_cli_check_same_output_cold_warm_and_off(tmp_path: Path) -> None:
         env = dict(os.environ, **env_base, **extra)
         env["PYTHONPATH"] = str(REPO / "src")
         proc = subprocess.run(
-            [sys.executable, "-m", "fairpolicy", "check", str(policy), str(data)],
+            [sys.executable, "-m", "fairpolicy", "check", "--strict", str(policy), str(data)],
             capture_output=True,
             text=True,
             env=env,
@@ -273,7 +275,7 @@ def test_load_policy_error_identical_with_cache(cache_home: Path, tmp_path: Path
     messages = []
     for _ in range(2):
         with pytest.raises(PolicyError) as info:
-            load_policy(path)
+            load_policy(path, strict=True)
         messages.append(info.value.render())
     assert messages[0] == messages[1]
 
@@ -297,7 +299,7 @@ def test_validate_nist_schema_cached_only_on_success(
 
     def run(path: Path) -> tuple[int, str]:
         out = io.StringIO()
-        return main(["validate", str(path)], stdout=out), out.getvalue()
+        return main(["validate", "--strict", str(path)], stdout=out), out.getvalue()
 
     cold_bad = run(bad)
     assert cold_bad[0] == 2 and "NIST" in cold_bad[1]

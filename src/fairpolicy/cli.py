@@ -86,7 +86,18 @@ def _parser() -> argparse.ArgumentParser:
         default="fail",
         help="how an inconclusive gating control affects the gate (default: fail)",
     )
-    c.add_argument("--subject", metavar="TITLE", help="the assessed system's title in OSCAL output")
+    c.add_argument(
+        "--subject",
+        metavar="TITLE",
+        help='the assessed system\'s title, e.g. "model v4.2" (in every report)',
+    )
+    c.add_argument(
+        "--meta",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="run metadata carried into every report (repeatable: git SHA, ticket, reviewer)",
+    )
     c.add_argument(
         "--embed-evidence",
         action="store_true",
@@ -445,6 +456,28 @@ def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
     return outputs
 
 
+def _parse_meta(items: Sequence[str]) -> dict[str, str]:
+    """``--meta KEY=VALUE`` items; a key given twice with two values is an error."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(
+                f"--meta expects KEY=VALUE, got '{item}'.",
+                key="--meta",
+                hint="e.g. --meta git_sha=$GITHUB_SHA",
+            )
+        if key in out and out[key] != value.strip():
+            raise UsageError(
+                f"--meta gives '{key}' twice: '{out[key]}' and '{value.strip()}'.",
+                key="--meta",
+                hint="give each key once",
+            )
+        out[key] = value.strip()
+    return out
+
+
 def _parse_bind(items: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
@@ -571,6 +604,8 @@ def _run_check(
         max_resample_seconds=args.max_resample_seconds,
         allow_paths=args.allow_path,
         strict=args.strict,
+        subject=args.subject,
+        meta=_parse_meta(args.meta),
         baseline=args.baseline,
         max_regression=args.max_regression,
         allow_policy_change=args.allow_policy_change,

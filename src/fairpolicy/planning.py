@@ -74,10 +74,15 @@ def apply_overrides(
 
 def label_key(control: Control, spec: MetricSpec) -> LabelKey:
     p = control.params
+    i = control.inputs
+    # a metric of the predictions alone may have no target (it is not read): the
+    # prediction stands in; without a prediction, the target is read in its place (a data
+    # audit of the labels, as for class balance)
+    target = i.get("target", i.get("prediction"))
+    assert target is not None  # planning checked the declared roles
     return LabelKey(
-        target=control.inputs["target"],
-        # a metric of the labels alone (class balance) counts the target against itself
-        prediction=control.inputs.get("prediction", control.inputs["target"]),
+        target=target,
+        prediction=i.get("prediction", target),
         score=control.inputs.get("score"),
         positive_label=None if p.get("positive_label") is None else str(p["positive_label"]),
         num_classes=p.get("num_classes"),
@@ -121,7 +126,7 @@ def one_column_notes(policy: Policy) -> list[str]:
     measures the labels' base rates, not the model's decisions."""
     from fairpolicy.data.bind.roles import prediction_only
 
-    return [
+    same = [
         f"control '{c.control_id}': target and prediction are both bound to column "
         f"'{c.inputs['target']}': {c.metric_key} then compares the groups' rates of that "
         "column, not the model's predictions (meant for a selection column; otherwise bind "
@@ -131,6 +136,18 @@ def one_column_notes(policy: Policy) -> list[str]:
         and c.inputs.get("prediction") == c.inputs.get("target")
         and prediction_only(c)
     ]
+    # a selection metric given only the target reads the labels: say which reading ran
+    audit = [
+        f"control '{c.control_id}': no prediction is bound, so {c.metric_key} is computed on "
+        f"the target column '{c.inputs['target']}' (a data audit of the labels' positive "
+        "rates, as Venturalitica's disparate_impact on a dataset); bind input.prediction to "
+        "measure the model's decisions"
+        for c in policy.controls
+        if "prediction" not in c.inputs
+        and "target" in c.inputs
+        and lookup(c.metric_key).one_of == ("prediction", "target")
+    ]
+    return same + audit
 
 
 def plan_controls(policy: Policy, table: Table) -> list[Plan]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from fairpolicy.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
+from fairpolicy.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS, UsageError
 
 SCHEMA_VERSION = "1.0"
 
@@ -284,6 +286,40 @@ class Summary(_Frozen):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
+#: ``--meta`` keys: OSCAL tokens (they become prop names in the OSCAL outputs)
+META_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}", re.ASCII)
+#: longest ``--subject`` / ``--meta`` value, in characters
+META_VALUE_MAX = 500
+
+
+def run_metadata(
+    subject: str | None, meta: Mapping[str, str] | None
+) -> tuple[str | None, dict[str, str]]:
+    """``--subject`` and ``--meta`` checked: one non-empty line each (surrounding spaces
+    dropped), keys OSCAL tokens. Raises :class:`UsageError` naming the flag."""
+
+    def value(flag: str, text: str) -> str:
+        text = str(text).strip()
+        if not text or "\n" in text or "\r" in text or len(text) > META_VALUE_MAX:
+            raise UsageError(
+                f"{flag} needs one non-empty line of at most {META_VALUE_MAX} characters, got "
+                f"{text[:60]!r}.",
+                hint=f"e.g. {flag} " + ('"model v4.2"' if flag == "--subject" else "ticket=ML-42"),
+            )
+        return text
+
+    out: dict[str, str] = {}
+    for key, text in (meta or {}).items():
+        if not META_KEY.fullmatch(str(key)):
+            raise UsageError(
+                f"--meta {key}=…: the key must start with a letter or '_' and hold only "
+                "letters, digits, '.', '-' and '_' (at most 64).",
+                hint="e.g. --meta git_sha=$GITHUB_SHA --meta ticket=ML-42",
+            )
+        out[str(key)] = value(f"--meta {key}=", text)
+    return (None if subject is None else value("--subject", subject)), out
+
+
 class Results(_Frozen):
     schema_version: str = SCHEMA_VERSION
     tool: Tool
@@ -295,6 +331,10 @@ class Results(_Frozen):
     warnings: list[str] = Field(default_factory=list)
     #: the baseline this run was compared with (``--baseline``; left out without one)
     baseline: BaselineRef | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: the assessed system (``--subject "model v4.2"``; left out without one)
+    subject: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: run metadata (``--meta KEY=VALUE``: git SHA, ticket, reviewer; left out when empty)
+    meta: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
     @property
     def exit_code(self) -> int:

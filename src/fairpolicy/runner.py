@@ -80,6 +80,8 @@ def check(
     max_regression: float | None = None,
     allow_policy_change: bool = False,
     strict: bool = False,
+    subject: str | None = None,
+    meta: Mapping[str, str] | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -118,10 +120,16 @@ def check(
     ``allow_policy_change`` compares with a baseline of another policy version.
     ``strict`` (``--strict``): the policy must be valid OSCAL; by default what NIST's
     schema would reject in an OSCAL-shaped document is one warning and it is evaluated.
+    ``subject`` (``--subject``): the assessed system's title; ``meta`` (``--meta``): run
+    metadata (git SHA, ticket, reviewer); both are recorded in the results and shown by
+    every report.
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
     """
+    from fairpolicy.results import run_metadata
+
+    about = dict(zip(("subject", "meta"), run_metadata(subject, meta), strict=True))
     s = settle(
         data,
         bind=bind,
@@ -189,6 +197,8 @@ def check(
         score_decimals=decimals if rounded or ev.grid_used else None,
         warnings=[*one_column_notes(pol), *notes, *table.warnings, *ev.warnings],
     )
+    if about["subject"] is not None or about["meta"]:
+        results = results.model_copy(update=about)
     if old is None:
         if any(c.params.get("max_regression") is not None for c in pol.controls):
             note = (

@@ -413,7 +413,8 @@ def test_prediction_only_metrics_are_those_that_ignore_the_truth() -> None:
         for key, spec in REGISTRY.items():
             if spec.kind != "classification" or spec.needs_scores or spec.secondary_role:
                 continue
-            if "prediction" not in spec.inputs or (k == 3 and "multiclass" not in spec.tasks):
+            reads = (*spec.inputs, *spec.one_of)
+            if "prediction" not in reads or (k == 3 and "multiclass" not in spec.tasks):
                 continue
             params = spec.resolve_params({})
             same = spec.fn(a, params).value == spec.fn(b, params).value

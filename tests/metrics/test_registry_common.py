@@ -297,7 +297,8 @@ def test_spec_declarations(key: str) -> None:
     assert spec.needs_scores == ("score" in spec.inputs) or spec.kind == "ranking"
     assert (spec.secondary_role is not None) == ("site" in spec.inputs)
     if spec.kind == "classification":
-        assert "target" in spec.inputs
+        # the truth, or (selection-rate metrics) the prediction or else the target
+        assert "target" in spec.inputs or set(spec.one_of) == {"prediction", "target"}
         assert spec.tasks and set(spec.tasks) <= {"binary", "multiclass"}
     elif spec.kind == "regression":
         assert {"target", "prediction"} <= set(spec.inputs) and spec.tasks == ("regression",)

@@ -238,7 +238,7 @@ BAD_POLICIES: dict[str, Any] = {
     "unknown-param": [control(metric="weighted_demographic_parity_multiclass", stratgy="micro")],
     "bad-choice": [control(metric="multiclass_demographic_parity", aggregation="macr")],
     "bad-setting": [control(min_samples="many", enforcement_mode="blocking")],
-    "missing-binding": [control(prediction=None)],
+    "missing-binding": [control(metric="equal_opportunity_diff", prediction=None)],
     "unknown-role": [control(input__dimensions="sex")],
     "duplicate-ids": [control(), control()],
     "no-controls": [],

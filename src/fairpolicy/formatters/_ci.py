@@ -287,3 +287,14 @@ def verdict(results: Results) -> str:
         f"{s.total} control(s): {s.pass_} pass, {s.fail} fail, {s.warn} warn, "
         f"{s.inconclusive} inconclusive, {s.error} error"
     )
+
+
+def about(results: Results) -> list[tuple[str, str]]:
+    """The run's ``--subject`` and ``--meta`` as (label, value) pairs, as given."""
+    out = [("subject", results.subject)] if results.subject else []
+    return out + list(results.meta.items())
+
+
+def about_line(results: Results) -> str:
+    """``subject: model v4.2 · git_sha: 1a2b`` (empty without --subject/--meta)."""
+    return " · ".join(f"{k}: {v}" for k, v in about(results))

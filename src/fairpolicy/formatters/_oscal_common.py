@@ -517,6 +517,8 @@ def data_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
 def subject_title(results: Results, opts: RenderOptions) -> str:
     if opts.subject and opts.subject.strip():
         return line(opts.subject)
+    if results.subject:  # --subject recorded in the results (check, export of a JSON)
+        return line(results.subject)
     if results.data.path:
         return line(PurePath(results.data.path).name)
     if planned(results):

@@ -89,6 +89,8 @@ def render(results: Results, opts: RenderOptions) -> str:
     if policy.title and policy.path:
         name += f" ({_ci.shown_path(policy.path)})"
     out = [command("group", f"fairpolicy: {_plain(name)}")]
+    if _ci.about(results):  # --subject / --meta
+        out.append(_plain(_ci.about_line(results)))
     for f in results.findings:
         if not (opts.quiet and f.status == "pass"):
             summary = f"{f.metric_key} = {_ci.value_text(f)} ({f.operator} {_ci.threshold(f)})"

@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.formatters import _svg
-from fairpolicy.formatters._ci import ci_text, value_text
+from fairpolicy.formatters._ci import about, ci_text, value_text
 from fairpolicy.formatters._html_assets import CSS, ICONS
 from fairpolicy.formatters._html_view import (
     ChartView,
@@ -113,6 +113,8 @@ def _meta_rows(results: Results) -> str:
     ]
     if r.options:
         rows.append(("Options", esc(json.dumps(r.options, sort_keys=True, ensure_ascii=False))))
+    # --subject / --meta first: what was assessed, and the team's references
+    rows[0:0] = [(esc(k.capitalize() if k == "subject" else k), esc(v)) for k, v in about(results)]
     body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
     return f'<table class="meta" aria-label="Run provenance">{body}</table>'
 

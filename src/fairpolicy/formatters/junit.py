@@ -172,6 +172,8 @@ def _properties(results: Results) -> list[tuple[str, str]]:
         ("finished", r.run.finished),
         ("gate", r.summary.gate),
         ("exit_code", r.exit_code),
+        ("subject", r.subject),
+        *((f"meta.{k}", v) for k, v in r.meta.items()),
     ]
     # each control's uncertainty as data (JUnit test cases carry no properties of their own)
     for f in r.findings:

@@ -169,6 +169,11 @@ def render(results: Results, opts: RenderOptions) -> str:
         _provenance(results),
         "",
     ]
+    if _ci.about(results):  # --subject / --meta
+        out[-1:-1] = [
+            "",
+            " · ".join(f"**{escape(k)}**: {escape(v)}" for k, v in _ci.about(results)),
+        ]
     shown = [f for f in results.findings if not (opts.quiet and f.status == "pass")]
     if shown:
         out += _table(results, shown)

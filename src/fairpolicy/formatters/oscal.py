@@ -298,6 +298,7 @@ class _Renderer:
                     ("seed", res.run.seed),
                     ("gate", res.summary.gate),
                     ("exit-code", res.exit_code),
+                    *((f"meta.{k}", v) for k, v in res.meta.items()),
                 ]
             ),
         }

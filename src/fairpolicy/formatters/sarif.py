@@ -283,6 +283,8 @@ def sarif_log(results: Results) -> Doc:
         "results": sarif_results,
         "columnKind": "unicodeCodePoints",
         "properties": {
+            **({"subject": results.subject} if results.subject else {}),
+            **({"meta": dict(results.meta)} if results.meta else {}),
             "policy": results.policy.model_dump(mode="json"),
             "data": {
                 "path": results.data.path,

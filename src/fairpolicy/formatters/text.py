@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairpolicy.errors import printable
-from fairpolicy.formatters._ci import ci_text, num, threshold, value_text
+from fairpolicy.formatters._ci import about, about_line, ci_text, num, threshold, value_text
 from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ def render(results: Results, opts: RenderOptions) -> str:
         return "  ".join(parts).rstrip()
 
     out = [line(headers), line(tuple("-" * w for w in widths))]
+    if about(results):  # --subject / --meta, above the table
+        out.insert(0, about_line(results))
     out += [line(r, f.status) for r, f in zip(rows, shown, strict=True)]
     notes = [f for f in results.findings if f.status in ("error", "inconclusive", "fail", "warn")]
     excluded = [f for f in results.findings if f.excluded_groups and not opts.verbose]

@@ -154,8 +154,13 @@ class MetricSpec:
     kind: Kind = "classification"
     #: classification metrics that read per-group score distributions (``stats.scores``)
     needs_scores: bool = False
-    #: at least one of these roles must be bound (e.g. ranking: ``rank`` or ``score``)
+    #: at least one of these roles must be bound (e.g. ranking: ``rank`` or ``score``);
+    #: the first bound one is read
     one_of: tuple[str, ...] = ()
+    #: roles read when bound, not required (a score metric's prediction: its labels join
+    #: the class list). A role a metric neither requires nor may read can still be bound
+    #: (policies bind target and prediction once for all controls): it is not read.
+    optional: tuple[str, ...] = ()
     #: optional vectorised twin of ``fn`` for bootstrap replicates:
     #: ``batch(counts (B, G, K, K), positive) -> (values (B,), per-group (B, G), defined)``
     if TYPE_CHECKING:

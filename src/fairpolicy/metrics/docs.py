@@ -63,11 +63,21 @@ SCORE_COLUMNS_RULE = (
 _GENERAL = ("min_samples", "missing")
 
 
+def roles_text(s: MetricSpec, sep: str = ", ") -> str:
+    """The roles a metric reads: required, one-of, optional."""
+    text = sep.join(s.inputs)
+    if s.one_of:
+        text += f"{sep if s.inputs else ''}one of {'/'.join(s.one_of)}"
+    if s.optional:
+        text += f" (optional: {'/'.join(s.optional)})"
+    return text
+
+
 def list_metrics() -> str:
     rows = [("key", "inputs", "tasks", "what it measures")]
     for key in sorted(REGISTRY):
         s = REGISTRY[key]
-        rows.append((key, ",".join(s.inputs), ",".join(s.tasks), s.summary))
+        rows.append((key, roles_text(s, ","), ",".join(s.tasks), s.summary))
     w = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]}" for r in rows]
     lines.append("")
@@ -140,7 +150,7 @@ def show_metric(key: str) -> str:
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
     out = [s.key, "=" * len(s.key), "", s.formula, ""]
-    out.append(f"inputs: {', '.join(s.inputs)}")
+    out.append(f"inputs (the roles it reads): {roles_text(s)}")
     out.append(f"tasks: {', '.join(s.tasks)}")
     out.append(f"ideal: {s.ideal:g} ({s.better} is better); range {list(s.value_range)}")
     out.append(direction_text(s))
@@ -168,7 +178,7 @@ def markdown_table() -> str:
         aliases = ", ".join(f"`{a}`" for a in s.aliases)
         summary = s.summary.replace("|", "\\|")
         lines.append(
-            f"| `{key}` | {', '.join(s.inputs)} | {', '.join(s.tasks)} | {summary} | {aliases} |"
+            f"| `{key}` | {roles_text(s)} | {', '.join(s.tasks)} | {summary} | {aliases} |"
         )
     return "\n".join(lines)
 
@@ -190,8 +200,7 @@ def metrics_markdown() -> str:
     for key in sorted(REGISTRY):
         s = REGISTRY[key]
         out += [f"## `{key}`", "", s.summary, "", "```text", s.formula, "```", ""]
-        roles = ", ".join(s.inputs) + (f" + one of {'/'.join(s.one_of)}" if s.one_of else "")
-        out.append(f"- inputs: {roles}")
+        out.append(f"- inputs: {roles_text(s)}")
         out.append(f"- tasks: {', '.join(s.tasks)}")
         out.append(f"- ideal: {s.ideal:g} ({s.better} is better); range {list(s.value_range)}")
         if s.aliases:

@@ -10,6 +10,14 @@ from typing import Any
 from fairpolicy.metrics.base import MetricFn, MetricSpec, ParamSpec, Ref, Stratum, TaskKind
 
 CLS = ("target", "prediction", "dimension")
+#: metrics of the predictions alone (selection rates): they read the prediction, or the
+#: target when no prediction is bound (a data audit of the labels' base rates, as
+#: Venturalitica's ``disparate_impact`` on a dataset) — ``one_of`` these, plus the dimension
+SELECTION = ("dimension",)
+SELECTION_ONE_OF = ("prediction", "target")
+#: metrics of P(class) scores against the truth: the prediction is not read (when bound,
+#: its labels join the class list)
+SCORED = ("target", "dimension", "score")
 BOTH: tuple[TaskKind, ...] = ("binary", "multiclass")
 BINARY_ONLY: tuple[TaskKind, ...] = ("binary",)
 
@@ -128,12 +136,14 @@ def binary_spec(
     *,
     ratio: bool = False,
     null_stratum: Stratum | None = "rows",
+    selection: bool = False,
 ) -> MetricSpec:
     return MetricSpec(
         key=key,
         fn=fn,
         summary=summary,
-        inputs=CLS,
+        inputs=SELECTION if selection else CLS,
+        one_of=SELECTION_ONE_OF if selection else (),
         tasks=BINARY_ONLY,
         aliases=aliases,
         ideal=1.0 if ratio else 0.0,
@@ -168,7 +178,8 @@ def binary_score_spec(
         key=key,
         fn=fn,
         summary=summary,
-        inputs=(*CLS, "score"),
+        inputs=SCORED,
+        optional=("prediction",),
         tasks=BINARY_ONLY,
         multiclass_replacement=("multi_class_auc_gap",),
         needs_scores=True,
@@ -177,6 +188,12 @@ def binary_score_spec(
     )
 
 
-def multi_spec(key: str, fn: MetricFn, summary: str, **kw: Any) -> MetricSpec:
-    """A spec for a metric defined for any K (multi-class, and binary as K = 2)."""
-    return MetricSpec(key=key, fn=fn, summary=summary, inputs=CLS, tasks=BOTH, **kw)
+def multi_spec(
+    key: str, fn: MetricFn, summary: str, *, selection: bool = False, **kw: Any
+) -> MetricSpec:
+    """A spec for a metric defined for any K (multi-class, and binary as K = 2);
+    ``selection``: a metric of the predictions alone (see :data:`SELECTION`)."""
+    if selection:
+        kw.setdefault("one_of", SELECTION_ONE_OF)
+    inputs = SELECTION if selection else CLS
+    return MetricSpec(key=key, fn=fn, summary=summary, inputs=inputs, tasks=BOTH, **kw)
