@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
+from fairpolicy.cli_args import parse_bind, parse_meta
 from fairpolicy.errors import EXIT_ERROR, FairpolicyError, Terminated, UsageError, exit_code_for
 from fairpolicy.outputs import signals_raise
 from fairpolicy.policy.numbers import cli_float, cli_int
@@ -416,6 +417,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     ex.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
+    comp = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh, fish)",
+        description="Print a completion script for SHELL, generated from this parser. "
+        "bash: fairpolicy completion bash > ~/.local/share/bash-completion/completions/"
+        'fairpolicy; zsh: fairpolicy completion zsh > "${fpath[1]}/_fairpolicy"; fish: '
+        "fairpolicy completion fish > ~/.config/fish/completions/fairpolicy.fish",
+    )
+    comp.add_argument("shell", choices=("bash", "zsh", "fish"))
+    comp.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
     m = sub.add_parser("metrics", help="list metric keys, or show one")
     m.add_argument("action", nargs="?", choices=("list", "show"), default="list")
     m.add_argument("key", nargs="?", help="metric key (for show)")
@@ -454,47 +466,6 @@ def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
             hint="give the others a file: -o FORMAT=PATH.",
         )
     return outputs
-
-
-def _parse_meta(items: Sequence[str]) -> dict[str, str]:
-    """``--meta KEY=VALUE`` items; a key given twice with two values is an error."""
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise UsageError(
-                f"--meta expects KEY=VALUE, got '{item}'.",
-                key="--meta",
-                hint="e.g. --meta git_sha=$GITHUB_SHA",
-            )
-        if key in out and out[key] != value.strip():
-            raise UsageError(
-                f"--meta gives '{key}' twice: '{out[key]}' and '{value.strip()}'.",
-                key="--meta",
-                hint="give each key once",
-            )
-        out[key] = value.strip()
-    return out
-
-
-def _parse_bind(items: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        role, sep, column = item.partition("=")
-        if not sep or not role.strip() or not column.strip():
-            raise UsageError(f"--bind expects ROLE=COLUMN, got '{item}'.")
-        role = role.strip()
-        if role in out and out[role] != column.strip():
-            raise UsageError(
-                f"--bind binds the role '{role}' twice: to '{out[role]}' and to "
-                f"'{column.strip()}'.",
-                key="--bind",
-                hint="give each role once; a dimension of several columns is one "
-                "--bind dimension=COL1,COL2",
-            )
-        out[role] = column.strip()
-    return out
 
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -578,7 +549,7 @@ def _run_check(
     return check(
         args.policy,
         args.data,
-        bind=_parse_bind(args.bind),
+        bind=parse_bind(args.bind),
         num_classes=args.num_classes,
         inconclusive=args.inconclusive,
         fail_on=args.fail_on,
@@ -605,7 +576,7 @@ def _run_check(
         allow_paths=args.allow_path,
         strict=args.strict,
         subject=args.subject,
-        meta=_parse_meta(args.meta),
+        meta=parse_meta(args.meta),
         baseline=args.baseline,
         max_regression=args.max_regression,
         allow_policy_change=args.allow_policy_change,
@@ -719,7 +690,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     }
     results = plan_results(
         args.policy,
-        bind=_parse_bind(args.bind),
+        bind=parse_bind(args.bind),
         num_classes=args.num_classes,
         params=params,
         timestamp=args.timestamp,
@@ -796,6 +767,13 @@ def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def cmd_completion(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.completion import script
+
+    stdout.write(script(args.shell, _parser()))
+    return 0
+
+
 def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.metrics.docs import list_metrics, recommend, show_metric
 
@@ -858,6 +836,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             "metrics": cmd_metrics,
             "explore": cmd_explore,
             "diff": cmd_diff,
+            "completion": cmd_completion,
         }[args.command]
         with signals_raise():
             return command(args, out)

@@ -1,0 +1,52 @@
+"""Parsing of the repeatable ``KEY=VALUE`` options of the command line (``--meta``,
+``--bind``): a malformed item or a key given twice with two values is a usage error
+naming the flag, never the last one silently winning."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fairpolicy.errors import UsageError
+
+__all__ = ["parse_bind", "parse_meta"]
+
+
+def parse_meta(items: Sequence[str]) -> dict[str, str]:
+    """``--meta KEY=VALUE`` items; a key given twice with two values is an error."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(
+                f"--meta expects KEY=VALUE, got '{item}'.",
+                key="--meta",
+                hint="e.g. --meta git_sha=$GITHUB_SHA",
+            )
+        if key in out and out[key] != value.strip():
+            raise UsageError(
+                f"--meta gives '{key}' twice: '{out[key]}' and '{value.strip()}'.",
+                key="--meta",
+                hint="give each key once",
+            )
+        out[key] = value.strip()
+    return out
+
+
+def parse_bind(items: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        role, sep, column = item.partition("=")
+        if not sep or not role.strip() or not column.strip():
+            raise UsageError(f"--bind expects ROLE=COLUMN, got '{item}'.")
+        role = role.strip()
+        if role in out and out[role] != column.strip():
+            raise UsageError(
+                f"--bind binds the role '{role}' twice: to '{out[role]}' and to "
+                f"'{column.strip()}'.",
+                key="--bind",
+                hint="give each role once; a dimension of several columns is one "
+                "--bind dimension=COL1,COL2",
+            )
+        out[role] = column.strip()
+    return out
