@@ -51,11 +51,24 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("policy", help="policy file (OSCAL YAML/JSON, or a bare list of controls)")
     c.add_argument(
-        "data",
-        help="predictions file (CSV or Parquet), or a quoted glob such as 'preds/*.parquet' "
-        "(duckdb/spark engines)",
+        "paths",
+        nargs="+",
+        metavar="[POLICY] DATA",
+        help="the policy file (OSCAL YAML/JSON, or a bare list of controls; default: "
+        "`policy` in the configuration file) and the predictions file (CSV or Parquet, or a "
+        "quoted glob such as 'preds/*.parquet' for the duckdb/spark engines)",
+    )
+    c.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read defaults from FILE ([tool.fairpolicy] of a pyproject.toml, or a "
+        "fairpolicy.toml) instead of the one found from the working directory upward",
+    )
+    c.add_argument(
+        "--no-config",
+        action="store_true",
+        help="use no configuration file (only the command line)",
     )
     c.add_argument(
         "-o",
@@ -485,8 +498,17 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
         raise
 
 
+def _subparser(name: str) -> argparse.ArgumentParser:
+    for action in _parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            sub: argparse.ArgumentParser = action.choices[name]
+            return sub
+    raise KeyError(name)  # pragma: no cover
+
+
 def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.assemble import is_deterministic
+    from fairpolicy.config import configure
     from fairpolicy.formatters import RenderOptions
     from fairpolicy.integrations.mlflow import split_mlflow
     from fairpolicy.outputs import refuse_clashes, target
@@ -494,6 +516,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.reports import emit
     from fairpolicy.ssp import given_ssp, with_ssp
 
+    applied = configure(args, _subparser("check"))
     args.output, to_mlflow = split_mlflow(args.output, args.mlflow_run_id)
     outputs = _parse_outputs(args.output)
     # every path is checked before the data is read, not after
@@ -516,6 +539,11 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
+    if applied.path is not None:  # the configuration used, recorded with the run
+        options = {**results.run.options, "config": applied.record()}
+        results = results.model_copy(
+            update={"run": results.run.model_copy(update={"options": options})}
+        )
     if ssp is not None:  # the team's SSP shaped the evidence: its hash is recorded too
         results = with_ssp(results, args.ssp, ssp[0])
     if args.plan is not None:
@@ -822,6 +850,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version (0) or usage error (2)
         return int(exc.code or 0)
+    args.argv = argv  # what the configuration file may not override (fairpolicy.config)
     debug = getattr(args, "debug", False) or "--debug" in argv
     if args.command is None:
         parser.print_help(out)
