@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
-from fairpolicy.cli_args import parse_bind, parse_meta
+from fairpolicy.cli_args import parse_bind, parse_meta, parse_outputs
 from fairpolicy.errors import EXIT_ERROR, FairpolicyError, Terminated, UsageError, exit_code_for
 from fairpolicy.outputs import signals_raise
 from fairpolicy.policy.numbers import cli_float, cli_int
@@ -64,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="read defaults from FILE ([tool.fairpolicy] of a pyproject.toml, or a "
         "fairpolicy.toml) instead of the one found from the working directory upward",
+    )
+    c.add_argument(
+        "--explain",
+        metavar="CONTROL",
+        help="print CONTROL as resolved — each setting and where it came from (catalog, "
+        "profile, component-definition, command line, default) — and exit; reads no data",
     )
     c.add_argument(
         "--no-config",
@@ -455,32 +461,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
-    """(format, path) pairs; path None is standard output (``-o FORMAT`` or
-    ``-o FORMAT=-``). At most one format may ask for standard output."""
-    from fairpolicy.formatters import get
-    from fairpolicy.outputs import is_stdout
-
-    outputs: list[tuple[str, str | None]] = []
-    for item in items or ["text"]:
-        name, sep, path = item.partition("=")
-        get(name.strip())  # validates the name now, before any work
-        if sep and not path:
-            raise UsageError(
-                f"-o {item}: the path is empty.",
-                hint=f"write -o {name.strip()}=PATH, or - for stdout.",
-            )
-        outputs.append((name.strip(), None if path == "" or is_stdout(path) else path))
-    to_stdout = [n for n, p in outputs if p is None]
-    if len(to_stdout) > 1:
-        raise UsageError(
-            f"{' and '.join(f'-o {n}' for n in to_stdout)} ask for standard output; "
-            "only one format can go there.",
-            hint="give the others a file: -o FORMAT=PATH.",
-        )
-    return outputs
-
-
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
     try:
         return _check(args, stdout)
@@ -517,8 +497,13 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.ssp import given_ssp, with_ssp
 
     applied = configure(args, _subparser("check"))
+    if args.explain is not None:
+        from fairpolicy.explain import explain_args
+
+        stdout.write(explain_args(args, parse_bind(args.bind)))
+        return 0
     args.output, to_mlflow = split_mlflow(args.output, args.mlflow_run_id)
-    outputs = _parse_outputs(args.output)
+    outputs = parse_outputs(args.output)
     # every path is checked before the data is read, not after
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
     refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))

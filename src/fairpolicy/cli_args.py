@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from fairpolicy.errors import UsageError
 
-__all__ = ["parse_bind", "parse_meta"]
+__all__ = ["parse_bind", "parse_meta", "parse_outputs"]
 
 
 def parse_meta(items: Sequence[str]) -> dict[str, str]:
@@ -50,3 +50,29 @@ def parse_bind(items: Sequence[str]) -> dict[str, str]:
             )
         out[role] = column.strip()
     return out
+
+
+def parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:
+    """(format, path) pairs; path None is standard output (``-o FORMAT`` or
+    ``-o FORMAT=-``). At most one format may ask for standard output."""
+    from fairpolicy.formatters import get
+    from fairpolicy.outputs import is_stdout
+
+    outputs: list[tuple[str, str | None]] = []
+    for item in items or ["text"]:
+        name, sep, path = item.partition("=")
+        get(name.strip())  # validates the name now, before any work
+        if sep and not path:
+            raise UsageError(
+                f"-o {item}: the path is empty.",
+                hint=f"write -o {name.strip()}=PATH, or - for stdout.",
+            )
+        outputs.append((name.strip(), None if path == "" or is_stdout(path) else path))
+    to_stdout = [n for n, p in outputs if p is None]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"{' and '.join(f'-o {n}' for n in to_stdout)} ask for standard output; "
+            "only one format can go there.",
+            hint="give the others a file: -o FORMAT=PATH.",
+        )
+    return outputs

@@ -32,7 +32,7 @@ from fairpolicy.errors import UsageError, did_you_mean
 __all__ = ["Applied", "apply", "configure", "discover", "given_dests"]
 
 #: options a configuration file may not set (they only make sense on a command line)
-CLI_ONLY = frozenset({"help", "debug", "policy", "data", "paths", "config", "no_config"})
+CLI_ONLY = frozenset({"help", "debug", "policy", "data", "paths", "config", "no_config", "explain"})
 #: options whose value is a path (relative to the configuration file's folder)
 PATHS = frozenset({"ssp", "baseline", "plan", "allow_path"})
 #: repeatable KEY=VALUE options that also take a TOML table, merged per key
@@ -229,6 +229,8 @@ def configure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Appl
             hint="quote a glob ('preds/*.parquet') so the shell does not expand it",
         )
     args.policy, args.data = (paths[0], paths[1]) if len(paths) == 2 else (None, paths[0])
+    if getattr(args, "explain", None) is not None and len(paths) == 1:
+        args.policy, args.data = paths[0], None  # --explain reads no data: the path is the policy
     argv = list(getattr(args, "argv", []))
     argv = argv[argv.index("check") + 1 :] if "check" in argv else argv
     applied = apply(args, parser, argv, config=args.config, no_config=args.no_config)

@@ -120,6 +120,9 @@ def load_policy(
             documents=tuple(ctx.documents),
             assessors=assessors,
             organization=organization,
+            prop_where={
+                str(r.control_id): _where(r) for r in raws if isinstance(r.control_id, str)
+            },
         )
     except ValidationError as exc:  # not expected: _build checks what the models check
         raise PolicyError(str(exc), file=file) from None
@@ -169,6 +172,17 @@ def _normalise(
         controls = profile.catalog_or_profile(root, body, file, base, ctx)
         raws = [profile.catalog_control(c, ctx) for c in controls.values() if c.fairness]
     return root, metadata, raws
+
+
+def _where(raw: RawControl) -> dict[str, str]:
+    """Where each prop of ``raw`` (and a param's threshold) was written."""
+    here = (raw.file or "policy") + (f":{raw.line}" if raw.line else "")
+    out = {n: raw.prop_where.get(n) or here for n, _ in raw.props}
+    tp = raw.threshold_param
+    if tp is not None:
+        param = raw.threshold[0] if raw.threshold else "threshold param"
+        out["threshold"] = f"{tp.file or 'policy'} ({tp.kind}: {param})"
+    return out
 
 
 #: metadata props (fairpolicy ns) naming the people of an assessment, as ``--assessor``

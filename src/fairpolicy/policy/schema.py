@@ -181,3 +181,6 @@ class Policy(BaseModel):
     #: ``organization``); ``--assessor``/``--organization`` win
     assessors: tuple[str, ...] = ()
     organization: str | None = None
+    #: control id → prop name → where the prop was written (file, and for OSCAL the
+    #: document kind); what ``check --explain`` prints; not part of any output
+    prop_where: dict[str, dict[str, str]] = Field(default_factory=dict, exclude=True)
