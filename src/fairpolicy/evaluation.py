@@ -47,7 +47,9 @@ def measure(
 
     Returns the value and the mask of the groups it compared (for the bootstrap).
     """
-    if len(stats.groups) < 2:
+    # a metric that does not compare groups, bound without a dimension: one group, all rows
+    pooled = "dimension" not in control.inputs and "dimension" not in spec.inputs
+    if len(stats.groups) < 2 and not pooled:
         dim = ",".join(stats.dimension)
         found = f"only one group ('{stats.groups[0]}')" if stats.groups else "no group values"
         raise BindingError(
@@ -113,7 +115,7 @@ def measure(
             if not sec_keep[i]
         ]
         eligible = eligible.with_extras(secondary=sec.select(sec_keep))
-    if len(eligible.groups) < 2:
+    if len(eligible.groups) < (1 if pooled else 2):
         return MetricValue(
             None,
             excluded=tuple(excluded),

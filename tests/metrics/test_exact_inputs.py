@@ -29,20 +29,6 @@ from fairpolicy.metrics.registry import REGISTRY
 #: (key, role) required but whose values do not enter the value on these data, and why
 TABLE_ONLY: dict[tuple[str, str], str] = {
     **{
-        (k, "dimension"): "an overall value of the compared rows: the dimension decides which "
-        "groups' rows are compared (min_samples / min_share exclusion) and the per-group "
-        "details"
-        for k in (
-            "accuracy_score",
-            "f1_score",
-            "precision_score",
-            "recall_score",
-            "theil_index",
-            "generalized_entropy_index",
-            "class_imbalance",
-        )
-    },
-    **{
         (k, "target"): "the score alone is read; the label column builds the count table "
         "(and names the classes of multi-class scores)"
         for k in ("score_ks_statistic", "score_parity", "scoring_impact_ratio")

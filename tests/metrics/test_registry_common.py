@@ -70,7 +70,8 @@ NOT_RATE_BASED_KEYS = {"group_size"}
 
 def common_control(key: str, params: dict[str, Any], control_id: str) -> Control:
     spec = REGISTRY[key]
-    roles = [*spec.inputs, *spec.one_of[:1]]
+    # the declared roles, and the dimension of pooled metrics (the invariances are about groups)
+    roles = [*spec.inputs, *spec.one_of[:1], *(r for r in spec.optional if r == "dimension")]
     cols = dict(ROLE_COLUMNS, **(REGRESSION_COLUMNS if spec.kind == "regression" else {}))
     return Control(
         control_id=control_id,
@@ -292,7 +293,8 @@ def test_spec_declarations(key: str) -> None:
     assert spec.formula.strip(), f"{key}: no docstring formula"
     assert "value" in spec.formula, f"{key}: the formula does not say what `value` is"
     assert set(spec.inputs) <= set(ROLES) and set(spec.one_of) <= set(ROLES)
-    assert "dimension" in spec.inputs
+    # a comparison of groups needs them; a pooled value (accuracy, Theil) may take them
+    assert "dimension" in spec.inputs or "dimension" in spec.optional
     # the declared inputs match what the binding reads for the metric's kind
     assert spec.needs_scores == ("score" in spec.inputs) or spec.kind == "ranking"
     assert (spec.secondary_role is not None) == ("site" in spec.inputs)

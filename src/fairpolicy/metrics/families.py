@@ -15,6 +15,10 @@ CLS = ("target", "prediction", "dimension")
 #: Venturalitica's ``disparate_impact`` on a dataset) — ``one_of`` these, plus the dimension
 SELECTION = ("dimension",)
 SELECTION_ONE_OF = ("prediction", "target")
+#: values of all the compared rows (accuracy, Theil index …), not comparisons of groups:
+#: the dimension is optional — bound, its groups decide which rows are compared
+#: (``min_samples``) and give per-group details; unbound, every row is compared
+POOLED = ("target", "prediction")
 #: metrics of P(class) scores against the truth: the prediction is not read (when bound,
 #: its labels join the class list)
 SCORED = ("target", "dimension", "score")
@@ -189,11 +193,20 @@ def binary_score_spec(
 
 
 def multi_spec(
-    key: str, fn: MetricFn, summary: str, *, selection: bool = False, **kw: Any
+    key: str,
+    fn: MetricFn,
+    summary: str,
+    *,
+    selection: bool = False,
+    pooled: bool = False,
+    **kw: Any,
 ) -> MetricSpec:
     """A spec for a metric defined for any K (multi-class, and binary as K = 2);
-    ``selection``: a metric of the predictions alone (see :data:`SELECTION`)."""
+    ``selection``: a metric of the predictions alone (see :data:`SELECTION`); ``pooled``:
+    a value of all compared rows, not a comparison (see :data:`POOLED`)."""
     if selection:
         kw.setdefault("one_of", SELECTION_ONE_OF)
-    inputs = SELECTION if selection else CLS
+    if pooled:
+        kw.setdefault("optional", ("dimension",))
+    inputs = SELECTION if selection else POOLED if pooled else CLS
     return MetricSpec(key=key, fn=fn, summary=summary, inputs=inputs, tasks=BOTH, **kw)
