@@ -49,7 +49,8 @@ def measure(
     """
     # a metric that does not compare groups, bound without a dimension: one group, all rows
     pooled = "dimension" not in control.inputs and "dimension" not in spec.inputs
-    if len(stats.groups) < 2 and not pooled:
+    needed = 1 if pooled else spec.groups_needed
+    if len(stats.groups) < needed:
         dim = ",".join(stats.dimension)
         found = f"only one group ('{stats.groups[0]}')" if stats.groups else "no group values"
         raise BindingError(
@@ -115,7 +116,7 @@ def measure(
             if not sec_keep[i]
         ]
         eligible = eligible.with_extras(secondary=sec.select(sec_keep))
-    if len(eligible.groups) < (1 if pooled else 2):
+    if len(eligible.groups) < needed:
         return MetricValue(
             None,
             excluded=tuple(excluded),

@@ -65,7 +65,7 @@ REGRESSION_COLUMNS = {"target": "y_num", "prediction": "yhat_num"}
 
 #: metrics whose value is a count or a position, so duplicating rows changes it
 NOT_RATE_BASED_KINDS = {"ranking"}
-NOT_RATE_BASED_KEYS = {"group_size"}
+NOT_RATE_BASED_KEYS = {"group_size", "k_anonymity"}
 
 
 def common_control(key: str, params: dict[str, Any], control_id: str) -> Control:

@@ -177,6 +177,9 @@ class MetricSpec:
     #: (NYC LL144's 2 % exclusion); the runner must then skip the ``min_samples`` exclusion
     #: as it does for ``kind="data"``
     min_samples_applies: bool = True
+    #: groups needed for a value: 2 for a comparison, 1 for a measure of the groups
+    #: themselves (k-anonymity of one quasi-identifier group is its size)
+    groups_needed: int = 2
     #: the permutation test's stratum (:data:`Stratum`; None: no permutation test), or
     #: ``(parameter, {value: stratum})`` when a parameter picks the compared rate
     null_stratum: Stratum | tuple[str, Mapping[str, Stratum | None]] | None = "rows"

@@ -38,6 +38,7 @@ from fairpolicy.metrics.families import (
     binary_spec,
     multi_spec,
 )
+from fairpolicy.metrics.privacy_specs import PRIVACY
 
 # The metric families, imported when one of their functions is first read (``spec.fn``):
 # a check imports only the families its controls use (issue 17, a lean start).
@@ -740,6 +741,7 @@ REGISTRY: dict[str, MetricSpec] = {
         example_operator=">=",
         example_threshold="100",
     ),
+    **PRIVACY,
     # ---- REGRESSION and RANKING: the fairness-metrics tutorial
     # (metrics/regression.py, metrics/ranking.py) ----
     "mean_prediction_parity": MetricSpec(

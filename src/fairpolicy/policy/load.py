@@ -40,6 +40,16 @@ if TYPE_CHECKING:
 
 __all__ = ["load_policy"]
 
+#: Venturalitica's roles of its privacy metrics → fairpolicy's: the quasi-identifiers group
+#: the rows (the dimension), the sensitive attribute is the labelled column (the target)
+ROLE_ALIASES = {
+    "quasi_identifiers": "dimension",
+    "sensitive_attribute": "target",
+    "sensitive": "target",
+}
+#: the metrics those spellings apply to
+PRIVACY_KEYS = frozenset({"k_anonymity", "l_diversity", "t_closeness"})
+
 #: Common misspellings of operators → the spelling meant.
 _OPERATOR_GUESSES = {
     "=<": "<=",
@@ -337,9 +347,13 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
     inputs: dict[str, str] = {}
     named: set[str] = set()  # roles written, even with a bad value
     others: list[tuple[str, Any]] = []
+    aliased: dict[str, str] = {}  # role → the privacy spelling it was written as
     for name, value in raw.props:
         if name.startswith("input."):
             role, column = name[6:], _text(value)
+            if role in ROLE_ALIASES:  # Venturalitica's privacy roles (checked below)
+                aliased[ROLE_ALIASES[role]] = role
+                role = ROLE_ALIASES[role]
             if role not in ROLES:
                 err(
                     f"unknown input role '{role}'; roles: {', '.join(ROLES)}."
@@ -380,6 +394,14 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
         )
     else:
         spec = REGISTRY[key]
+        for role, spelled in aliased.items():
+            if key not in PRIVACY_KEYS:
+                err(
+                    f"input.{spelled} applies to the privacy metrics "
+                    f"({', '.join(sorted(PRIVACY_KEYS))}), not to '{key}'.",
+                    f"input.{spelled}",
+                    f"bind input.{role} instead",
+                )
 
     operator = _operator(fields.get("operator"), err)
     threshold = _threshold(raw, fields, operator, err, ctx)
