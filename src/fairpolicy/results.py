@@ -300,10 +300,13 @@ def run_metadata(
 
     def value(flag: str, text: str) -> str:
         text = str(text).strip()
-        if not text or "\n" in text or "\r" in text or len(text) > META_VALUE_MAX:
+        import unicodedata
+
+        control = any(unicodedata.category(ch) in ("Cc", "Cf") for ch in text)
+        if not text or control or len(text) > META_VALUE_MAX:
             raise UsageError(
-                f"{flag} needs one non-empty line of at most {META_VALUE_MAX} characters, got "
-                f"{text[:60]!r}.",
+                f"{flag} needs one non-empty line of at most {META_VALUE_MAX} characters "
+                f"without control characters (tabs, escapes), got {text[:60]!r}.",
                 hint=f"e.g. {flag} " + ('"model v4.2"' if flag == "--subject" else "ticket=ML-42"),
             )
         return text

@@ -99,6 +99,8 @@ def test_python_api_and_without_them_nothing_is_added(tmp_path: Path) -> None:
         (["--meta", "a=1", "--meta", "a=2"], "gives 'a' twice"),
         (["--meta", "a="], "one non-empty line"),
         (["--subject", "  "], "--subject needs one non-empty line"),
+        (["--subject", "model \x1b[31mred"], "without control characters"),
+        (["--meta", "k=a\tb"], "without control characters"),
     ],
 )
 def test_bad_values_are_exit_2_naming_the_flag(
