@@ -55,6 +55,5 @@ PRIVACY: dict[str, MetricSpec] = {
         min_samples_applies=False,
         groups_needed=1,
         example_threshold="0.2",
-        null_stratum=None,
     ),
 }
