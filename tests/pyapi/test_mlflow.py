@@ -63,6 +63,8 @@ def test_without_mlflow_the_error_names_the_extra(tmp_path: Path) -> None:
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     mlflow = pytest.importorskip("mlflow")
+    # the sqlite store keeps artifacts under ./mlruns: run in the test's own folder
+    monkeypatch.chdir(tmp_path)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
     mlflow.set_tracking_uri(uri)
