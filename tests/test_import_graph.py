@@ -30,11 +30,7 @@ MAX_LINES = 900
 
 #: Edges that exist today and break a rule; removed when issue 17's splits land.
 #: The test fails when one of them no longer exists, so the list only shrinks.
-KNOWN: dict[tuple[str, str], str] = {
-    # Results' notebook methods (repr, _repr_html_, to_frame, render, write) delegate, inside
-    # the methods, to the L4 module that renders; issue 15 asks for them on Results itself
-    ("fairpolicy.results", "fairpolicy.present"): "issue 15: Results.render/write/_repr_html_",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 #: Modules over MAX_LINES today; removed when issue 17's splits land (same rule: the test
 #: fails when a listed module is no longer over the limit).

@@ -20,7 +20,7 @@ __all__ = ["FairpolicyError", "Results", "__version__", "check", "load_policy"]
 if TYPE_CHECKING:
     from fairpolicy.errors import FairpolicyError
     from fairpolicy.policy.load import load_policy
-    from fairpolicy.results import Results
+    from fairpolicy.present import Results
     from fairpolicy.runner import check
 
 
@@ -30,7 +30,7 @@ def __getattr__(name: str) -> Any:
 
         return check
     if name == "Results":
-        from fairpolicy.results import Results
+        from fairpolicy.present import Results
 
         return Results
     if name == "load_policy":

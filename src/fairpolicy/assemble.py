@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from fairpolicy import present
 from fairpolicy.data.sources import Table
 from fairpolicy.errors import UsageError
 from fairpolicy.metrics.base import MetricSpec
@@ -188,7 +189,7 @@ def assemble(
     run_options = dict(record.options)
     if score_decimals is not None:
         run_options["score_decimals"] = score_decimals
-    return Results(
+    return present.Results(
         tool=Tool(version=__version__),
         policy=policy_info(pol),
         data=DataInfo(

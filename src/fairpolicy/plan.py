@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from fairpolicy import present
 from fairpolicy.errors import PolicyError, Problem
 from fairpolicy.results import DataInfo, Results, RunInfo, Tool, summarize
 
@@ -62,7 +63,7 @@ def plan_results(
         for c in pol.controls
     ]
     columns = sorted({col for c in pol.controls for col in c.inputs.values()})
-    return Results(
+    return present.Results(
         tool=Tool(version=__version__),
         policy=policy_info(pol),
         data=DataInfo(path=None, sha256=None, rows=0, columns=columns),

@@ -1,7 +1,10 @@
-"""A :class:`~fairpolicy.results.Results` in Python and notebooks (issue 15).
+"""The public :class:`Results`: the results model with its views in Python and notebooks.
 
-What ``Results.__repr__``, ``_repr_html_``, ``to_frame``, ``groups_frame``, ``render`` and
-``write`` do, one layer above the results model: the formats are the CLI's own
+:class:`fairpolicy.results.Results` is the data (fields, gate, JSON); this subclass, what
+``fairpolicy.check`` returns and ``fairpolicy.Results`` names, adds the views one layer
+above it — so the model never imports the renderers. What ``Results.__repr__``,
+``_repr_html_``, ``to_frame``, ``groups_frame``, ``render`` and ``write`` do: the formats
+are the CLI's own
 (:data:`fairpolicy.formatters.FORMATS`, rendered by :func:`fairpolicy.formatters.get`),
 the notebook view is the HTML report's banner and control table
 (:func:`fairpolicy.formatters.html.notebook_view`), and files are written with the CLI's
@@ -14,10 +17,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from fairpolicy import results as _model
+
 if TYPE_CHECKING:
     import pandas as pd
 
-    from fairpolicy.results import Finding, Results
+    from fairpolicy.results import Finding
 
 #: failing controls named in the short repr before "… and N more"
 REPR_FAILING = 10
@@ -36,7 +41,7 @@ def _threshold(f: Finding) -> str:
     return "—" if t is None else f"{t:g}"
 
 
-def short_repr(results: Results) -> str:
+def short_repr(results: _model.Results) -> str:
     """``<fairpolicy Results: FAIL (exit 1) · 4 controls: 3 pass, 1 fail …>`` and one line
     per control that did not pass (its status, metric, value, rule and worst group)."""
     s = results.summary
@@ -70,7 +75,7 @@ def short_repr(results: Results) -> str:
     return "\n".join(lines) + ">"
 
 
-def repr_html(results: Results) -> str:
+def repr_html(results: _model.Results) -> str:
     """The notebook view: the HTML report's verdict banner and control table."""
     from fairpolicy.formatters.html import notebook_view
 
@@ -95,7 +100,7 @@ FRAME_COLUMNS = [
 GROUP_COLUMNS = ["control_id", "metric", "group", "n", "value", "ci_low", "ci_high", "excluded"]
 
 
-def to_frame(results: Results) -> pd.DataFrame:
+def to_frame(results: _model.Results) -> pd.DataFrame:
     """One row per control, in the policy's order: id, metric, value, operator, threshold,
     status, gate effect, worst group, n (rows of the compared groups), the interval, and
     why the value is undefined. Undefined numbers are ``None`` (shown as NaN/None by
@@ -126,7 +131,7 @@ def to_frame(results: Results) -> pd.DataFrame:
     return frame
 
 
-def groups_frame(results: Results) -> pd.DataFrame:
+def groups_frame(results: _model.Results) -> pd.DataFrame:
     """One row per control × group: the group's value (its rate or score) and interval, its
     row count, and the confusion counts as ``count[<true>→<pred>]`` columns when the control
     recorded them; the groups a control excluded (too small, missing) follow with
@@ -173,7 +178,7 @@ def groups_frame(results: Results) -> pd.DataFrame:
     return frame
 
 
-def render(results: Results, fmt: str, **options: Any) -> str:
+def render(results: _model.Results, fmt: str, **options: Any) -> str:
     """The ``fmt`` output (any ``-o`` format of the CLI) as a string. ``options`` are
     :class:`fairpolicy.formatters.RenderOptions` fields (``verbose``, ``quiet``,
     ``subject``, ``deterministic``, …); an unknown format or option is a UsageError."""
@@ -198,7 +203,7 @@ def render(results: Results, fmt: str, **options: Any) -> str:
     return get(fmt)(results, RenderOptions(**options))
 
 
-def write(results: Results, fmt: str, path: str | os.PathLike[str], **options: Any) -> str:
+def write(results: _model.Results, fmt: str, path: str | os.PathLike[str], **options: Any) -> str:
     """Render ``fmt`` and write it to ``path`` with the CLI's safe writer (staged, then
     renamed; a folder, a FIFO or an unwritable path is an OutputError). Returns the path."""
     from fairpolicy.outputs import write_all
@@ -215,3 +220,40 @@ def write(results: Results, fmt: str, path: str | os.PathLike[str], **options: A
     text = render(results, fmt, **{"path": target, **options})
     write_all([*files, (target, text)])
     return target
+
+
+class Results(_model.Results):
+    """The results of a check: the model of :mod:`fairpolicy.results` (fields, gate, exit
+    code, JSON) with the views of a notebook and a script."""
+
+    def __repr__(self) -> str:
+        return short_repr(self)
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        return repr_html(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """A pandas DataFrame, one row per control (see :func:`to_frame`)."""
+        return to_frame(self)
+
+    def groups_frame(self) -> pd.DataFrame:
+        """A pandas DataFrame, one row per control × group (per-group values and counts)."""
+        return groups_frame(self)
+
+    def render(self, format: str, **options: Any) -> str:
+        """The ``-o FORMAT`` output as a string (text, json, junit, sarif, github, markdown,
+        html, oscal, oscal-ap, oscal-ssp); ``options``: RenderOptions fields."""
+        return render(self, format, **options)
+
+    def write(self, format: str, path: str | os.PathLike[str], **options: Any) -> str:
+        """Render ``format`` and write it to ``path`` safely; returns the path."""
+        return write(self, format, path, **options)
+
+
+def load_results(path: str) -> Results:
+    """A results JSON written by ``-o json``, read back as the public :class:`Results`
+    (with its views); :func:`fairpolicy.results.load_results` gives the bare model."""
+    model = _model.load_results(path)
+    return Results.model_validate(model.model_dump(mode="json", by_alias=True))

@@ -60,8 +60,10 @@ def _fairpolicy_reports(request: pytest.FixtureRequest) -> Iterator[None]:
             k += 1
             stem = f"{base}-{k}"
         used.add(stem)
-        results.write("html", out / f"{stem}.html")
-        results.write("junit", out / f"{stem}.xml")
+        from fairpolicy.present import write
+
+        write(results, "html", out / f"{stem}.html")
+        write(results, "junit", out / f"{stem}.xml")
 
     testing.add_listener(save)
     try:

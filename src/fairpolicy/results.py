@@ -9,7 +9,6 @@ NaN. Later versions add fields; they never remove these.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -370,49 +369,13 @@ class Results(_Frozen):
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False, ensure_ascii=False)
 
-    # Python and notebooks (issue 15): rendering lives one layer up, in fairpolicy.present
+    # the views of a notebook and a script (repr, _repr_html_, to_frame, render, write) are
+    # on the public subclass, fairpolicy.present.Results, one layer up (what check returns)
 
     @property
     def passed(self) -> bool:
         """True only when the gate passed (exit code 0)."""
         return self.summary.gate == "pass"
-
-    def __repr__(self) -> str:
-        from fairpolicy.present import short_repr
-
-        return short_repr(self)
-
-    __str__ = __repr__
-
-    def _repr_html_(self) -> str:
-        from fairpolicy.present import repr_html
-
-        return repr_html(self)
-
-    def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per control (see :func:`fairpolicy.present.to_frame`)."""
-        from fairpolicy.present import to_frame
-
-        return to_frame(self)
-
-    def groups_frame(self) -> Any:
-        """A pandas DataFrame, one row per control × group (per-group values and counts)."""
-        from fairpolicy.present import groups_frame
-
-        return groups_frame(self)
-
-    def render(self, format: str, **options: Any) -> str:
-        """The ``-o FORMAT`` output as a string (text, json, junit, sarif, github, markdown,
-        html, oscal, oscal-ap, oscal-ssp); ``options``: RenderOptions fields."""
-        from fairpolicy.present import render
-
-        return render(self, format, **options)
-
-    def write(self, format: str, path: str | os.PathLike[str], **options: Any) -> str:
-        """Render ``format`` and write it to ``path`` safely; returns the path."""
-        from fairpolicy.present import write
-
-        return write(self, format, path, **options)
 
 
 def load_results(path: str) -> Results:

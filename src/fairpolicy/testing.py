@@ -45,13 +45,13 @@ def check(policy: Any, data: Any, **options: Any) -> Results:
 
 def failure_message(results: Results) -> str:
     """The gate, the counts, and the table of every control that did not pass."""
-    from fairpolicy.present import short_repr
+    from fairpolicy.present import render, short_repr
 
     lines = [
         f"fairpolicy gate {results.summary.gate.upper()} (exit code {results.exit_code}) for "
         f"policy {results.policy.path or '—'} on {results.data.path or '—'}",
         "",
-        results.render("text", quiet=True).rstrip(),
+        render(results, "text", quiet=True).rstrip(),
     ]
     if results.summary.gate == "error":  # the reasons are in the table; say what to do
         lines += ["", "(exit 2: a control could not be evaluated; the reason is in its row)"]

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import fairpolicy
 from fairpolicy.errors import FairpolicyError, UsageError
 from fairpolicy.formatters import FORMATS
-from fairpolicy.results import Results, load_results
+from fairpolicy.present import load_results
+from fairpolicy.results import Results
 from tests.helpers import control, write_policy
 
 CREDIT = Path(__file__).resolve().parents[2] / "examples" / "credit"

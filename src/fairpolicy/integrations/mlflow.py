@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import OutputError, UsageError
+from fairpolicy.present import write
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results
@@ -127,7 +128,7 @@ def log_results(results: Results, run_id: str | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="fairpolicy-mlflow-") as tmp:
         for fmt, name in ARTIFACTS.items():
             try:
-                results.write(fmt, Path(tmp) / name)
+                write(results, fmt, Path(tmp) / name)
             except OutputError as exc:
                 if fmt != "oscal":
                     raise
