@@ -68,3 +68,31 @@ def test_a_dataframe_and_a_parquet_file_agree(tmp_path: Path) -> None:
     a = fairpolicy.check(str(POLICY), df)
     b = fairpolicy.check(str(POLICY), str(pq))
     assert [f.value for f in a.findings] == [f.value for f in b.findings]
+
+
+TEMPLATES = sorted(POLICY.parent.glob("huderia-cobra-*.oscal.yaml"))
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=[p.name for p in TEMPLATES])
+def test_a_template_as_shipped_names_every_control_to_configure(path: Path) -> None:
+    """Venturalitica's HUDERIA templates ship with empty thresholds: exit 2 saying
+    "template not configured", naming every such control in one run (never a pass)."""
+    import yaml
+
+    from fairpolicy.errors import PolicyError
+    from fairpolicy.policy.load import load_policy
+
+    doc = yaml.safe_load(path.read_text())
+    empty = set()
+    for impl in doc["assessment-plan"]["control-implementations"]:
+        for ir in impl["implemented-requirements"]:
+            props = {p["name"]: p.get("value") for p in ir["props"]}
+            if "threshold" in props and props["threshold"] in (None, ""):
+                empty.add(ir["control-id"])
+    assert empty
+    with pytest.raises(PolicyError) as err:
+        load_policy(str(path))
+    named = {
+        p.control for p in err.value.problems if p.message.startswith("template not configured")
+    }
+    assert named == empty

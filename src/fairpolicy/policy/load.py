@@ -545,7 +545,13 @@ def _threshold_of(
     for value in values:
         text = _text(value)
         if not text:
-            err(f"{key} is empty", key, "write a number such as 0.1")
+            err(
+                f"template not configured: {key} is empty (a template's placeholder, to be set "
+                "to the value this system must meet)",
+                key,
+                "write the number, e.g. 0.8 for a ratio or 0.1 for a gap; every control still "
+                "to configure is listed",
+            )
             return None
         for part in text.split(","):
             try:
