@@ -171,3 +171,38 @@ def test_per_role_labels_on_spark(tmp_path: Path, spark_session: Any) -> None:
     coded = fairpolicy.check([control("equalized_odds_diff", "y", "p")], df).findings[0]
     got = fairpolicy.check(policy, str(csv), engine="spark").findings[0]
     assert got.value == pytest.approx(coded.value, abs=1e-12)
+
+
+def test_numeric_role_labels_however_written() -> None:
+    """A float column of whole numbers next to a text column: `1.0` and `1` name the same
+    label; `0.5` names none (exit 2, never truncated to a class)."""
+    df = frame(8)
+    df["y_float"] = df["y"].astype(float)
+    props = {"positive_label.prediction": "approve"}
+    one = fairpolicy.check(
+        [
+            control(
+                "equal_opportunity_diff",
+                "y_float",
+                "decision",
+                **props,
+                **{"positive_label.target": "1.0"},
+            )
+        ],
+        df,
+    ).findings[0]
+    coded = fairpolicy.check([control("equal_opportunity_diff", "y", "p")], df).findings[0]
+    assert one.value == coded.value is not None
+    half = fairpolicy.check(
+        [
+            control(
+                "equal_opportunity_diff",
+                "y_float",
+                "decision",
+                **props,
+                **{"positive_label.target": "0.5"},
+            )
+        ],
+        df,
+    )
+    assert half.exit_code == 2

@@ -22,6 +22,7 @@ fix — never a silent number.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -321,6 +322,13 @@ def _per_role(
         if is_float(arr):  # whole-number floats (1.0) are the integers they stand for
             arr = _as_int(ctx, table, arr, col, role)
         named = own if own is not None else key.positive_label
+        if named is not None and pa.types.is_integer(arr.type):
+            try:  # a number names an integer label however it is written ("1.0" is 1)
+                number = float(named)
+            except ValueError:
+                number = math.nan
+            if math.isfinite(number) and number == int(number):
+                named = str(int(number))
         values = _text_values(arr)
         prop = f"positive_label.{role}"
         if named is None:
