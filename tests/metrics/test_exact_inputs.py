@@ -158,3 +158,20 @@ def test_declared_roles_are_exactly_the_roles_read(key: str) -> None:
             assert same == ((key, role) in TABLE_ONLY), f"{key}: required role '{role}' " + (
                 "is not read (declare it precisely)" if same else "is read: drop it from TABLE_ONLY"
             )
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_one_group_is_enough_only_for_what_compares_no_groups(key: str) -> None:
+    """A dimension with one group: a value of the compared rows (or of the groups
+    themselves, as k-anonymity) is computed; a comparison of groups is exit 2."""
+    spec = REGISTRY[key]
+    rng = np.random.default_rng(3)
+    data = _data(spec, rng)
+    data["g"] = "A"
+    roles = sorted({*_declared(spec), "dimension"})
+    results = _run(spec, data, roles)
+    f = results.findings[0]
+    if spec.groups_needed == 1:
+        assert f.status != "error", (key, f.reason)
+    else:
+        assert f.status == "error" and "at least two groups" in (f.reason or ""), key

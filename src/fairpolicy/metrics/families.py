@@ -208,5 +208,6 @@ def multi_spec(
         kw.setdefault("one_of", SELECTION_ONE_OF)
     if pooled:
         kw.setdefault("optional", ("dimension",))
+        kw.setdefault("groups_needed", 1)  # a value of the compared rows, one group or many
     inputs = SELECTION if selection else POOLED if pooled else CLS
     return MetricSpec(key=key, fn=fn, summary=summary, inputs=inputs, tasks=BOTH, **kw)
