@@ -64,7 +64,7 @@ def measure(
                 "that contains more than one group.",
             )
         )
-    n = stats.n
+    n = stats.rows_n  # data rows (not the total weight under fractional sample weights)
     # data checks and LL144 impact ratios judge small groups themselves: none is dropped
     small_ok = spec.kind == "data" or not spec.min_samples_applies
     keep = n >= (0 if small_ok else control.min_samples)
@@ -104,11 +104,11 @@ def measure(
     eligible = stats.select(keep)
     if stats.secondary is not None:  # the second grouping obeys min_samples too
         sec = stats.secondary
-        sec_keep = sec.n >= control.min_samples
+        sec_keep = sec.rows_n >= control.min_samples
         excluded += [
             Excluded(
                 g,
-                int(sec.n[i]),
+                int(sec.rows_n[i]),
                 f"'{','.join(sec.dimension)}' group with fewer rows than "
                 f"min_samples={control.min_samples}",
             )
@@ -140,6 +140,13 @@ def measure(
                 for p in exc.problems
             ]
         ) from exc
+    if eligible.survey is not None:  # fractional weights: a group's n is its rows
+        rows = dict(zip(eligible.groups, eligible.rows_n.tolist(), strict=True))
+        mv = dataclasses.replace(
+            mv,
+            groups=tuple(dataclasses.replace(g, n=rows.get(g.group, g.n)) for g in mv.groups),
+            excluded=tuple(dataclasses.replace(e, n=rows.get(e.group, e.n)) for e in mv.excluded),
+        )
     return MetricValue(
         mv.value,
         mv.groups,

@@ -27,7 +27,7 @@ from fairpolicy.data.bind.labels import encode_labels
 from fairpolicy.data.bind.roles import CLASS_FREE_SCORES
 from fairpolicy.data.bind.rows import numeric_column, require_complete
 from fairpolicy.data.bind.scores import validate_scores
-from fairpolicy.data.bind.weights import fold_weights
+from fairpolicy.data.bind.weights import fold_weights, survey_refused
 from fairpolicy.data.limits import Limits
 from fairpolicy.data.sources import Request, Table
 from fairpolicy.errors import BindingError, Problem
@@ -44,6 +44,7 @@ from fairpolicy.stats import (
     GroupStats,
     RankingStats,
     RegressionStats,
+    SurveyCells,
     build_group_stats,
     build_regression_stats,
     build_score_stats,
@@ -56,6 +57,8 @@ DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 
 #: a warning is raised when more than this share of the rows has no group value
 MISSING_SHARE_WARNING = 0.05
+#: a group-size binding under fractional weights has no resampling units (no interval)
+_NO_UNITS = (np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64))
 
 
 def missing_tokens(control: Control) -> frozenset[str]:
@@ -171,7 +174,7 @@ class Evaluator:
 
     def warn_missing(self, control: Control, stats: GroupStats) -> None:
         """Warn (once per grouping) when more than 5 % of the rows have no group value."""
-        total = int(stats.n.sum()) + stats.unknown_n
+        total = int(stats.rows_n.sum()) + stats.unknown_n
         if not stats.unknown_n or stats.unknown_n <= MISSING_SHARE_WARNING * total:
             return
         dim = ",".join(stats.dimension)
@@ -219,6 +222,13 @@ class Evaluator:
 
     def group_stats(self, plan: Plan, plans: Sequence[Plan]) -> GroupStats:
         """The statistics this plan's metric reads, built once per binding."""
+        spec, weight = plan.spec, plan.control.inputs.get("weight")
+        if (
+            self.table.sample_weights is not None
+            and weight is not None
+            and (spec.kind in ("regression", "ranking") or spec.needs_scores)
+        ):  # fractional weights reach count tables only (data/bind/weights.py)
+            raise survey_refused(self.table, weight, plan.control.control_id, spec.key)
         dim = plan.control.dimension_columns
         role = plan.spec.secondary_role
         second = plan.control.inputs.get(role) if role else None
@@ -275,15 +285,29 @@ class Evaluator:
                     self.table.path,
                     plan.control.control_id,
                 )
-            built = build_group_stats(
-                lab.true_codes,
-                lab.pred_codes,
-                lab.classes,
-                dims,
-                requests,
-                lab.positive,
-                lab.weights,
-            )
+            if lab.sample_weights is not None:  # fractional weights: stats/survey.py
+                from fairpolicy.stats.survey import build_survey_stats
+
+                built = build_survey_stats(
+                    lab.true_codes,
+                    lab.pred_codes,
+                    lab.classes,
+                    dims,
+                    requests,
+                    lab.positive,
+                    lab.weights,
+                    lab.sample_weights,
+                )
+            else:
+                built = build_group_stats(
+                    lab.true_codes,
+                    lab.pred_codes,
+                    lab.classes,
+                    dims,
+                    requests,
+                    lab.positive,
+                    lab.weights,
+                )
             for req, st in built.items():
                 self.stats[(plan.key, req, False, None, tokens)] = st
         return self.stats[key]
@@ -495,6 +519,13 @@ class Evaluator:
         names, rows, unknown, keys = group_index(dims, c.dimension_columns, weights)
         ok = rows >= 0
         sizes = weighted_bincount(rows[ok], None if weights is None else weights[ok], len(names))
+        survey = None
+        if table.sample_weights is not None:  # fractional weights: sizes are total weights
+            sample = table.sample_weights if keep is None else table.sample_weights[keep]
+            eff = sample if weights is None else sample * weights
+            unknown_w = float(eff[~ok].sum())
+            survey = SurveyCells(sizes, tuple(_NO_UNITS for _ in names), unknown_w)
+            sizes = np.bincount(rows[ok], weights=eff[ok], minlength=len(names))
         st = GroupStats(
             dimension=c.dimension_columns,
             groups=names,
@@ -503,6 +534,7 @@ class Evaluator:
             unknown_n=unknown,
             sizes=sizes,
             group_keys=keys,
+            survey=survey,
         )
         if keep is not None:
             numeric = {r: v[keep] for r, v in numeric.items()}
@@ -554,7 +586,8 @@ class Evaluator:
                 Request(columns=columns, strings=self.strings & set(columns))
             )
             if weight is not None:  # sample weights: data/bind/weights.py
-                sub = fold_weights(sub, weight, [c.dimension_columns])
+                refusal = survey_refused(sub, weight, c.control_id, spec.key)
+                sub = fold_weights(sub, weight, [c.dimension_columns], refusal)
             self.subtables[columns] = sub
         return self.subtables[columns]
 

@@ -249,8 +249,9 @@ class Finding(_Frozen):
     min_samples: int | None = None
     classes: list[str] = Field(default_factory=list)
     #: the compared groups' confusion tables, ``counts[group][y_true][y_pred]`` in the order
-    #: of ``classes`` — everything a reader needs to recompute a count-based value
-    counts: dict[str, list[list[int]]] = Field(default_factory=dict)
+    #: of ``classes`` — everything a reader needs to recompute a count-based value (under
+    #: fractional sample weights the sums of the rows' weights, not row counts)
+    counts: dict[str, list[list[int | float]]] = Field(default_factory=dict)
     source: SourceRef | None = None
     #: bootstrap confidence interval of ``value`` (``ci``/``--bootstrap``)
     ci: ConfidenceInterval | None = None

@@ -1,6 +1,6 @@
 """Bad-input rows of the sample-weights area (``input.weight`` / ``--bind weight=COL``):
-every weight that cannot be read as a whole-number frequency weight, a group whose rows
-all weigh 0, controls that disagree on the weights, a weight column bound to another role, and
+every weight that cannot be read (not a finite, non-negative number), fractional (survey)
+weights on a metric that cannot take them, a group whose rows all weigh 0, controls that disagree on the weights, a weight column bound to another role, and
 a weight on a ranking metric. Each is exit 2 naming the column (or control) and value."""
 
 from __future__ import annotations
@@ -77,13 +77,15 @@ CASES: list[Case] = [
         key="input.weight",
     ),
     Case(
-        "weights-fractional",
-        ("weight column", "fractional value", "1.5", "frequency weights"),
-        policy=WEIGHTED,
+        "weights-fractional-on-a-regression-metric",
+        ("fractional (survey / importance) weights", "'mae_parity'", "resampled without"),
+        policy=policy(input__weight="w", metric_key="mae_parity"),
         data=weighted("'1.5' if i % 2 else '1'"),
         file="data.csv",
+        control="c1",
         column="w",
         key="input.weight",
+        report=True,  # a per-control error: the other controls still evaluate
     ),
     Case(
         "weights-all-zero-group",

@@ -448,8 +448,7 @@ def test_reports_say_weighted_by_the_column(fmt: str, tmp_path: Path) -> None:
 BAD_WEIGHTS = st.one_of(
     st.floats(max_value=-1e-300, allow_infinity=True, allow_nan=False),  # negative
     st.sampled_from([math.inf, math.nan]),
-    st.floats(0.001, 1e6).filter(lambda x: x != math.floor(x)),  # fractional
-)
+)  # fractional weights are survey weights: tests/metrics/test_survey_weights.py
 
 
 @settings(max_examples=25, deadline=None, database=None)

@@ -304,9 +304,9 @@ def min_group_share(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     count in N but are no group of their own.
     """
     n = stats.n.astype(np.float64)
-    total = float(n.sum()) + stats.unknown_n
+    total = float(n.sum()) + stats.unknown_total
     shares = [float(v) / total for v in n]
-    details = {"rows": int(total), "unknown_n": stats.unknown_n}
+    details = {"rows": int(stats.rows_n.sum()) + stats.unknown_n, "unknown_n": stats.unknown_n}
     sizes = stats.n
     exact = (
         Fraction(int(sizes.min()), int(sizes.sum()) + stats.unknown_n)
@@ -331,9 +331,11 @@ def group_size(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     Per-group sizes are the group values. A data check sees every group:
     ``min_samples`` excludes no group here, so a size floor goes in the
     threshold (``group_size >= 100``). Rows with a missing dimension value are
-    no group (their count is ``details["unknown_n"]``).
+    no group (their count is ``details["unknown_n"]``). Under fractional (survey) sample
+    weights the size is the group's rows, the evidence behind its values, not its total
+    weight (``min_group_share`` weighs the shares).
     """
-    n = [float(v) for v in stats.n]
+    n = [float(v) for v in stats.rows_n]
     details = {"unknown_n": stats.unknown_n}
     return MetricValue(
         float(min(n)),

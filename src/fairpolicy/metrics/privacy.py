@@ -33,7 +33,7 @@ __all__ = ["k_anonymity", "l_diversity", "t_closeness"]
 
 
 def _values(stats: GroupStats, values: list[float]) -> tuple[GroupValue, ...]:
-    return tuple(GroupValue(g, int(stats.n[i]), values[i]) for i, g in enumerate(stats.groups))
+    return tuple(GroupValue(g, int(stats.rows_n[i]), values[i]) for i, g in enumerate(stats.groups))
 
 
 def _sensitive(stats: GroupStats) -> np.ndarray:
@@ -48,9 +48,10 @@ def k_anonymity(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     value = k = min_g n_g   (higher is safer; a row unique on its quasi-identifiers gives 1)
 
     Equals Venturalitica's ``calc_k_anonymity``. ``details["unknown_n"]``: rows with a
-    missing quasi-identifier value (no group).
+    missing quasi-identifier value (no group). Records are counted: under fractional
+    (survey) sample weights a group's k is its number of rows, not its total weight.
     """
-    n = [float(v) for v in stats.n]
+    n = [float(v) for v in stats.rows_n]
     worst = stats.groups[int(np.argmin(n))] if n else None
     return MetricValue(
         float(min(n)) if n else None,

@@ -449,6 +449,16 @@ def _weighted_median(values: FloatArray, weights: FloatArray) -> float:
     return (lo + hi) / 2.0
 
 
+def _count(x: float) -> int | Fraction:
+    """A count as an int, or under fractional sample weights the exact rational of the
+    float sum of weights (so shares and ratios are still compared without rounding)."""
+    return int(x) if float(x).is_integer() else Fraction(float(x))
+
+
+def _shown(x: int | Fraction) -> int | float:
+    return x if isinstance(x, int) else float(x)
+
+
 def _level(
     name: str,
     keys: Sequence[tuple[str, ...]],
@@ -463,11 +473,11 @@ def _level(
 
     Counts are integers, so shares and ratios are decided exactly: a category holding
     exactly ``min_share`` of the rows is kept, and the lowest ratio is exact."""
-    agg: dict[tuple[str, ...], list[int]] = {}
+    agg: dict[tuple[str, ...], list[int | Fraction]] = {}
     for k, ni, hi in zip(keys, n, hits, strict=True):
         cell = agg.setdefault(tuple(k[c] for c in cols), [0, 0])
-        cell[0] += int(ni)
-        cell[1] += int(hi)
+        cell[0] += _count(ni)
+        cell[1] += _count(hi)
     share_floor = decimal_fraction(min_share)
     exact_rate: dict[str, Fraction] = {}
     cats: list[dict[str, Any]] = []
@@ -478,11 +488,11 @@ def _level(
         cats.append(
             {
                 "category": group_name(key),
-                "n": int(size),
-                "selected": int(hit),
-                "share": size / total,
-                "rate": hit / size,
-                "excluded": Fraction(size) / Fraction(int(total)) < share_floor,
+                "n": _shown(size),
+                "selected": _shown(hit),
+                "share": float(size / Fraction(total)),
+                "rate": float(Fraction(hit) / size),
+                "excluded": Fraction(size) / Fraction(total) < share_floor,
                 "impact_ratio": None,
             }
         )
@@ -548,8 +558,8 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
             reason=f"a group name contains '{INTERSECTION_SEP.strip()}', so the intersection "
             f"of {list(stats.dimension)} cannot be split back into its columns",
         )
-    total = float(n.sum()) + stats.unknown_n
-    details["rows"] = int(total)
+    total = float(n.sum()) + stats.unknown_total
+    details["rows"] = int(stats.rows_n.sum()) + stats.unknown_n
     d = len(stats.dimension)
     plan: list[tuple[str, tuple[int, ...]]] = [(stats.dimension[i], (i,)) for i in range(d)]
     if d > 1:

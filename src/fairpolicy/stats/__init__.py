@@ -36,6 +36,7 @@ from fairpolicy.stats.groups import (
     MISSING_GROUP,
     UNKNOWN_GROUP,
     GroupStats,
+    SurveyCells,
     group_name,
 )
 from fairpolicy.stats.ranking import RankingStats
@@ -59,6 +60,7 @@ __all__ = [
     "RegressionCells",
     "RegressionStats",
     "ScoreStats",
+    "SurveyCells",
     "build_group_stats",
     "build_regression_stats",
     "build_score_stats",

@@ -7,10 +7,12 @@ combined integer index; groups of a coarser dimension (``sex`` out of
 ``sex,race``) are sums over the intersectional cells (:func:`marginalize`).
 
 Every builder takes optional row ``weights`` (int64, ≥ 1): a row of weight w
-counts as w identical rows. The DuckDB and Spark engines return the distinct
-tuples of the bound columns with their row counts, so one weighted tuple stands
-for all its rows; the embedded path passes ``None`` (every row weighs 1) and
-pays nothing for the option.
+counts as w identical rows. Fractional (survey, importance) sample weights are not row
+counts: their tables are float sums of weights, and :class:`SurveyCells` keeps the
+rows themselves, which the bootstrap resamples (:mod:`fairpolicy.stats.survey`).
+The DuckDB and Spark engines return the distinct tuples of the bound columns with
+their row counts, so one weighted tuple stands for all its rows; the embedded path
+passes ``None`` (every row weighs 1) and pays nothing for the option.
 """
 
 from __future__ import annotations
@@ -64,6 +66,28 @@ def group_name(key: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True, eq=False)
+class SurveyCells:
+    """The rows behind a table of fractional sample weights, as resampling units.
+
+    Group g's rows are ``units[g] = (cell, weight, rows)``: ``rows[i]`` data rows of
+    count-table cell ``cell[i]`` (``t·K + p``), each weighing ``weight[i]``. A replicate
+    resamples the group's rows (``rows_n[g]`` of them) and sums the drawn rows' weights
+    into the cells, so ``counts[g]`` is the sum over units of rows × weight.
+    """
+
+    #: data rows per group (the sample size: ``min_samples`` and the reports count these)
+    rows_n: IntArray
+    units: tuple[tuple[IntArray, NDArray[np.float64], IntArray], ...]
+    #: the total weight of the rows without a group (``unknown_n`` counts them)
+    unknown_weight: float = 0.0
+
+    def select(self, idx: NDArray[np.intp]) -> SurveyCells:
+        return SurveyCells(
+            self.rows_n[idx], tuple(self.units[i] for i in idx.tolist()), self.unknown_weight
+        )
+
+
+@dataclass(frozen=True, eq=False)
 class GroupStats:
     """Sufficient statistics per group for one (inputs, dimension) binding.
 
@@ -93,6 +117,9 @@ class GroupStats:
     group_keys: tuple[tuple[str, ...], ...] = ()
     #: the same binding grouped by a second column (e.g. ``site`` for composites)
     secondary: GroupStats | None = None
+    #: fractional sample weights: ``counts`` are float sums of weights, and these are
+    #: the rows (:class:`SurveyCells`); None for unweighted or frequency-weighted counts
+    survey: SurveyCells | None = None
 
     def __post_init__(self) -> None:
         g, k = len(self.groups), len(self.classes)
@@ -108,12 +135,27 @@ class GroupStats:
         return n
 
     @property
+    def rows_n(self) -> IntArray:
+        """Data rows per group: :attr:`n` except under fractional sample weights, where
+        :attr:`n` is the groups' total weight and this the sample size."""
+        if self.survey is not None:
+            return self.survey.rows_n
+        return np.asarray(self.n, dtype=np.int64)
+
+    @property
+    def unknown_total(self) -> float:
+        """The rows without a group in the unit of :attr:`n`: their count, or their total
+        weight under fractional sample weights."""
+        return self.survey.unknown_weight if self.survey is not None else self.unknown_n
+
+    @property
     def num_classes(self) -> int:
         return len(self.classes)
 
     @property
-    def total(self) -> int:
-        return int(self.counts.sum())
+    def total(self) -> float:
+        total = self.counts.sum()
+        return float(total) if self.survey is not None else int(total)
 
     def select(self, keep: NDArray[np.bool_]) -> GroupStats:
         """The same statistics restricted to the groups where ``keep`` is true."""
@@ -131,6 +173,7 @@ class GroupStats:
             ranking=None if self.ranking is None else self.ranking.select(idx, len(self.groups)),
             group_keys=tuple(self.group_keys[i] for i in idx) if self.group_keys else (),
             secondary=self.secondary,
+            survey=None if self.survey is None else self.survey.select(idx),
         )
 
     def with_extras(self, **extras: object) -> GroupStats:

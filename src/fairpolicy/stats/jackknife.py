@@ -138,6 +138,11 @@ def jackknife(
             "the jackknife for BCa's acceleration is computed from count and score cells; "
             "regression and ranking statistics do not have it"
         )
+    if stats.survey is not None:
+        return (
+            "the cell jackknife leaves one row out of a count-table cell, and under "
+            "fractional sample weights the rows of a cell weigh differently"
+        )
     stats = needed(spec, stats)
     mask = np.asarray(keep, dtype=bool)
     base = stats.select(mask)

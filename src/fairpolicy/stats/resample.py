@@ -251,6 +251,13 @@ def unavailable(spec: Statistic, stats: GroupStats, purpose: str = "interval") -
         if stats.regression is None and stats.ranking is None:
             return f"'{spec.key}': no regression or ranking statistics to resample"
         return None
+    if stats.survey is not None and (purpose == "permutation" or spec.needs_scores):
+        what = "permutation p-values" if purpose == "permutation" else "score intervals"
+        return (
+            f"{what} are not available under fractional sample weights ('{spec.key}'): "
+            "only count tables resample weighted rows; use a bootstrap interval (ci) of a "
+            "count-based metric, or whole-number (frequency) weights"
+        )
     if spec.kind == "data" or not stats.classes:
         return (
             f"'{spec.key}' reads only the group sizes, which a bootstrap stratified by group "
@@ -302,7 +309,9 @@ class ScoreDraws:
 class Replicates:
     """B stratified replicates of one GroupStats (all groups, before any exclusion)."""
 
-    counts: np.ndarray  # int64 (B, G, K, K): Multinomial(n_g, cells_g / n_g) per group
+    #: int64 (B, G, K, K): Multinomial(n_g, cells_g / n_g) per group; float64 sums of
+    #: weights under fractional sample weights (:mod:`fairpolicy.stats.survey`)
+    counts: np.ndarray
     scores: object | None  # a ScoreDraws (None if stats.scores is None)
     seed: int
     resamples: int
@@ -360,7 +369,13 @@ def draw(stats: GroupStats, resamples: int, seed: int, rows: bool = False) -> Re
     rng = np.random.default_rng(seed)
     n_g = _group_sizes(stats)
     sizes = _row_sizes(np.random.default_rng((seed, _ROWS_STREAM)), n_g, b) if rows else None
-    counts = _multinomial(rng, stats.counts.reshape(g, k * k), b, sizes).reshape(b, g, k, k)
+    counts: np.ndarray
+    if stats.survey is not None:  # fractional sample weights: resample the rows
+        from fairpolicy.stats.survey import survey_counts
+
+        counts = survey_counts(stats, b, int(seed), sizes).reshape(b, g, k, k)
+    else:
+        counts = _multinomial(rng, stats.counts.reshape(g, k * k), b, sizes).reshape(b, g, k, k)
     scores = None
     if stats.scores is not None:
         cells, why = cells_of(stats)
@@ -409,8 +424,9 @@ def draw(stats: GroupStats, resamples: int, seed: int, rows: bool = False) -> Re
 
 
 def _group_sizes(stats: GroupStats) -> IntArray:
-    """Rows per group (the count table's, or the sizes of regression/ranking statistics)."""
-    return np.asarray(stats.n, dtype=np.int64)
+    """Rows per group (the count table's, or the sizes of regression/ranking statistics;
+    under fractional sample weights the data rows, not the weight)."""
+    return stats.rows_n
 
 
 def _regression_draw(

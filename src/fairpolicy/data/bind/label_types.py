@@ -53,6 +53,8 @@ class Labels:
     warnings: list[str] = field(default_factory=list)
     #: rows per kept entry (engines' weighted tuples); None = one row each
     weights: NDArray[np.int64] | None = None
+    #: fractional sample weights of the kept entries (Table.sample_weights), or None
+    sample_weights: NDArray[np.float64] | None = None
     #: why the score columns cannot be paired with the classes (text labels, positional
     #: columns, no declared order); raised only by the metrics that read scores
     score_problem: Problem | None = None

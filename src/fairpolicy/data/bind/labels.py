@@ -258,9 +258,10 @@ def encode_labels(
 
     t_codes = label_codes(t_arr, classes, integer)
     p_codes = t_codes if key.prediction == key.target else label_codes(p_arr, classes, integer)
-    weights = table.weights
-    if weights is not None and keep is not None:
-        weights = weights[keep]
+    weights, sample = table.weights, table.sample_weights
+    if keep is not None:
+        weights = None if weights is None else weights[keep]
+        sample = None if sample is None else sample[keep]
     return Labels(
         classes=tuple(str(c) for c in classes),
         true_codes=t_codes,
@@ -270,6 +271,7 @@ def encode_labels(
         score_columns=score_cols,
         warnings=warnings,
         weights=weights,
+        sample_weights=sample,
         score_problem=score_problem,
     )
 

@@ -1,17 +1,28 @@
-"""Sample weights (``input.weight`` / ``--bind weight=COLUMN``): one whole-number weight
-per data row, read as a frequency weight — a row of weight w counts as w identical rows.
+"""Sample weights (``input.weight`` / ``--bind weight=COLUMN``): one weight per data row.
 
-The pipeline already counts weighted tuples (an engine's distinct tuples carry their row
-counts in :attr:`~fairpolicy.data.sources.base.Table.weights`), so a weight column is
-folded into those counts once, right after the read, on every engine and input type:
-every count-based statistic, ``min_samples`` and the bootstrap then count weight (a row
-of weight w is resampled as w rows, exactly as w copies of it would be).
+Two readings, decided by the column's values (and said in every report):
+
+- **Whole numbers: frequency weights** — a row of weight w counts as w identical rows.
+  The pipeline already counts weighted tuples (an engine's distinct tuples carry their
+  row counts in :attr:`~fairpolicy.data.sources.base.Table.weights`), so the column is
+  folded into those counts once, right after the read, on every engine and input type:
+  every count-based statistic, ``min_samples`` and the bootstrap then count weight (a row
+  of weight w is resampled as w rows, exactly as w copies of it would be).
+- **Any fractional value: survey / importance weights** — a row is one sampled unit that
+  stands for w of the population. Values are ratios of weighted sums (scikit-learn's
+  ``sample_weight``, fairlearn's ``sample_params``); ``min_samples`` and the reported n
+  count rows; the bootstrap resamples rows, each with its weight
+  (:mod:`fairpolicy.stats.survey`). The weights travel beside the row counts
+  (:attr:`~fairpolicy.data.sources.base.Table.sample_weights`). Count-table metrics and
+  group-size data checks take them; score, regression and ranking metrics are refused
+  (their resampling units are not weighted), and so are permutation p-values and BCa's
+  jackknife (no result, with the reason; the percentile interval stands in for BCa).
 
 What is refused (exit 2, naming the column and the value): a weight column that is not
-numeric, a missing, non-finite, negative or fractional weight, a group whose rows all
-weigh 0, controls of one run binding different weight columns (or some none), a weight
-column bound to another role too, and a weight on a ranking metric (repeating an item of
-a ranking is not meaningful). Regression sums weigh each row: on an engine a weighted
+numeric, a missing, non-finite or negative weight, a group whose rows all weigh 0,
+controls of one run binding different weight columns (or some none), a weight column
+bound to another role too, and a weight on a ranking metric (repeating an item of a
+ranking is not meaningful). Regression sums weigh each row: on an engine a weighted
 regression control reads its own tuples with the weight column (:func:`fold_weights`)
 instead of pushing its sums down.
 """
@@ -108,7 +119,7 @@ def weight_problems(control: Control, spec: MetricSpec, file: str | None) -> lis
 def _bad(table: Table, column: str, what: str, value: object, hint: str) -> DataError:
     return DataError(
         f"the weight column holds {what} ({value!r}); every sample weight must be a finite, "
-        "non-negative whole number (a row of weight w counts as w rows).",
+        "non-negative number.",
         file=table.path or "<DataFrame>",
         column=column,
         key="input.weight",
@@ -125,7 +136,8 @@ def _number(value: object) -> bool:
 
 
 def weight_values(table: Table, column: str) -> np.ndarray:
-    """The weight column as int64, validated (see the module docstring)."""
+    """The weight column, validated (see the module docstring): int64 when every weight is
+    a whole number (frequency weights), else float64 (survey / importance weights)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -155,18 +167,12 @@ def weight_values(table: Table, column: str) -> np.ndarray:
     checks = (
         (~np.isfinite(values), "a non-finite value", "remove or fix infinite/NaN weights."),
         (values < 0, "a negative value", "weights must be 0 or more."),
-        (
-            values != np.floor(values),
-            "a fractional value",
-            "fractional (survey or importance) weights are not supported yet; weights are "
-            "read as frequency weights (a row of weight w is w rows, which also sets the "
-            "sample size of min_samples and the intervals), so do not round survey weights "
-            "into counts.",
-        ),
     )
     for bad, what, hint in checks:
         if bad.any():
             raise _bad(table, column, what, float(values[np.flatnonzero(bad)[0]]), hint)
+    if (values != np.floor(values)).any():
+        return values  # survey / importance weights: the rows stay the sample
     total = float(values.sum()) * (1.0 if table.weights is None else float(table.weights.max()))
     if total >= MAX_TOTAL_WEIGHT:
         raise _bad(
@@ -232,10 +238,19 @@ def apply_weights(table: Table, pol: Policy) -> Table:
     column = weight_column(pol)
     if column is None or column not in table.available:
         return table  # no weights, or a missing column (reported per control)
-    note = (
-        f"weighted by column '{column}': every count, min_samples and the bootstrap count a "
-        "row of weight w as w rows (frequency weights)"
+    frequency = (
+        f"weighted by column '{column}': its weights are whole numbers, read as frequency "
+        "weights: every count, min_samples and the bootstrap count a row of weight w as w "
+        "rows (survey weights that happen to be whole numbers would overstate the sample "
+        "size: give them as decimals, e.g. 120.0 → divide by their mean)"
     )
+    survey = (
+        f"weighted by column '{column}': fractional weights, read as survey / importance "
+        "weights: values are ratios of weighted sums (scikit-learn's sample_weight), while "
+        "min_samples and the reported n count rows and the bootstrap resamples rows with "
+        "their weights"
+    )
+    note = frequency
     if column not in table.columns:
         _unread(table, column, pol)
         # engines: only regression/ranking controls are weighted; a regression control
@@ -247,30 +262,58 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         if "site" in c.inputs:
             groups.append((c.inputs["site"],))
     out = fold_weights(table, column, groups)
+    note = survey if out.sample_weights is not None else frequency
     return dataclasses.replace(out, warnings=[*out.warnings, note])
 
 
-def fold_weights(table: Table, column: str, groups: Sequence[Sequence[str]]) -> Table:
-    """``table`` with ``column``'s validated weights multiplied into its row counts and
-    the zero-weight entries left out; a group of any of ``groups`` whose rows all weigh 0
-    is exit 2. Used on the main table and on an engine's regression tuples."""
-    w = weight_values(table, column)
-    if table.weights is not None:
-        w = w * table.weights
+def survey_refused(table: Table, column: str, control: str, key: str) -> DataError:
+    return DataError(
+        f"the weight column holds fractional (survey / importance) weights, which apply to "
+        f"count-table metrics and group-size checks only; control '{control}' uses "
+        f"'{key}', whose score, regression or ranking statistics are resampled without "
+        "weights, so its value and interval would not be weighted consistently.",
+        file=table.path or "<DataFrame>",
+        control=control,
+        column=column,
+        key="input.weight",
+        hint="check that control in a separate run without input.weight, or give "
+        "whole-number frequency weights (a row of weight w counting as w rows).",
+    )
+
+
+def fold_weights(
+    table: Table,
+    column: str,
+    groups: Sequence[Sequence[str]],
+    refuse_survey: DataError | None = None,
+) -> Table:
+    """``table`` with ``column``'s validated weights applied and the zero-weight entries
+    left out; a group of any of ``groups`` whose rows all weigh 0 is exit 2. Whole-number
+    weights are multiplied into the row counts; fractional ones are kept beside them as
+    ``sample_weights`` (or ``refuse_survey`` is raised). Used on the main table and on an
+    engine's regression tuples."""
+    values = weight_values(table, column)
+    fractional = values.dtype.kind == "f"
+    if fractional and refuse_survey is not None:
+        raise refuse_survey
+    w = values if table.weights is None else values * table.weights
     for dims in dict.fromkeys(tuple(g) for g in groups):
         _zero_groups(table, column, w, dims)
     keep = w > 0
     # embedded reads: remember each entry's data row, so messages still name data rows
     ids = np.arange(len(w), dtype=np.int64) if table.source is None else None
+    counts = table.weights if fractional else w
+    sample = values if fractional else None
     if keep.all():
-        return dataclasses.replace(table, weights=w, row_ids=ids)
+        return dataclasses.replace(table, weights=counts, sample_weights=sample, row_ids=ids)
     import pyarrow as pa
 
     idx = pa.array(np.flatnonzero(keep))
     return dataclasses.replace(
         table,
         columns={k: v.take(idx) for k, v in table.columns.items()},
-        weights=w[keep],
+        weights=None if counts is None else counts[keep],
+        sample_weights=None if sample is None else sample[keep],
         row_ids=None if ids is None else ids[keep],
         sum_flags={k: v[keep] for k, v in table.sum_flags.items()},
     )

@@ -48,6 +48,10 @@ class Table:
     warnings: list[str] = field(default_factory=list)
     #: rows per entry (int64, ≥ 1); None: one row per entry (embedded reads)
     weights: NDArray[np.int64] | None = None
+    #: fractional (survey, importance) sample weight of each entry's rows
+    #: (data/bind/weights.py); None: unweighted, or whole-number weights folded into
+    #: ``weights`` as row counts
+    sample_weights: NDArray[np.float64] | None = None
     #: the engine the tuples came from: locates data rows, runs further aggregations
     source: EngineSource | None = None
     #: engines: for each multi-column score binding, whether the entry's unrounded

@@ -1,0 +1,307 @@
+"""Fractional (survey / importance) sample weights (``input.weight``, issue 15).
+
+A weight column with any fractional value is read as survey weights: values are ratios of
+weighted sums (scikit-learn's ``sample_weight``, fairlearn's ``sample_params``), the
+sample size (``min_samples``, each group's n) counts rows, and the bootstrap resamples
+rows, each keeping its weight (``fairpolicy.stats.survey``).
+
+- oracles: per-group values and gaps equal fairlearn's ``MetricFrame(sample_params=...)``
+  with continuous weights, on every input type and engine;
+- registry-wide: every count-table control gives, on weights c·0.3, the value it gives on
+  whole-number frequency weights c (ratios of weighted counts do not see the scale);
+- the weighted bootstrap is a row bootstrap: its replicate cell sums have the mean and
+  spread of a naive row resample, and constant fractional weights give the unweighted
+  interval (within Monte Carlo error);
+- what cannot be weighted this way is refused or reasoned, never silently unweighted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairpolicy.metrics.registry import REGISTRY
+from fairpolicy.policy.schema import Control, Policy
+from fairpolicy.runner import check
+from fairpolicy.stats import GroupStats, SurveyCells
+from fairpolicy.stats.survey import build_survey_stats, survey_counts
+from tests.data.test_engines import ENGINES
+from tests.data.test_engines import engine as engine  # the fixture
+from tests.data.test_engines import spark_session as spark_session  # the fixture
+from tests.metrics.test_registry_common import COMBOS, DATA, common_control
+from tests.metrics.test_weights import _binary, ctl
+
+INPUTS = {"target": "y_true", "prediction": "y_pred", "dimension": "grp", "weight": "w"}
+
+
+def survey_frame(seed: int, n: int = 500) -> pd.DataFrame:
+    df = _binary(seed, n)
+    rng = np.random.default_rng(seed + 100)
+    df["w"] = rng.gamma(2.0, 0.8, n).round(4) + 0.0001  # positive, continuous, fractional
+    return df
+
+
+def _fl() -> dict[str, Any]:
+    from fairlearn.metrics import selection_rate
+    from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
+
+    return {
+        "demographic_parity_diff": selection_rate,
+        "equal_opportunity_diff": recall_score,
+        "predictive_parity_diff": precision_score,
+        "accuracy_diff": accuracy_score,
+        "f1_score": f1_score,
+    }
+
+
+def _data(df: pd.DataFrame, kind: str, tmp: Path) -> Any:
+    if kind == "pandas":
+        return df
+    if kind == "csv":
+        df.to_csv(tmp / "d.csv", index=False)
+        return tmp / "d.csv"
+    df.to_parquet(tmp / "d.parquet", index=False)
+    return tmp / "d.parquet"
+
+
+@pytest.mark.parametrize("kind", ["pandas", "csv", "parquet"])
+@pytest.mark.parametrize("key", sorted(_fl()))
+def test_values_equal_fairlearn_sample_params(key: str, kind: str, tmp_path: Path) -> None:
+    from fairlearn.metrics import MetricFrame
+
+    df = survey_frame(1)
+    res = check(Policy(form="list", controls=(ctl(key, INPUTS),)), _data(df, kind, tmp_path))
+    f = res.findings[0]
+    assert f.status in ("pass", "fail"), f.message
+    mf = MetricFrame(
+        metrics=_fl()[key],
+        y_true=df["y_true"],
+        y_pred=df["y_pred"],
+        sensitive_features=df["grp"],
+        sample_params={"sample_weight": df["w"].to_numpy()},
+    )
+    got = {g.group: g.value for g in f.groups}
+    for g, v in mf.by_group.to_dict().items():
+        assert got[g] == pytest.approx(v, abs=1e-12), (g, got[g], v)
+    if key.endswith("_diff"):
+        assert f.value == pytest.approx(mf.difference(), abs=1e-12)
+    # n counts rows, never the (truncated) total weight
+    assert {g.group: g.n for g in f.groups} == df.groupby("grp").size().to_dict()
+    assert any("survey / importance weights" in w for w in res.warnings)
+
+
+@pytest.mark.parametrize("engine", ENGINES, indirect=True)
+def test_engines_equal_the_embedded_run(engine: str, tmp_path: Path) -> None:
+    df = survey_frame(2, 400)
+    df["w"] = df["w"].round(1) + 0.05  # repeated weights: engines' tuples share them
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    controls = tuple(ctl(k, INPUTS).model_copy(update={"control_id": k}) for k in sorted(_fl()))
+    pol = Policy(form="list", controls=controls)
+    kw = {"bootstrap": 200, "seed": 5}
+    a = check(pol, tmp_path / "d.parquet", **kw)
+    b = check(pol, tmp_path / "d.parquet", engine=engine, **kw)
+    for fa, fb in zip(a.findings, b.findings, strict=True):
+        assert fb.status == fa.status, (fa.control_id, fb.message)
+        assert fb.value == pytest.approx(fa.value, abs=1e-12), fa.control_id
+        assert [g.n for g in fb.groups] == [g.n for g in fa.groups]
+        assert fb.ci is not None and fa.ci is not None
+        # different tuples → different units; the intervals agree within MC error
+        assert fb.ci.high == pytest.approx(fa.ci.high, abs=0.08), fa.control_id
+
+
+def _count_controls(weight: str) -> tuple[Control, ...]:
+    out = []
+    for cid, key, params, kind in COMBOS:
+        spec = REGISTRY[key]
+        if (
+            kind not in ("binary", "data")
+            or spec.needs_scores
+            or spec.kind != ("data" if kind == "data" else "classification")
+        ):
+            continue
+        c = common_control(key, params, cid).model_copy(update={"min_samples": 1})
+        out.append(c.model_copy(update={"inputs": {**c.inputs, "weight": weight}}))
+    return tuple(out)
+
+
+#: values that count records, not weight: the smallest group's rows
+COUNTS_RECORDS = {"k_anonymity", "group_size"}
+
+
+def test_registry_scaled_fractional_weights_equal_frequency_weights() -> None:
+    df = DATA["binary"].copy()
+    rng = np.random.default_rng(7)
+    c = rng.integers(1, 5, len(df))
+    controls = _count_controls("w")
+    assert len({x.metric_key for x in controls}) > 20
+    freq = check(Policy(form="list", controls=controls), df.assign(w=c))
+    frac = check(Policy(form="list", controls=controls), df.assign(w=c * 0.3 + 1e-9 * 0))
+    assert any("survey / importance weights" in w for w in frac.warnings)
+    assert not any("survey / importance weights" in w for w in freq.warnings)
+    checked = 0
+    for a, b in zip(freq.findings, frac.findings, strict=True):
+        if a.metric_key in COUNTS_RECORDS:
+            sizes = df.groupby(a.inputs["dimension"]).size()
+            assert b.value == sizes.min(), (a.control_id, b.value)
+            continue
+        if a.value is None:
+            assert b.value is None, (a.control_id, b.value)
+            continue
+        assert b.value is not None, (a.control_id, b.message)
+        assert math.isclose(a.value, b.value, rel_tol=1e-9, abs_tol=1e-12), (
+            a.control_id,
+            a.value,
+            b.value,
+        )
+        checked += 1
+    assert checked > 20
+
+
+def test_survey_replicates_are_a_row_bootstrap() -> None:
+    """Replicate cell sums of survey_counts have the mean and spread of a naive
+    resample of the rows (with replacement, each keeping its weight)."""
+    rng = np.random.default_rng(0)
+    n, k = 60, 2
+    t = rng.integers(0, k, n)
+    p = rng.integers(0, k, n)
+    w = rng.choice([0.5, 1.25, 3.0], n)
+    built = build_survey_stats(
+        t, p, ("0", "1"), {"g": (np.zeros(n, np.int64), ["A"])}, [("g",)], 1, None, w
+    )[("g",)]
+    assert built.survey is not None and built.rows_n.tolist() == [n]
+    cell = t * k + p
+    want = np.bincount(cell, weights=w, minlength=k * k)
+    assert np.allclose(built.counts.reshape(-1), want)
+    b = 20_000
+    got = survey_counts(built, b, seed=3)[:, 0, :]
+    idx = rng.integers(0, n, (b, n))
+    naive = np.stack([np.bincount(cell[r], weights=w[r], minlength=k * k) for r in idx])
+    assert np.allclose(got.mean(axis=0), want, rtol=0.02)
+    assert np.allclose(got.std(axis=0), naive.std(axis=0), rtol=0.05)
+    assert np.allclose(got.sum(axis=1).mean(), w.sum(), rtol=0.01)
+
+
+def test_constant_fractional_weights_give_the_unweighted_interval() -> None:
+    df = _binary(0, 400)
+    plain = {k: v for k, v in INPUTS.items() if k != "weight"}
+    out = []
+    for data, inputs in ((df, plain), (df.assign(w=0.37), INPUTS)):
+        pol = Policy(form="list", controls=(ctl("demographic_parity_ratio", inputs),))
+        f = check(pol, data, bootstrap=3000, seed=2).findings[0]
+        assert f.ci is not None and f.ci.low is not None
+        out.append((f.value, f.ci.low))
+    assert out[1][0] == pytest.approx(out[0][0], abs=1e-12)
+    assert out[1][1] == pytest.approx(out[0][1], abs=0.03)
+
+
+def test_min_samples_counts_rows_not_weight() -> None:
+    """Ten rows that stand for 1,005 people are still ten rows of evidence."""
+    df = _binary(3, 300)
+    df["w"] = np.where(df["grp"] == "C", 100.5, 0.5)
+    c = ctl("demographic_parity_diff", INPUTS).model_copy(update={"min_samples": 70})
+    f = check(Policy(form="list", controls=(c,)), df).findings[0]
+    small = int((df["grp"] == "C").sum())
+    assert small < 70
+    assert [e.group for e in f.excluded_groups] == ["C"] and f.excluded_groups[0].n == small
+
+
+def test_results_json_carries_weighted_counts(tmp_path: Path) -> None:
+    from fairpolicy.cli import main
+
+    df = survey_frame(4, 200)
+    df.to_csv(tmp_path / "d.csv", index=False)
+    pol = tmp_path / "p.yaml"
+    pol.write_text(
+        "- control-id: c\n  props:\n  - {name: metric_key, value: demographic_parity_diff}\n"
+        "  - {name: threshold, value: '0.5'}\n  - {name: operator, value: '<'}\n"
+        "  - {name: input.target, value: y_true}\n  - {name: input.prediction, value: y_pred}\n"
+        "  - {name: input.dimension, value: grp}\n  - {name: input.weight, value: w}\n"
+    )
+    out = tmp_path / "r.json"
+    code = main(["check", str(pol), str(tmp_path / "d.csv"), "-o", f"json={out}"])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    counts = doc["findings"][0]["counts"]
+    a = df[df["grp"] == "A"]
+    assert sum(map(sum, counts["A"])) == pytest.approx(a["w"].sum(), rel=1e-12)
+    assert doc["findings"][0]["groups"][0]["n"] == len(a)
+
+
+# --- what fractional weights cannot reach: refused or reasoned, never unweighted ----------
+
+
+@pytest.mark.parametrize("key", ["auc_gap", "mae_parity"])
+def test_score_and_regression_metrics_refuse_fractional_weights(key: str) -> None:
+    df = survey_frame(5, 200)
+    df["y_num"], df["yhat_num"] = df["y_score"] * 10, df["y_score"] * 9
+    inputs = dict(INPUTS, score="y_score")
+    if key == "mae_parity":
+        inputs = {"target": "y_num", "prediction": "yhat_num", "dimension": "grp", "weight": "w"}
+    other = ctl("accuracy_diff", INPUTS).model_copy(update={"control_id": "d"})
+    res = check(Policy(form="list", controls=(ctl(key, inputs), other)), df)
+    f, g = res.findings
+    assert f.status == "error" and f.value is None and res.exit_code == 2
+    assert "fractional" in f.message and key in f.message and "column 'w'" in f.message
+    assert g.status in ("pass", "fail") and g.value is not None  # the others still evaluate
+
+
+@pytest.mark.parametrize("engine", ENGINES[:1], indirect=True)
+def test_regression_on_an_engine_refuses_fractional_weights(engine: str, tmp_path: Path) -> None:
+    df = survey_frame(6, 200)
+    df["y_num"], df["yhat_num"] = df["y_score"] * 10, df["y_score"] * 9
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    inputs = {"target": "y_num", "prediction": "yhat_num", "dimension": "grp", "weight": "w"}
+    pol = Policy(form="list", controls=(ctl("mae_parity", inputs),))
+    f = check(pol, tmp_path / "d.parquet", engine=engine).findings[0]
+    assert f.status == "error" and f.value is None
+    assert "fractional" in f.message and "mae_parity" in f.message
+
+
+def test_permutation_and_bca_say_why_not() -> None:
+    df = survey_frame(7, 300)
+    c = ctl("accuracy_diff", INPUTS)
+    pol = Policy(form="list", controls=(c,))
+    f = check(pol, df, p_value=200, seed=1).findings[0]
+    assert f.p_value is not None and f.p_value.p_value is None
+    assert "fractional sample weights" in (f.p_value.reason or "")
+    two = df[df["grp"] != "C"]
+    f = check(pol, two, bootstrap=200, ci_method="bca", seed=1).findings[0]
+    assert f.ci is not None and f.ci.low is not None
+    assert "BCa not available" in (f.ci.note or "") or f.ci.method == "band"
+
+
+def test_group_sizes_are_total_weights_and_k_anonymity_counts_records() -> None:
+    df = _binary(8, 300)
+    df["w"] = np.where(df["grp"] == "A", 0.25, 2.5)
+    inputs = {"dimension": "grp", "weight": "w"}
+    k = check(Policy(form="list", controls=(ctl("k_anonymity", inputs),)), df).findings[0]
+    assert k.value == df.groupby("grp").size().min()
+    df.loc[df.index[:7], "grp"] = None  # rows without a group weigh in the total too
+    f = check(Policy(form="list", controls=(ctl("min_group_share", inputs),)), df).findings[0]
+    totals = df.groupby("grp")["w"].sum()
+    assert f.value == pytest.approx(totals.min() / df["w"].sum(), rel=1e-12)
+    assert f.details["rows"] == len(df)
+
+
+def test_survey_cells_select_keeps_groups_aligned() -> None:
+    units = tuple(
+        (np.array([i], np.int64), np.array([0.5 + i]), np.array([i + 1], np.int64))
+        for i in range(3)
+    )
+    sc = SurveyCells(np.array([1, 2, 3], np.int64), units)
+    st = GroupStats(
+        dimension=("g",),
+        groups=("A", "B", "C"),
+        classes=("0",),
+        counts=np.array([[[0.5]], [[3.0]], [[7.5]]]),
+        survey=sc,
+    )
+    sel = st.select(np.array([True, False, True]))
+    assert sel.rows_n.tolist() == [1, 3]
+    assert sel.survey is not None and sel.survey.units[1][1].tolist() == [2.5]
