@@ -77,6 +77,15 @@ CASES: list[Case] = [
         key="input.weight",
     ),
     Case(
+        "weights-fractional-overflowing",
+        ("weight column", "sum overflows a double", "rescale the weights"),
+        policy=WEIGHTED,
+        data=weighted("'1.5e307' if i % 2 else '0.5'"),
+        file="data.csv",
+        column="w",
+        key="input.weight",
+    ),
+    Case(
         "weights-fractional-on-a-regression-metric",
         ("fractional (survey / importance) weights", "'mae_parity'", "resampled without"),
         policy=policy(input__weight="w", metric_key="mae_parity"),

@@ -171,9 +171,22 @@ def weight_values(table: Table, column: str) -> np.ndarray:
     for bad, what, hint in checks:
         if bad.any():
             raise _bad(table, column, what, float(values[np.flatnonzero(bad)[0]]), hint)
-    if (values != np.floor(values)).any():
-        return values  # survey / importance weights: the rows stay the sample
-    total = float(values.sum()) * (1.0 if table.weights is None else float(table.weights.max()))
+    if (values != np.floor(values)).any():  # survey / importance weights: rows stay the sample
+        scale = 1.0 if table.weights is None else float(table.weights.max())
+        with np.errstate(over="ignore"):
+            total = float(values.sum()) * scale
+        if not np.isfinite(total) or total > 1e300:
+            raise _bad(
+                table,
+                column,
+                "weights whose sum overflows a double",
+                float(values.max()),
+                "rescale the weights (divide them by their mean): ratios of weighted sums "
+                "do not change with the scale.",
+            )
+        return values
+    with np.errstate(over="ignore"):
+        total = float(values.sum()) * (1.0 if table.weights is None else float(table.weights.max()))
     if total >= MAX_TOTAL_WEIGHT:
         raise _bad(
             table,
