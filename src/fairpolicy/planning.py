@@ -26,7 +26,7 @@ from fairpolicy.data.bind.rows import missing_column_problem
 from fairpolicy.data.bind.scores import score_column_names
 from fairpolicy.data.bind.weights import weight_problems
 from fairpolicy.data.limits import Limits
-from fairpolicy.data.prefetch import bound_columns
+from fairpolicy.data.prefetch import MEASURED_ROLES, bound_columns
 from fairpolicy.data.sources import Request, Table, default_memory_budget, parse_size
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
 from fairpolicy.metrics.base import MetricSpec
@@ -110,6 +110,9 @@ class Plan:
 
 def plan_key(control: Control, spec: MetricSpec) -> Hashable:
     i = control.inputs
+    if spec.column_counts is not None:  # the data-quality metrics: counts per column
+        role = spec.column_role or ""
+        return ("columns", spec.column_counts, control.role_columns(role) or None)
     if spec.kind == "classification":
         return label_key(control, spec)
     if spec.kind == "regression":
@@ -178,7 +181,7 @@ def plan_controls(policy: Policy, table: Table) -> list[Plan]:
                 )
             )
         for role, value in c.inputs.items():
-            cols = c.dimension_columns if role == "dimension" else (value,)
+            cols = c.role_columns(role)
             if role == "score" and spec.kind == "classification":
                 if not score_column_names(table.available, value):
                     problems.append(missing_column_problem(table, c, role, value))
@@ -254,11 +257,25 @@ def _score_decimals(value: int | None) -> int:
 
 
 def policy_columns(pol: Policy, available: list[str]) -> tuple[list[str], list[str]]:
-    """(every column the policy binds, those read as text: dimension and site columns)."""
+    """(every column the policy binds, those read as text: dimension and site columns).
+
+    A ``data_completeness`` control that names no ``input.columns`` measures every
+    column of the data, so every column is read."""
     wanted, strings = bound_columns(
         available, [(role, value) for c in pol.controls for role, value in c.inputs.items()]
     )
+    if any(every_column(c) for c in pol.controls):
+        wanted += available
     return list(dict.fromkeys(wanted)), list(dict.fromkeys(strings))
+
+
+def every_column(control: Control) -> bool:
+    """Whether the control measures every column of the data (its column role unbound)."""
+    try:
+        spec = lookup(control.metric_key)
+    except KeyError:
+        return False
+    return spec.column_counts == "each" and spec.column_role not in control.inputs
 
 
 #: the prefetch reads a file only when it is this many times smaller than the memory budget
@@ -297,6 +314,8 @@ def engine_request(pol: Policy, available: list[str], strings: list[str], decima
         if kind in ("regression", "ranking"):
             continue  # their own aggregations read their columns
         for role, value in c.inputs.items():
+            if role in MEASURED_ROLES:
+                continue  # counted per column by their own reads (evaluator.py)
             if role == "dimension":
                 columns += c.dimension_columns
             elif role == "score":

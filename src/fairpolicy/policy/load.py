@@ -49,6 +49,20 @@ ROLE_ALIASES = {
 }
 #: the metrics those spellings apply to
 PRIVACY_KEYS = frozenset({"k_anonymity", "l_diversity", "t_closeness"})
+#: how to bind a role a metric needs, where "name the column" is not the whole story
+ROLE_HINTS = {
+    "sensitive_columns": "add a prop input.sensitive_columns listing the sensitive columns "
+    "(a comma list); fairpolicy does not guess them from the column names as Venturalitica "
+    "does (it counts every name containing 'id', 'age', 'income' …)",
+    "fields": "add a prop input.fields listing the provenance columns (a comma list) or pass "
+    "--bind fields=COLUMN,COLUMN",
+}
+#: Venturalitica's names of the protected attribute(s), for any metric: the dimension
+#: (a comma list is an intersection, as for input.dimension)
+DIMENSION_ALIASES = {
+    "protected_attributes": "dimension",
+    "protected_attribute": "dimension",
+}
 
 #: Common misspellings of operators → the spelling meant.
 _OPERATOR_GUESSES = {
@@ -332,6 +346,7 @@ def _text(value: Any) -> str | None:
 
 def _build(raw: RawControl, ctx: Ctx) -> Control | None:
     """Validate one raw control; every problem goes to ``ctx``; None when any."""
+    from fairpolicy.metrics.refused import REFUSED
     from fairpolicy.metrics.registry import REGISTRY, all_names, canonical
 
     before = len(ctx.problems)
@@ -351,7 +366,9 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
     for name, value in raw.props:
         if name.startswith("input."):
             role, column = name[6:], _text(value)
-            if role in ROLE_ALIASES:  # Venturalitica's privacy roles (checked below)
+            if role in DIMENSION_ALIASES:  # Venturalitica's protected attribute(s)
+                role = DIMENSION_ALIASES[role]
+            elif role in ROLE_ALIASES:  # Venturalitica's privacy roles (checked below)
                 aliased[ROLE_ALIASES[role]] = role
                 role = ROLE_ALIASES[role]
             if role not in ROLES:
@@ -386,6 +403,8 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
             "add a metric_key prop (`fairpolicy metrics` lists them), or point "
             "control-implementations[].source at the catalog that defines the control",
         )
+    elif written in REFUSED:  # known, and refused under that name: say what it is
+        err(REFUSED[written][0], "metric_key", REFUSED[written][1])
     elif (key := canonical(written)) is None:
         err(
             f"unknown metric_key '{written}'.{did_you_mean(written, all_names())}",
@@ -413,7 +432,7 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
                     f"no column is bound to role '{role}' (prop input.{role}); "
                     f"metric '{spec.key}' needs {', '.join(spec.inputs)}",
                     f"input.{role}",
-                    f"add a prop input.{role} naming the column",
+                    ROLE_HINTS.get(role, f"add a prop input.{role} naming the column"),
                 )
         if spec.one_of and not any(r in named for r in spec.one_of):
             roles = " or ".join(f"input.{r}" for r in spec.one_of)

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.stats.bincount import IntArray
+from fairpolicy.stats.columns import ColumnCounts
 from fairpolicy.stats.ranking import RankingStats
 from fairpolicy.stats.regression import RegressionStats
 from fairpolicy.stats.scores import ScoreStats
@@ -93,6 +94,8 @@ class GroupStats:
     group_keys: tuple[tuple[str, ...], ...] = ()
     #: the same binding grouped by a second column (e.g. ``site`` for composites)
     secondary: GroupStats | None = None
+    #: missing-value counts per column (the data-quality metrics: stats/columns.py)
+    columns: ColumnCounts | None = None
 
     def __post_init__(self) -> None:
         g, k = len(self.groups), len(self.classes)
@@ -131,6 +134,7 @@ class GroupStats:
             ranking=None if self.ranking is None else self.ranking.select(idx, len(self.groups)),
             group_keys=tuple(self.group_keys[i] for i in idx) if self.group_keys else (),
             secondary=self.secondary,
+            columns=self.columns,
         )
 
     def with_extras(self, **extras: object) -> GroupStats:
