@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,9 +80,17 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
     # audit of the labels, as for class balance)
     target = i.get("target", i.get("prediction"))
     assert target is not None  # planning checked the declared roles
+    # a metric of the target alone (class balance, l-diversity, t-closeness) does not read
+    # a prediction bound for every control (--bind prediction=…): its count table is the
+    # target's, so the prediction's labels, missing values and vocabulary never stop it
+    reads_prediction = spec.needs_scores or "prediction" in (
+        *spec.inputs,
+        *spec.one_of,
+        *spec.optional,
+    )
     return LabelKey(
         target=target,
-        prediction=i.get("prediction", target),
+        prediction=i.get("prediction", target) if reads_prediction else target,
         score=control.inputs.get("score"),
         positive_label=None if p.get("positive_label") is None else str(p["positive_label"]),
         num_classes=p.get("num_classes"),
@@ -339,13 +347,18 @@ def engine_request(pol: Policy, available: list[str], strings: list[str], decima
 
 
 def load(
-    policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = (), strict: bool = False
+    policy: Any,
+    allow_paths: Sequence[str | os.PathLike[str]] = (),
+    strict: bool = False,
+    bound: Collection[str] = (),
 ) -> Policy:
+    """The policy; ``bound``: the roles ``--bind`` gives every control (a control need not
+    name them itself)."""
     if isinstance(policy, Policy):
         return policy
     from fairpolicy.policy.load import load_policy
 
-    loaded: Policy = load_policy(policy, allow_paths=allow_paths, strict=strict)
+    loaded: Policy = load_policy(policy, allow_paths=allow_paths, strict=strict, bound=bound)
     return loaded
 
 
@@ -490,7 +503,10 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
     and the engines' score grid (``--score-decimals``). Raises PolicyError/UsageError."""
     s = settings
     pol = apply_overrides(
-        load(policy, s.allow_paths, s.strict), s.bind, s.num_classes, s.stats_options
+        load(policy, s.allow_paths, s.strict, tuple(s.bind or ())),
+        s.bind,
+        s.num_classes,
+        s.stats_options,
     )
     _check_requested(pol, s.caps)
     return pol, _score_decimals(s.score_decimals)

@@ -21,7 +21,8 @@ REFUSED: dict[str, tuple[str, str]] = {
         "promises a causal guarantee.",
         "use metric_key demographic_parity_diff (the same difference of positive rates, for "
         "any number of groups, bound with input.dimension) with operator '<' (lower is "
-        "fairer: '>=', as in Venturalitica's templates, would pass the larger gaps), or remove the control.",
+        "fairer: '>=', as in Venturalitica's templates, would pass the larger gaps), or "
+        "remove the control.",
     ),
     "causal_fairness_diagnostic": (
         "metric_key 'causal_fairness_diagnostic' is not computed: Venturalitica's "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,8 +86,13 @@ def load_policy(
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] = (),
     strict: bool = False,
+    bound: Collection[str] = (),
 ) -> Policy:
     """Load and validate a policy.
+
+    ``bound``: roles the command line binds for every control (``--bind ROLE=…``), so a
+    control that does not name them itself is not missing them (a template that leaves
+    its columns to the user: Venturalitica's HUDERIA templates).
 
     ``strict`` (``--strict``): every document must be valid OSCAL — a catalog, profile or
     component-definition NIST's schema accepts; otherwise what the schema would reject is
@@ -128,7 +133,8 @@ def load_policy(
         )
     raws = _policy_wide(metadata, raws, file, ctx)
     assessors, organization = _people(metadata, file, ctx)
-    controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]
+    given = frozenset(bound)
+    controls = [c for c in (_build(raw, ctx, given) for raw in raws) if c is not None]
     _check_ids(raws, form, file, ctx)
     if ctx.problems:
         raise PolicyError(ctx.problems)
@@ -344,7 +350,7 @@ def _text(value: Any) -> str | None:
     return str(value).strip()
 
 
-def _build(raw: RawControl, ctx: Ctx) -> Control | None:
+def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Control | None:
     """Validate one raw control; every problem goes to ``ctx``; None when any."""
     from fairpolicy.metrics.refused import REFUSED
     from fairpolicy.metrics.registry import REGISTRY, all_names, canonical
@@ -427,14 +433,14 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
 
     if spec is not None:
         for role in spec.inputs:
-            if role not in named:
+            if role not in named and role not in bound:
                 err(
                     f"no column is bound to role '{role}' (prop input.{role}); "
                     f"metric '{spec.key}' needs {', '.join(spec.inputs)}",
                     f"input.{role}",
                     ROLE_HINTS.get(role, f"add a prop input.{role} naming the column"),
                 )
-        if spec.one_of and not any(r in named for r in spec.one_of):
+        if spec.one_of and not any(r in named or r in bound for r in spec.one_of):
             roles = " or ".join(f"input.{r}" for r in spec.one_of)
             err(
                 f"metric '{spec.key}' needs one of {roles}",
