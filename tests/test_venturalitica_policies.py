@@ -460,3 +460,12 @@ def test_the_fix_for_counterfactual_fairness_gives_venturalitica_number(
         f = next(f for f in results.findings if f.control_id == cid)
         assert f.status in ("pass", "fail"), f.reason
         assert f.value == pytest.approx(abs(rates["a"] - rates["b"]), abs=1e-12)
+
+
+@pytest.mark.parametrize("key", sorted(CAUSAL))
+def test_metrics_show_explains_a_refused_key(key: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from fairpolicy.cli import main
+
+    assert main(["metrics", "show", key]) == 2
+    err = capsys.readouterr().err
+    assert f"'{key}' is not computed" in err and "Fix:" in err and "Traceback" not in err

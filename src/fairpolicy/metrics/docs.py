@@ -149,6 +149,11 @@ def null_lines(s: MetricSpec) -> list[str]:
 
 
 def show_metric(key: str) -> str:
+    from fairpolicy.metrics.refused import REFUSED
+
+    if key.strip() in REFUSED:  # known, and refused under that name: say why
+        what, fix = REFUSED[key.strip()]
+        raise UsageError(what, hint=fix)
     try:
         s = lookup(key)
     except KeyError as exc:
