@@ -20,6 +20,7 @@ from fairpolicy.data.bind.groups import (
     GroupColumn,
     emptied_groups,
     encode_group_column,
+    missing_mask,
     parse_missing_values,
 )
 from fairpolicy.data.bind.label_types import LabelKey, Labels
@@ -41,6 +42,7 @@ from fairpolicy.results import (
 )
 from fairpolicy.stats import (
     MISSING_GROUP,
+    ColumnCounts,
     GroupStats,
     RankingStats,
     RegressionStats,
@@ -54,6 +56,9 @@ from fairpolicy.stats import (
 )
 
 DimCodes = dict[str, tuple[np.ndarray, list[str]]]
+
+#: columns a warning names before it says how many more there are
+NAMED_COLUMNS = 20
 
 #: a warning is raised when more than this share of the rows has no group value
 MISSING_SHARE_WARNING = 0.05
@@ -234,6 +239,9 @@ class Evaluator:
         second = plan.control.inputs.get(role) if role else None
         cache = (plan.key, dim, plan.spec.needs_scores, second, missing_tokens(plan.control))
         if cache not in self.stats:
+            if plan.spec.column_counts is not None:
+                self.stats[cache] = self._column_stats(plan)
+                return self.stats[cache]
             if plan.spec.kind == "classification":
                 st = self._counts(plan, plans)
                 if plan.spec.needs_scores:
@@ -311,6 +319,75 @@ class Evaluator:
             for req, st in built.items():
                 self.stats[(plan.key, req, False, None, tokens)] = st
         return self.stats[key]
+
+    def _column_stats(self, plan: Plan) -> GroupStats:
+        """The data-quality metrics' statistics: one group of every row, with the missing
+        values of the measured columns (:class:`~fairpolicy.stats.ColumnCounts`)."""
+        c, spec = plan.control, plan.spec
+        named = c.role_columns(spec.column_role or "")
+        # sample weights describe the rows: a row of weight w counts as w rows, and the
+        # weight column is not one of the data's columns here
+        weight = c.inputs.get("weight")
+        available = tuple(col for col in self.table.available if col != weight)
+        columns = named or available
+        t = self.table
+        rows = t.rows if t.weights is None or t.source is not None else int(t.weights.sum())
+        missing: tuple[int, ...] = ()
+        complete = None
+        if spec.column_counts != "names":
+            tokens = missing_tokens(c)
+            missing = tuple(self._missing((col,), tokens, c) for col in columns)
+            if spec.column_counts == "joint":
+                complete = rows - self._missing(columns, tokens, c)
+        counts = ColumnCounts(rows, columns, missing, complete, available, bool(named))
+        if not named and spec.column_counts == "each":
+            shown = ", ".join(columns[:NAMED_COLUMNS]) + (
+                f", … ({len(columns) - NAMED_COLUMNS} more)" if len(columns) > NAMED_COLUMNS else ""
+            )
+            self.warnings.append(
+                f"control '{c.control_id}': no input.{spec.column_role} is bound, so "
+                f"{spec.key} is measured over all {len(columns)} columns: {shown} (bind "
+                f"input.{spec.column_role} to measure only some)"
+            )
+        return GroupStats(
+            dimension=(),
+            groups=("",),
+            classes=(),
+            counts=np.zeros((1, 0, 0), dtype=np.int64),
+            sizes=np.array([rows], dtype=np.int64),
+            columns=counts,
+        )
+
+    def _missing(self, columns: tuple[str, ...], tokens: frozenset[str], control: Control) -> int:
+        """Data rows where any of ``columns`` holds no value (:func:`missing_mask`): over
+        the rows read (embedded), or an engine's distinct tuples of those columns (with
+        the sample weight column, folded into the row counts)."""
+        from fairpolicy.errors import DataError
+
+        table = self.table
+        if table.source is not None:
+            weight = control.inputs.get("weight")
+            read = tuple(dict.fromkeys([*columns, *filter(None, [weight])]))
+            if read not in self.subtables:
+                sub = table.source.tuples(Request(read, self.strings & set(read)))
+                if weight is not None:
+                    sub = fold_weights(sub, weight, [])
+                self.subtables[read] = sub
+            table = self.subtables[read]
+        mask = np.zeros(len(table.columns[columns[0]]), dtype=bool)
+        for col in columns:
+            try:
+                mask |= missing_mask(table.columns[col], tokens)
+            except TypeError as exc:
+                raise DataError(
+                    f"{exc}.",
+                    file=table.path or "<DataFrame>",
+                    control=control.control_id,
+                    column=col,
+                    hint="measure columns of text, numbers, booleans or dates "
+                    "(input.columns / input.fields).",
+                ) from None
+        return table.count(mask)
 
     def _seed(self, plan: Plan, stats: GroupStats, salt: str) -> int:
         """A seed per binding and grouping: controls sharing statistics share replicates,

@@ -124,7 +124,7 @@ def explain_args(args: Any, bind: Mapping[str, str]) -> str:
     """``--explain`` from the parsed ``check`` arguments (``bind`` already parsed)."""
     from fairpolicy.planning import apply_overrides, load
 
-    written = load(args.policy, args.allow_path, args.strict)
+    written = load(args.policy, args.allow_path, args.strict, tuple(bind))
     params = {
         k: v
         for k, v in {

@@ -49,7 +49,7 @@ def plan_results(
     from fairpolicy.planning import apply_overrides, load
     from fairpolicy.version import __version__
 
-    pol = apply_overrides(load(policy), bind, num_classes, params)
+    pol = apply_overrides(load(policy, bound=tuple(bind or ())), bind, num_classes, params)
     when = fixed_timestamp(timestamp) or now(deterministic)
     findings = [
         finding(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from fairpolicy.data.bind.rows import missing_column_problem
 from fairpolicy.data.bind.scores import score_column_names
 from fairpolicy.data.bind.weights import weight_problems
 from fairpolicy.data.limits import Limits
-from fairpolicy.data.prefetch import bound_columns
+from fairpolicy.data.prefetch import MEASURED_ROLES, bound_columns
 from fairpolicy.data.sources import Request, Table, default_memory_budget, parse_size
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
 from fairpolicy.metrics.base import MetricSpec
@@ -80,9 +80,17 @@ def label_key(control: Control, spec: MetricSpec) -> LabelKey:
     # audit of the labels, as for class balance)
     target = i.get("target", i.get("prediction"))
     assert target is not None  # planning checked the declared roles
+    # a metric of the target alone (class balance, l-diversity, t-closeness) does not read
+    # a prediction bound for every control (--bind prediction=…): its count table is the
+    # target's, so the prediction's labels, missing values and vocabulary never stop it
+    reads_prediction = spec.needs_scores or "prediction" in (
+        *spec.inputs,
+        *spec.one_of,
+        *spec.optional,
+    )
     return LabelKey(
         target=target,
-        prediction=i.get("prediction", target),
+        prediction=i.get("prediction", target) if reads_prediction else target,
         score=control.inputs.get("score"),
         positive_label=None if p.get("positive_label") is None else str(p["positive_label"]),
         num_classes=p.get("num_classes"),
@@ -110,6 +118,9 @@ class Plan:
 
 def plan_key(control: Control, spec: MetricSpec) -> Hashable:
     i = control.inputs
+    if spec.column_counts is not None:  # the data-quality metrics: counts per column
+        role = spec.column_role or ""
+        return ("columns", spec.column_counts, control.role_columns(role) or None)
     if spec.kind == "classification":
         return label_key(control, spec)
     if spec.kind == "regression":
@@ -178,7 +189,7 @@ def plan_controls(policy: Policy, table: Table) -> list[Plan]:
                 )
             )
         for role, value in c.inputs.items():
-            cols = c.dimension_columns if role == "dimension" else (value,)
+            cols = c.role_columns(role)
             if role == "score" and spec.kind == "classification":
                 if not score_column_names(table.available, value):
                     problems.append(missing_column_problem(table, c, role, value))
@@ -254,11 +265,25 @@ def _score_decimals(value: int | None) -> int:
 
 
 def policy_columns(pol: Policy, available: list[str]) -> tuple[list[str], list[str]]:
-    """(every column the policy binds, those read as text: dimension and site columns)."""
+    """(every column the policy binds, those read as text: dimension and site columns).
+
+    A ``data_completeness`` control that names no ``input.columns`` measures every
+    column of the data, so every column is read."""
     wanted, strings = bound_columns(
         available, [(role, value) for c in pol.controls for role, value in c.inputs.items()]
     )
+    if any(every_column(c) for c in pol.controls):
+        wanted += available
     return list(dict.fromkeys(wanted)), list(dict.fromkeys(strings))
+
+
+def every_column(control: Control) -> bool:
+    """Whether the control measures every column of the data (its column role unbound)."""
+    try:
+        spec = lookup(control.metric_key)
+    except KeyError:
+        return False
+    return spec.column_counts == "each" and spec.column_role not in control.inputs
 
 
 #: the prefetch reads a file only when it is this many times smaller than the memory budget
@@ -297,6 +322,8 @@ def engine_request(pol: Policy, available: list[str], strings: list[str], decima
         if kind in ("regression", "ranking"):
             continue  # their own aggregations read their columns
         for role, value in c.inputs.items():
+            if role in MEASURED_ROLES:
+                continue  # counted per column by their own reads (evaluator.py)
             if role == "dimension":
                 columns += c.dimension_columns
             elif role == "score":
@@ -320,13 +347,18 @@ def engine_request(pol: Policy, available: list[str], strings: list[str], decima
 
 
 def load(
-    policy: Any, allow_paths: Sequence[str | os.PathLike[str]] = (), strict: bool = False
+    policy: Any,
+    allow_paths: Sequence[str | os.PathLike[str]] = (),
+    strict: bool = False,
+    bound: Collection[str] = (),
 ) -> Policy:
+    """The policy; ``bound``: the roles ``--bind`` gives every control (a control need not
+    name them itself)."""
     if isinstance(policy, Policy):
         return policy
     from fairpolicy.policy.load import load_policy
 
-    loaded: Policy = load_policy(policy, allow_paths=allow_paths, strict=strict)
+    loaded: Policy = load_policy(policy, allow_paths=allow_paths, strict=strict, bound=bound)
     return loaded
 
 
@@ -471,7 +503,10 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
     and the engines' score grid (``--score-decimals``). Raises PolicyError/UsageError."""
     s = settings
     pol = apply_overrides(
-        load(policy, s.allow_paths, s.strict), s.bind, s.num_classes, s.stats_options
+        load(policy, s.allow_paths, s.strict, tuple(s.bind or ())),
+        s.bind,
+        s.num_classes,
+        s.stats_options,
     )
     _check_requested(pol, s.caps)
     return pol, _score_decimals(s.score_decimals)

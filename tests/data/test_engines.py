@@ -233,6 +233,8 @@ def _reference_controls(fixture: str) -> list[Control]:
             "prediction": "y_pred",
             "score": "y_score",
             "site": "site",
+            "fields": "y_true,y_pred",
+            "sensitive_columns": "y_true",
         }
         if spec.secondary_role and "site" not in columns:
             continue

@@ -38,6 +38,8 @@ TABLE_ONLY: dict[tuple[str, str], str] = {
     ("mean_prediction_parity", "target"): "regression sums pair target and prediction rows",
     ("disparity_ratio", "target"): "read by the rates that compare with the truth (tpr, ppv, "
     "accuracy …; `rate` decides), not by the default selection_rate",
+    ("data_minimization", "sensitive_columns"): "the sensitive columns are counted by name "
+    "against every column of the data; their values never enter",
 }
 
 ROLES = ("target", "prediction", "dimension")
@@ -59,6 +61,8 @@ def _data(spec: MetricSpec, rng: np.random.Generator) -> pd.DataFrame:
             "g": rng.choice(list("AB"), N),
             "site": rng.choice(list("XYZ"), N),
             "rank": rng.permutation(N) + 1,
+            # a column with missing values: what the data-quality metrics measure
+            "opt": np.where(rng.random(N) < 0.2, np.nan, 1.0),
         }
     )
     if spec.kind == "regression":
@@ -83,6 +87,9 @@ def _columns(spec: MetricSpec) -> dict[str, str]:
         "score": score,
         "rank": "rank",
         "site": "site",
+        "columns": "opt",
+        "fields": "opt",
+        "sensitive_columns": "y",
     }
 
 

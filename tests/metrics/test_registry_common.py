@@ -60,6 +60,10 @@ ROLE_COLUMNS = {
     "score": "y_score",  # binary: the y_score column; K = 3: the prefix of y_score_0..2
     "rank": "rank",
     "site": "site",
+    # the data-quality metrics: a column with missing values, and names
+    "columns": "grp",
+    "fields": "grp",
+    "sensitive_columns": "site",
 }
 REGRESSION_COLUMNS = {"target": "y_num", "prediction": "yhat_num"}
 
@@ -224,7 +228,8 @@ def test_invariant_to_group_relabelling(
 ) -> None:
     base, other = results[(kind, "base")][cid], results[(kind, "relabelled")][cid]
     assert _close(other.value, base.value)
-    renamed = {GROUP_NAMES[g]: v for g, v in _values(base).items()}
+    # '' is the one group of every row of a metric that compares no groups (data quality)
+    renamed = {GROUP_NAMES.get(g, g) if g else g: v for g, v in _values(base).items()}
     assert other_values_close(_values(other), renamed)
     assert {GROUP_NAMES.get(e.group, e.group): e.n for e in base.excluded_groups} == {
         e.group: e.n for e in other.excluded_groups
@@ -278,6 +283,9 @@ def test_group_sizes_account_for_every_row(
         assert "tiny" not in excluded or "min_samples" not in excluded["tiny"].reason
     else:
         assert excluded["tiny"].n == 12 and "min_samples" in excluded["tiny"].reason
+    if spec.column_counts is not None:  # data quality: one group of every row, no dimension
+        assert UNKNOWN_GROUP not in excluded
+        return
     assert excluded[UNKNOWN_GROUP].n == 9
 
 
@@ -293,8 +301,13 @@ def test_spec_declarations(key: str) -> None:
     assert spec.formula.strip(), f"{key}: no docstring formula"
     assert "value" in spec.formula, f"{key}: the formula does not say what `value` is"
     assert set(spec.inputs) <= set(ROLES) and set(spec.one_of) <= set(ROLES)
-    # a comparison of groups needs them; a pooled value (accuracy, Theil) may take them
-    assert "dimension" in spec.inputs or "dimension" in spec.optional
+    if spec.column_counts is not None:
+        # the data-quality metrics measure the data set's columns, not groups of rows
+        assert spec.column_role in (*spec.inputs, *spec.optional) and spec.tasks == ("data",)
+        assert "dimension" not in (*spec.inputs, *spec.optional) and spec.groups_needed == 1
+    else:
+        # a comparison of groups needs them; a pooled value (accuracy, Theil) may take them
+        assert "dimension" in spec.inputs or "dimension" in spec.optional
     # the declared inputs match what the binding reads for the metric's kind
     assert spec.needs_scores == ("score" in spec.inputs) or spec.kind == "ranking"
     assert (spec.secondary_role is not None) == ("site" in spec.inputs)
@@ -306,7 +319,7 @@ def test_spec_declarations(key: str) -> None:
         assert {"target", "prediction"} <= set(spec.inputs) and spec.tasks == ("regression",)
     elif spec.kind == "ranking":
         assert set(spec.one_of) == {"rank", "score"} and spec.tasks == ("ranking",)
-    else:
+    elif spec.column_counts is None:
         assert spec.inputs == ("dimension",) and spec.tasks == ("data",)
     assert spec.better in ("lower", "higher")
     lo, hi = spec.value_range

@@ -22,6 +22,10 @@ from typing import Any
 
 from fairpolicy.data.sources import Table, peek_columns, read_table
 
+#: roles naming the columns the data-quality metrics measure (comma lists): read as
+#: bound, never grouped on by an engine's main aggregation
+MEASURED_ROLES = ("columns", "fields", "sensitive_columns")
+
 
 def bound_columns(
     available: list[str], bindings: list[tuple[str, str]]
@@ -33,7 +37,11 @@ def bound_columns(
     wanted: list[str] = []
     strings: list[str] = []
     for role, value in bindings:
-        if role == "dimension":
+        if role == "sensitive_columns":
+            continue  # data_minimization counts names, it reads no row
+        if role in MEASURED_ROLES:
+            wanted += [c.strip() for c in value.split(",") if c.strip()]
+        elif role == "dimension":
             cols = [c.strip() for c in value.split(",") if c.strip()]
             wanted += cols
             strings += cols

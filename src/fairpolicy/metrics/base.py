@@ -183,6 +183,12 @@ class MetricSpec:
     #: the permutation test's stratum (:data:`Stratum`; None: no permutation test), or
     #: ``(parameter, {value: stratum})`` when a parameter picks the compared rate
     null_stratum: Stratum | tuple[str, Mapping[str, Stratum | None]] | None = "rows"
+    #: the data-quality metrics (``metrics/quality.py``): the role naming the measured
+    #: columns (a comma list), and what is counted of them (``stats.columns``): ``each``,
+    #: the missing values per column (every column of the data when the role is unbound);
+    #: ``joint``, also the rows with every one present; ``names``, no row at all
+    column_role: str | None = None
+    column_counts: Literal["each", "joint", "names"] | None = None
 
     def stratum(self, params: Mapping[str, Any]) -> Stratum | None:
         """The permutation stratum for these (resolved) parameters."""

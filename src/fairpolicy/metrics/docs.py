@@ -70,7 +70,7 @@ def roles_text(s: MetricSpec, sep: str = ", ") -> str:
         text += f"{sep if s.inputs else ''}one of {'/'.join(s.one_of)}"
     if s.optional:
         text += f" (optional: {'/'.join(s.optional)})"
-    return text
+    return text.strip()
 
 
 def list_metrics() -> str:
@@ -113,6 +113,8 @@ def example_control(key: str) -> str:
         "score": "y_score",
         "rank": "rank",
         "site": "site",
+        "fields": "source_file,source_version",
+        "sensitive_columns": "age,sex,race",
     }
     lines = [
         f"- control-id: {s.key.replace('_', '-')}",
@@ -130,6 +132,8 @@ def null_lines(s: MetricSpec) -> list[str]:
     """What the permutation test (``p_value``) of this metric tests, one line per case."""
     if s.kind in ("regression", "ranking"):
         return ["permutation null: no permutation test (use a bootstrap interval, ci)"]
+    if s.column_counts is not None:
+        return ["permutation null: no permutation test (it measures columns, not groups)"]
     if s.kind == "data":
         return ["permutation null: no permutation test (it reads the group sizes, which it keeps)"]
     if s.secondary_role is not None:
@@ -145,6 +149,11 @@ def null_lines(s: MetricSpec) -> list[str]:
 
 
 def show_metric(key: str) -> str:
+    from fairpolicy.metrics.refused import REFUSED
+
+    if key.strip() in REFUSED:  # known, and refused under that name: say why
+        what, fix = REFUSED[key.strip()]
+        raise UsageError(what, hint=fix)
     try:
         s = lookup(key)
     except KeyError as exc:

@@ -39,6 +39,7 @@ from fairpolicy.metrics.families import (
     multi_spec,
 )
 from fairpolicy.metrics.privacy_specs import PRIVACY
+from fairpolicy.metrics.quality_specs import QUALITY
 
 # The metric families, imported when one of their functions is first read (``spec.fn``):
 # a check imports only the families its controls use (issue 17, a lean start).
@@ -745,6 +746,7 @@ REGISTRY: dict[str, MetricSpec] = {
         example_threshold="100",
     ),
     **PRIVACY,
+    **QUALITY,
     # ---- REGRESSION and RANKING: the fairness-metrics tutorial
     # (metrics/regression.py, metrics/ranking.py) ----
     "mean_prediction_parity": MetricSpec(

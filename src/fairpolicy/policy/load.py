@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +49,20 @@ ROLE_ALIASES = {
 }
 #: the metrics those spellings apply to
 PRIVACY_KEYS = frozenset({"k_anonymity", "l_diversity", "t_closeness"})
+#: how to bind a role a metric needs, where "name the column" is not the whole story
+ROLE_HINTS = {
+    "sensitive_columns": "add a prop input.sensitive_columns listing the sensitive columns "
+    "(a comma list); fairpolicy does not guess them from the column names as Venturalitica "
+    "does (it counts every name containing 'id', 'age', 'income' …)",
+    "fields": "add a prop input.fields listing the provenance columns (a comma list) or pass "
+    "--bind fields=COLUMN,COLUMN",
+}
+#: Venturalitica's names of the protected attribute(s), for any metric: the dimension
+#: (a comma list is an intersection, as for input.dimension)
+DIMENSION_ALIASES = {
+    "protected_attributes": "dimension",
+    "protected_attribute": "dimension",
+}
 
 #: Common misspellings of operators → the spelling meant.
 _OPERATOR_GUESSES = {
@@ -72,8 +86,13 @@ def load_policy(
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] = (),
     strict: bool = False,
+    bound: Collection[str] = (),
 ) -> Policy:
     """Load and validate a policy.
+
+    ``bound``: roles the command line binds for every control (``--bind ROLE=…``), so a
+    control that does not name them itself is not missing them (a template that leaves
+    its columns to the user: Venturalitica's HUDERIA templates).
 
     ``strict`` (``--strict``): every document must be valid OSCAL — a catalog, profile or
     component-definition NIST's schema accepts; otherwise what the schema would reject is
@@ -114,7 +133,8 @@ def load_policy(
         )
     raws = _policy_wide(metadata, raws, file, ctx)
     assessors, organization = _people(metadata, file, ctx)
-    controls = [c for c in (_build(raw, ctx) for raw in raws) if c is not None]
+    given = frozenset(bound)
+    controls = [c for c in (_build(raw, ctx, given) for raw in raws) if c is not None]
     _check_ids(raws, form, file, ctx)
     if ctx.problems:
         raise PolicyError(ctx.problems)
@@ -330,8 +350,9 @@ def _text(value: Any) -> str | None:
     return str(value).strip()
 
 
-def _build(raw: RawControl, ctx: Ctx) -> Control | None:
+def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Control | None:
     """Validate one raw control; every problem goes to ``ctx``; None when any."""
+    from fairpolicy.metrics.refused import REFUSED
     from fairpolicy.metrics.registry import REGISTRY, all_names, canonical
 
     before = len(ctx.problems)
@@ -351,7 +372,9 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
     for name, value in raw.props:
         if name.startswith("input."):
             role, column = name[6:], _text(value)
-            if role in ROLE_ALIASES:  # Venturalitica's privacy roles (checked below)
+            if role in DIMENSION_ALIASES:  # Venturalitica's protected attribute(s)
+                role = DIMENSION_ALIASES[role]
+            elif role in ROLE_ALIASES:  # Venturalitica's privacy roles (checked below)
                 aliased[ROLE_ALIASES[role]] = role
                 role = ROLE_ALIASES[role]
             if role not in ROLES:
@@ -386,6 +409,8 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
             "add a metric_key prop (`fairpolicy metrics` lists them), or point "
             "control-implementations[].source at the catalog that defines the control",
         )
+    elif written in REFUSED:  # known, and refused under that name: say what it is
+        err(REFUSED[written][0], "metric_key", REFUSED[written][1])
     elif (key := canonical(written)) is None:
         err(
             f"unknown metric_key '{written}'.{did_you_mean(written, all_names())}",
@@ -408,14 +433,14 @@ def _build(raw: RawControl, ctx: Ctx) -> Control | None:
 
     if spec is not None:
         for role in spec.inputs:
-            if role not in named:
+            if role not in named and role not in bound:
                 err(
                     f"no column is bound to role '{role}' (prop input.{role}); "
                     f"metric '{spec.key}' needs {', '.join(spec.inputs)}",
                     f"input.{role}",
-                    f"add a prop input.{role} naming the column",
+                    ROLE_HINTS.get(role, f"add a prop input.{role} naming the column"),
                 )
-        if spec.one_of and not any(r in named for r in spec.one_of):
+        if spec.one_of and not any(r in named or r in bound for r in spec.one_of):
             roles = " or ".join(f"input.{r}" for r in spec.one_of)
             err(
                 f"metric '{spec.key}' needs one of {roles}",

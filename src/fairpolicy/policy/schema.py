@@ -18,7 +18,22 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 NS = "https://fairpolicy.example.org/ns/oscal"
 
 #: Roles a control can bind to data columns.
-ROLES = ("target", "prediction", "dimension", "score", "rank", "site", "weight")
+ROLES = (
+    "target",
+    "prediction",
+    "dimension",
+    "score",
+    "rank",
+    "site",
+    "weight",
+    "columns",
+    "fields",
+    "sensitive_columns",
+)
+
+#: Roles whose value is a comma list of columns (the dimension's intersection, and the
+#: columns the data-quality metrics measure)
+LIST_ROLES = ("dimension", "columns", "fields", "sensitive_columns")
 
 #: Props that shape the control itself; every other prop is a metric parameter.
 CONTROL_PROPS = (
@@ -152,7 +167,13 @@ class Control(BaseModel):
 
     @property
     def dimension_columns(self) -> tuple[str, ...]:
-        raw = self.inputs.get("dimension", "")
+        return self.role_columns("dimension")
+
+    def role_columns(self, role: str) -> tuple[str, ...]:
+        """The columns bound to ``role``: a comma list for :data:`LIST_ROLES`, else one."""
+        raw = self.inputs.get(role, "")
+        if role not in LIST_ROLES:
+            return (raw,) if raw else ()
         return tuple(c.strip() for c in raw.split(",") if c.strip())
 
     @property

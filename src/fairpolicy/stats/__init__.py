@@ -24,6 +24,7 @@ p-value is asked for). Nothing in this package imports ``metrics``, ``data``, ``
 from __future__ import annotations
 
 from fairpolicy.stats.bincount import IntArray, weight_sum, weighted_bincount
+from fairpolicy.stats.columns import ColumnCounts
 from fairpolicy.stats.counts import (
     build_group_stats,
     confusion_counts,
@@ -53,6 +54,7 @@ __all__ = [
     "INTERSECTION_SEP",
     "MISSING_GROUP",
     "UNKNOWN_GROUP",
+    "ColumnCounts",
     "GroupStats",
     "IntArray",
     "JointCells",

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.stats.bincount import IntArray
+from fairpolicy.stats.columns import ColumnCounts
 from fairpolicy.stats.ranking import RankingStats
 from fairpolicy.stats.regression import RegressionStats
 from fairpolicy.stats.scores import ScoreStats
@@ -120,6 +121,8 @@ class GroupStats:
     #: fractional sample weights: ``counts`` are float sums of weights, and these are
     #: the rows (:class:`SurveyCells`); None for unweighted or frequency-weighted counts
     survey: SurveyCells | None = None
+    #: missing-value counts per column (the data-quality metrics: stats/columns.py)
+    columns: ColumnCounts | None = None
 
     def __post_init__(self) -> None:
         g, k = len(self.groups), len(self.classes)
@@ -174,6 +177,7 @@ class GroupStats:
             group_keys=tuple(self.group_keys[i] for i in idx) if self.group_keys else (),
             secondary=self.secondary,
             survey=None if self.survey is None else self.survey.select(idx),
+            columns=self.columns,
         )
 
     def with_extras(self, **extras: object) -> GroupStats:

@@ -148,3 +148,24 @@ def emptied_groups(
     total = np.bincount(rows[ok], weights=w[ok], minlength=len(names))
     kept = np.bincount(rows[ok & keep], weights=w[ok & keep], minlength=len(names))
     return [(names[i], int(total[i])) for i in np.flatnonzero((total > 0) & (kept == 0))]
+
+
+def missing_mask(
+    arr: pa.ChunkedArray, missing_values: frozenset[str] = frozenset()
+) -> NDArray[np.bool_]:
+    """Which rows of a column hold no value, as fairpolicy reads a missing value
+    everywhere: a true null (on CSV an empty cell, and for a column not read as text the
+    reader's null tokens), a NaN in a float column, text that is empty once trimmed, or one
+    of ``missing_values`` (compared with the value's text, trimmed, as group columns are).
+    The data-quality metrics count these (``metrics/quality.py``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = arr.type
+    textual = pa.types.is_dictionary(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+    if missing_values or textual:
+        return np.asarray(encode_group_column(arr, missing_values).codes < 0)
+    if arr.null_count == 0 and not pa.types.is_floating(t):
+        return np.zeros(len(arr), dtype=bool)
+    nan = pa.types.is_floating(t)
+    return np.asarray(pc.is_null(arr, nan_is_null=nan).to_numpy(zero_copy_only=False), dtype=bool)

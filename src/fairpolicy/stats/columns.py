@@ -1,0 +1,33 @@
+"""Per-column counts of missing values: what the data-quality metrics read
+(``data_completeness``, ``provenance_completeness``, ``data_minimization``).
+
+They are not count tables over groups: each measured column contributes the number of
+rows where it holds no value, and a joint binding the number of rows where every one of
+its columns holds one. The data layer counts them (one pass per column, or the engine's
+``GROUP BY`` of that column); the metrics divide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ColumnCounts"]
+
+
+@dataclass(frozen=True)
+class ColumnCounts:
+    """Missing-value counts of the measured columns of one data set."""
+
+    #: data rows
+    rows: int
+    #: the measured columns, in the order they were named (or the data's order)
+    columns: tuple[str, ...]
+    #: rows with no value, per measured column (an empty cell, a null, a NaN, a token of
+    #: ``missing_values``); empty when only the names were asked for
+    missing: tuple[int, ...] = ()
+    #: rows where every measured column holds a value (None: not counted)
+    complete: int | None = None
+    #: every column of the data, in its order
+    available: tuple[str, ...] = ()
+    #: the columns were named by the control (False: every column of the data)
+    named: bool = True
