@@ -331,8 +331,10 @@ class Evaluator:
         available = tuple(col for col in self.table.available if col != weight)
         columns = named or available
         t = self.table
-        rows = t.rows if t.weights is None or t.source is not None else int(t.weights.sum())
-        missing: tuple[int, ...] = ()
+        rows: float = t.rows if t.weights is None or t.source is not None else int(t.weights.sum())
+        if t.sample_weights is not None:  # fractional weights: every count is a weight sum
+            rows = float(_effective(t).sum())
+        missing: tuple[float, ...] = ()
         complete = None
         if spec.column_counts != "names":
             tokens = missing_tokens(c)
@@ -358,7 +360,7 @@ class Evaluator:
             columns=counts,
         )
 
-    def _missing(self, columns: tuple[str, ...], tokens: frozenset[str], control: Control) -> int:
+    def _missing(self, columns: tuple[str, ...], tokens: frozenset[str], control: Control) -> float:
         """Data rows where any of ``columns`` holds no value (:func:`missing_mask`): over
         the rows read (embedded), or an engine's distinct tuples of those columns (with
         the sample weight column, folded into the row counts)."""
@@ -371,7 +373,7 @@ class Evaluator:
             if read not in self.subtables:
                 sub = table.source.tuples(Request(read, self.strings & set(read)))
                 if weight is not None:
-                    sub = fold_weights(sub, weight, [])
+                    sub = fold_weights(sub, weight, [], kind=control.params.get("weight_kind"))
                 self.subtables[read] = sub
             table = self.subtables[read]
         mask = np.zeros(len(table.columns[columns[0]]), dtype=bool)
@@ -387,6 +389,8 @@ class Evaluator:
                     hint="measure columns of text, numbers, booleans or dates "
                     "(input.columns / input.fields).",
                 ) from None
+        if table.sample_weights is not None:
+            return float(_effective(table)[mask].sum())
         return table.count(mask)
 
     def _seed(self, plan: Plan, stats: GroupStats, salt: str) -> int:
@@ -664,7 +668,8 @@ class Evaluator:
             )
             if weight is not None:  # sample weights: data/bind/weights.py
                 refusal = survey_refused(sub, weight, c.control_id, spec.key)
-                sub = fold_weights(sub, weight, [c.dimension_columns], refusal)
+                kind = c.params.get("weight_kind")
+                sub = fold_weights(sub, weight, [c.dimension_columns], refusal, kind)
             self.subtables[columns] = sub
         return self.subtables[columns]
 
@@ -705,6 +710,13 @@ class Evaluator:
             group_keys=keys,
             regression=RegressionStats(per_group.astype(np.float64)),
         )
+
+
+def _effective(table: Table) -> np.ndarray:
+    """Each entry's total sample weight: its rows times their fractional weight."""
+    assert table.sample_weights is not None
+    w = table.sample_weights
+    return w if table.weights is None else w * table.weights
 
 
 def _encode_dims(

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairpolicy.errors import DataError
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.policy.schema import Control, Policy
 from fairpolicy.runner import check
@@ -305,3 +306,48 @@ def test_survey_cells_select_keeps_groups_aligned() -> None:
     sel = st.select(np.array([True, False, True]))
     assert sel.rows_n.tolist() == [1, 3]
     assert sel.survey is not None and sel.survey.units[1][1].tolist() == [2.5]
+
+
+# --- weight_kind: the reading declared, not guessed --------------------------------------
+
+
+def _kind(c: Control, kind: str) -> Control:
+    return c.model_copy(update={"params": {**c.params, "weight_kind": kind}})
+
+
+def test_weight_kind_survey_reads_whole_numbers_as_survey_weights() -> None:
+    """A respondent standing for 250 people is one row of evidence."""
+    df = _binary(9, 300)
+    df["w"] = np.where(df["grp"] == "C", 250, 3)
+    sizes = df.groupby("grp").size()
+    floor = int(sizes["C"]) + 1
+    assert sizes.drop("C").min() >= floor and sizes["C"] * 250 >= floor
+    base = ctl("demographic_parity_diff", INPUTS).model_copy(update={"min_samples": floor})
+    freq = check(Policy(form="list", controls=(base,)), df).findings[0]
+    assert freq.excluded_groups == []  # read as 250 rows each, C looks large enough
+    res = check(Policy(form="list", controls=(_kind(base, "survey"),)), df)
+    f = res.findings[0]
+    assert [e.group for e in f.excluded_groups] == ["C"]
+    assert f.excluded_groups[0].n == sizes["C"]
+    assert any("weight_kind: survey" in w for w in res.warnings)
+
+
+def test_weight_kind_frequency_refuses_fractional_weights() -> None:
+    df = survey_frame(10, 200)
+    c = _kind(ctl("accuracy_diff", INPUTS), "frequency")
+    with pytest.raises(DataError, match="fractional value under weight_kind: frequency"):
+        check(Policy(form="list", controls=(c,)), df)
+
+
+def test_weight_kind_must_agree_and_needs_a_weight() -> None:
+    from fairpolicy.errors import PolicyError
+
+    df = survey_frame(11, 200)
+    a = _kind(ctl("accuracy_diff", INPUTS), "survey")
+    b = ctl("demographic_parity_diff", INPUTS).model_copy(update={"control_id": "d"})
+    with pytest.raises(PolicyError, match="weight_kind"):
+        check(Policy(form="list", controls=(a, b)), df)
+    plain = {k: v for k, v in INPUTS.items() if k != "weight"}
+    lone = _kind(ctl("accuracy_diff", plain), "survey")
+    f = check(Policy(form="list", controls=(lone,)), df).findings[0]
+    assert f.status == "error" and "binds no weight column" in f.message

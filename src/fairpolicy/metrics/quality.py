@@ -47,6 +47,14 @@ def _pooled(stats: GroupStats, value: float) -> tuple[GroupValue, ...]:
     return tuple(GroupValue(g, int(n), value) for g, n in zip(stats.groups, stats.n, strict=True))
 
 
+def _exact(num: float, den: float) -> Fraction | None:
+    """num/den exactly when both are counts; None under fractional sample weights (sums
+    of weights: the float value is decided)."""
+    if isinstance(num, int) and isinstance(den, int):
+        return Fraction(num, den)
+    return None
+
+
 def _listed(names: tuple[str, ...]) -> list[str]:
     return list(names[:NAMED]) + ([f"… {len(names) - NAMED} more"] if len(names) > NAMED else [])
 
@@ -68,7 +76,8 @@ def data_completeness(stats: GroupStats, params: Mapping[str, Any]) -> MetricVal
         return MetricValue(None, reason="no rows" if cc.columns else "no columns to measure")
     n, k = cc.rows, len(cc.columns)
     per = {c: (n - m) / n for c, m in zip(cc.columns, cc.missing, strict=True)}
-    exact = Fraction(sum(n - m for m in cc.missing), n * k)
+    present = sum(n - m for m in cc.missing)
+    exact = _exact(present, n * k)
     value = sum(per.values()) / k
     worst = min(per, key=lambda c: per[c])
     return MetricValue(
@@ -102,7 +111,7 @@ def provenance_completeness(stats: GroupStats, params: Mapping[str, Any]) -> Met
     cc = _counts(stats)
     if cc.rows == 0 or cc.complete is None:
         return MetricValue(None, reason="no rows")
-    exact = Fraction(cc.complete, cc.rows)
+    exact = _exact(cc.complete, cc.rows)
     return MetricValue(
         cc.complete / cc.rows,
         _pooled(stats, cc.complete / cc.rows),

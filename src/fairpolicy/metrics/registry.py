@@ -83,6 +83,15 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ),
     ParamSpec("num_classes", int, None, help="declared number of classes K (labels 0..K-1)"),
     ParamSpec(
+        "weight_kind",
+        str,
+        None,
+        ("frequency", "survey"),
+        "how input.weight is read: frequency (whole numbers, a row of weight w is w rows) or "
+        "survey (rows are the sample, each standing for w); default: frequency when every "
+        "weight is a whole number, else survey",
+    ),
+    ParamSpec(
         "classes",
         str,
         None,

@@ -63,6 +63,7 @@ POLICY_WIDE_PROPS = (
     "missing_values",
     "max_regression",
     "input.weight",  # sample weights: data/bind/weights.py
+    "weight_kind",
 )
 
 

@@ -18,15 +18,15 @@ __all__ = ["ColumnCounts"]
 class ColumnCounts:
     """Missing-value counts of the measured columns of one data set."""
 
-    #: data rows
-    rows: int
+    #: data rows (under fractional sample weights: their total weight, as every count here)
+    rows: float
     #: the measured columns, in the order they were named (or the data's order)
     columns: tuple[str, ...]
     #: rows with no value, per measured column (an empty cell, a null, a NaN, a token of
     #: ``missing_values``); empty when only the names were asked for
-    missing: tuple[int, ...] = ()
+    missing: tuple[float, ...] = ()
     #: rows where every measured column holds a value (None: not counted)
-    complete: int | None = None
+    complete: float | None = None
     #: every column of the data, in its order
     available: tuple[str, ...] = ()
     #: the columns were named by the control (False: every column of the data)

@@ -75,12 +75,46 @@ def weight_column(pol: Policy) -> str | None:
     )
 
 
+def weight_kind(pol: Policy) -> str | None:
+    """The declared reading of the run's weights (``weight_kind``), or None (decided by the
+    values). Weighted controls that declare different readings are exit 2."""
+    kinds = {
+        c.control_id: c.params.get("weight_kind") for c in pol.controls if "weight" in c.inputs
+    }
+    declared = set(kinds.values())
+    if len(declared) <= 1:
+        return next(iter(declared), None)
+    first = next(iter(kinds))
+    other = next(cid for cid in kinds if kinds[cid] != kinds[first])
+    raise PolicyError(
+        f"control '{first}' reads its weights as weight_kind "
+        f"'{kinds[first] or '(decided by the values)'}' but control '{other}' as "
+        f"'{kinds[other] or '(decided by the values)'}'; one run reads one weighted table.",
+        file=pol.path,
+        control=other,
+        key="weight_kind",
+        hint="set weight_kind once for the whole policy (a policy-wide prop), or run the "
+        "controls separately.",
+    )
+
+
 def weight_problems(control: Control, spec: MetricSpec, file: str | None) -> list[Problem]:
-    """A weight on a metric whose value is not counted from the weighted tuples, or a
-    weight column that the control also binds to another role."""
+    """A weight on a metric whose value is not counted from the weighted tuples, a weight
+    column that the control also binds to another role, or a weight_kind without weights."""
     weight = control.inputs.get("weight")
     if weight is None:
-        return []
+        if "weight_kind" not in control.params:
+            return []
+        return [
+            Problem(
+                f"weight_kind '{control.params['weight_kind']}' is set but the control binds "
+                "no weight column, so it would be ignored.",
+                file=file,
+                control=control.control_id,
+                key="weight_kind",
+                hint="bind input.weight (or --bind weight=COLUMN), or remove weight_kind.",
+            )
+        ]
     others = [
         role
         for role, value in control.inputs.items()
@@ -135,9 +169,10 @@ def _number(value: object) -> bool:
     return not isinstance(value, bool)
 
 
-def weight_values(table: Table, column: str) -> np.ndarray:
-    """The weight column, validated (see the module docstring): int64 when every weight is
-    a whole number (frequency weights), else float64 (survey / importance weights)."""
+def weight_values(table: Table, column: str, reading: str | None = None) -> np.ndarray:
+    """The weight column, validated (see the module docstring): int64 when the weights are
+    frequency weights (``reading`` "frequency", or None and every weight whole), else
+    float64 (survey / importance weights)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -171,7 +206,17 @@ def weight_values(table: Table, column: str) -> np.ndarray:
     for bad, what, hint in checks:
         if bad.any():
             raise _bad(table, column, what, float(values[np.flatnonzero(bad)[0]]), hint)
-    if (values != np.floor(values)).any():  # survey / importance weights: rows stay the sample
+    fractional = values != np.floor(values)
+    if reading == "frequency" and fractional.any():
+        raise _bad(
+            table,
+            column,
+            "a fractional value under weight_kind: frequency",
+            float(values[np.flatnonzero(fractional)[0]]),
+            "frequency weights are whole numbers (a row of weight w is w rows); for survey "
+            "or importance weights set weight_kind: survey (or leave it out).",
+        )
+    if reading == "survey" or fractional.any():  # survey / importance weights: rows stay the sample
         scale = 1.0 if table.weights is None else float(table.weights.max())
         with np.errstate(over="ignore"):
             total = float(values.sum()) * scale
@@ -249,6 +294,7 @@ def apply_weights(table: Table, pol: Policy) -> Table:
     """The table with the policy's weight column folded into its row counts; zero-weight
     rows are left out (after checking that no group loses all of its rows)."""
     column = weight_column(pol)
+    kind = weight_kind(pol)
     if column is None or column not in table.available:
         return table  # no weights, or a missing column (reported per control)
     frequency = (
@@ -258,8 +304,10 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         "size: give them as decimals, e.g. 120.0 → divide by their mean)"
     )
     survey = (
-        f"weighted by column '{column}': fractional weights, read as survey / importance "
-        "weights: values are ratios of weighted sums (scikit-learn's sample_weight), while "
+        f"weighted by column '{column}': "
+        + ("weight_kind: survey" if kind == "survey" else "fractional weights")
+        + ", read as survey / importance weights: values are ratios of weighted sums "
+        "(scikit-learn's sample_weight), while "
         "min_samples and the reported n count rows and the bootstrap resamples rows with "
         "their weights"
     )
@@ -274,7 +322,7 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         groups.append(tuple(c.dimension_columns))
         if "site" in c.inputs:
             groups.append((c.inputs["site"],))
-    out = fold_weights(table, column, groups)
+    out = fold_weights(table, column, groups, kind=kind)
     note = survey if out.sample_weights is not None else frequency
     return dataclasses.replace(out, warnings=[*out.warnings, note])
 
@@ -299,13 +347,14 @@ def fold_weights(
     column: str,
     groups: Sequence[Sequence[str]],
     refuse_survey: DataError | None = None,
+    kind: str | None = None,
 ) -> Table:
     """``table`` with ``column``'s validated weights applied and the zero-weight entries
     left out; a group of any of ``groups`` whose rows all weigh 0 is exit 2. Whole-number
     weights are multiplied into the row counts; fractional ones are kept beside them as
     ``sample_weights`` (or ``refuse_survey`` is raised). Used on the main table and on an
     engine's regression tuples."""
-    values = weight_values(table, column)
+    values = weight_values(table, column, kind)
     fractional = values.dtype.kind == "f"
     if fractional and refuse_survey is not None:
         raise refuse_survey
