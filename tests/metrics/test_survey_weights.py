@@ -351,3 +351,25 @@ def test_weight_kind_must_agree_and_needs_a_weight() -> None:
     lone = _kind(ctl("accuracy_diff", plain), "survey")
     f = check(Policy(form="list", controls=(lone,)), df).findings[0]
     assert f.status == "error" and "binds no weight column" in f.message
+
+
+def test_unstratified_resampling_draws_group_sizes_from_rows() -> None:
+    """``resample: rows`` under survey weights: the group sizes of a replicate are drawn
+    from the rows (Multinomial(N, n_g / N)), each drawn row keeping its weight."""
+    rng = np.random.default_rng(1)
+    n = 90
+    g = rng.integers(0, 3, n)
+    t, p = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    w = rng.choice([0.5, 2.5], n)
+    built = build_survey_stats(
+        t, p, ("0", "1"), {"g": (g.astype(np.int64), ["A", "B", "C"])}, [("g",)], 1, None, w
+    )[("g",)]
+    sizes = rng.multinomial(n, built.rows_n / n, size=500)
+    got = survey_counts(built, 500, seed=4, sizes=sizes)
+    per_group_weight = got.sum(axis=2)
+    mean_w = np.array([w[g == i].mean() for i in range(3)])
+    assert np.allclose(per_group_weight.mean(axis=0), sizes.mean(axis=0) * mean_w, rtol=0.05)
+    df = survey_frame(12, 300)
+    c = ctl("accuracy_diff", INPUTS)
+    f = check(Policy(form="list", controls=(c,)), df, bootstrap=200, resample="rows").findings[0]
+    assert f.ci is not None and f.ci.high is not None and f.ci.resample == "rows"
