@@ -373,7 +373,8 @@ class Evaluator:
             if read not in self.subtables:
                 sub = table.source.tuples(Request(read, self.strings & set(read)))
                 if weight is not None:
-                    sub = fold_weights(sub, weight, [], kind=control.params.get("weight_kind"))
+                    kind = control.params.get("weight_kind")
+                    sub = fold_weights(sub, weight, [], kind=None if kind == "auto" else kind)
                 self.subtables[read] = sub
             table = self.subtables[read]
         mask = np.zeros(len(table.columns[columns[0]]), dtype=bool)
@@ -669,6 +670,7 @@ class Evaluator:
             if weight is not None:  # sample weights: data/bind/weights.py
                 refusal = survey_refused(sub, weight, c.control_id, spec.key)
                 kind = c.params.get("weight_kind")
+                kind = None if kind == "auto" else kind
                 sub = fold_weights(sub, weight, [c.dimension_columns], refusal, kind)
             self.subtables[columns] = sub
         return self.subtables[columns]

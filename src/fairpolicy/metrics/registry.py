@@ -85,11 +85,11 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec(
         "weight_kind",
         str,
-        None,
-        ("frequency", "survey"),
+        "auto",
+        ("auto", "frequency", "survey"),
         "how input.weight is read: frequency (whole numbers, a row of weight w is w rows) or "
-        "survey (rows are the sample, each standing for w); default: frequency when every "
-        "weight is a whole number, else survey",
+        "survey (rows are the sample, each standing for w); auto (default): frequency when "
+        "every weight is a whole number, else survey",
     ),
     ParamSpec(
         "classes",

@@ -75,11 +75,17 @@ def weight_column(pol: Policy) -> str | None:
     )
 
 
+def _declared(kind: object) -> str | None:
+    return None if kind in (None, "auto") else str(kind)
+
+
 def weight_kind(pol: Policy) -> str | None:
     """The declared reading of the run's weights (``weight_kind``), or None (decided by the
     values). Weighted controls that declare different readings are exit 2."""
     kinds = {
-        c.control_id: c.params.get("weight_kind") for c in pol.controls if "weight" in c.inputs
+        c.control_id: _declared(c.params.get("weight_kind"))
+        for c in pol.controls
+        if "weight" in c.inputs
     }
     declared = set(kinds.values())
     if len(declared) <= 1:
