@@ -130,6 +130,42 @@ def test_check_of_a_csv_with_a_list_policy_imports_nothing_heavy(files: dict[str
     assert not mods & HEAVY, mods & HEAVY
 
 
+ALL_MODULES_PROBE = PROBE.replace(
+    "mods = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names))",
+    "mods = sorted(sys.modules)",
+)
+
+
+def modules_imported(args: list[str], cache: Path) -> tuple[int, set[str]]:
+    """Every module (dotted names, the standard library's too) a command imported."""
+    environ = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONPATH=str(REPO / "src"))
+    environ.pop("FAIRPOLICY_NO_CACHE", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", ALL_MODULES_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        check=False,
+    )
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line, proc.stderr
+    code, mods = json.loads(line[-1][len("MODULES ") :])
+    return code, set(mods)
+
+
+def test_check_of_a_csv_calls_arrow_kernels_without_pyarrow_compute(
+    files: dict[str, Path],
+) -> None:
+    """``pyarrow.compute`` builds a wrapper per kernel when imported (~25 ms): the kernels a
+    CSV check with text groups and integer labels needs are called by name
+    (:mod:`fairpolicy.data.kernels`), for a bare list and for OSCAL alike."""
+    for policy in (files["policy"], files["oscal"]):
+        code, mods = modules_imported(["check", str(policy), str(files["data"])], files["cache"])
+        assert code in (0, 1)
+        assert "pyarrow.csv" in mods
+        assert "pyarrow.compute" not in mods, policy.name
+
+
 def test_oscal_check_imports_trestle_only_until_the_policy_is_known_valid(
     files: dict[str, Path],
 ) -> None:
