@@ -251,3 +251,43 @@ def test_validate_imports_no_metric_family(files: dict[str, Path]) -> None:
     code, used = families_imported(["validate", str(files["policy"])], files["cache"])
     assert code == 0
     assert not used, used
+
+
+PLUGIN_PROBE = (
+    "import os, sys\n"
+    "from fairpolicy.cli import main\n"
+    "sys.argv = ['fairpolicy', *sys.argv[1:]]\n"
+    "code = main()\n"
+    "loader = sys.modules.get('pydantic.plugin._loader')\n"
+    "scanned = loader is not None and loader._plugins is not None\n"
+    "setting = os.environ.get('PYDANTIC_DISABLE_PLUGINS')\n"
+    "sys.stderr.write(f'\\nPLUGINS {code} {scanned} {setting}\\n')\n"
+)
+
+
+@pytest.mark.parametrize("given", [None, "some-plugin"])
+def test_the_program_does_not_scan_the_installed_distributions_for_pydantic_plugins(
+    files: dict[str, Path], given: str | None
+) -> None:
+    """pydantic reads every installed distribution's entry points for plugins when it
+    builds its first model; run as the program, fairpolicy turns that off
+    (``PYDANTIC_DISABLE_PLUGINS``), unless the caller set the variable themselves."""
+    environ = dict(os.environ, XDG_CACHE_HOME=str(files["cache"]), PYTHONPATH=str(REPO / "src"))
+    environ.pop("PYDANTIC_DISABLE_PLUGINS", None)
+    if given is not None:
+        environ["PYDANTIC_DISABLE_PLUGINS"] = given
+    proc = subprocess.run(
+        [sys.executable, "-c", PLUGIN_PROBE, "check", str(files["policy"]), str(files["data"])],
+        capture_output=True,
+        text=True,
+        env=environ,
+        check=False,
+    )
+    line = [x for x in proc.stderr.splitlines() if x.startswith("PLUGINS ")]
+    assert line, proc.stderr
+    code, scanned, setting = line[-1].split()[1:]
+    assert code in ("0", "1")
+    if given is None:
+        assert (scanned, setting) == ("False", "__all__")
+    else:
+        assert (scanned, setting) == ("True", given)
