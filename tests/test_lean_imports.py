@@ -136,7 +136,7 @@ ALL_MODULES_PROBE = PROBE.replace(
 )
 
 
-def modules_imported(args: list[str], cache: Path) -> tuple[int, set[str]]:
+def modules_imported(args: list[str], cache: Path, cwd: Path | None = None) -> tuple[int, set[str]]:
     """Every module (dotted names, the standard library's too) a command imported."""
     environ = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONPATH=str(REPO / "src"))
     environ.pop("FAIRPOLICY_NO_CACHE", None)
@@ -145,12 +145,27 @@ def modules_imported(args: list[str], cache: Path) -> tuple[int, set[str]]:
         capture_output=True,
         text=True,
         env=environ,
+        cwd=cwd,
         check=False,
     )
     line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
     assert line, proc.stderr
     code, mods = json.loads(line[-1][len("MODULES ") :])
     return code, set(mods)
+
+
+CONFIG_NAMES = ("fairpolicy.toml", "pyproject.toml")
+
+
+def test_a_check_without_a_configuration_file_reads_no_toml(files: dict[str, Path]) -> None:
+    """Configuration discovery finds no ``fairpolicy.toml`` or ``pyproject.toml`` here, so
+    the TOML parser is never imported (nor is the ``check`` subparser built twice)."""
+    folder = files["data"].parent
+    assert not any((p / n).exists() for p in (folder, *folder.parents) for n in CONFIG_NAMES)
+    args = ["check", str(files["policy"]), str(files["data"])]
+    code, mods = modules_imported(args, files["cache"], cwd=folder)
+    assert code in (0, 1)
+    assert "tomllib" not in mods
 
 
 def test_check_of_a_csv_calls_arrow_kernels_without_pyarrow_compute(

@@ -496,7 +496,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.reports import emit
     from fairpolicy.ssp import given_ssp, with_ssp
 
-    applied = configure(args, _subparser("check"))
+    applied = configure(args, lambda: _subparser("check"))
     if args.explain is not None:
         from fairpolicy.explain import explain_args
 
