@@ -177,6 +177,32 @@ def test_key_covers_kind_document_and_versions() -> None:
     assert cache.key_for("x", {"d": object()}) is None  # no canonical JSON: never cached
 
 
+def test_versions_are_looked_up_once_per_process_and_a_missing_one_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.metadata
+
+    asked: list[str] = []
+
+    def version(name: str) -> str:
+        asked.append(name)
+        if name == "not-installed":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return "1.2.3"
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    cache._installed_version.cache_clear()
+    try:
+        for _ in range(3):
+            assert cache._versions(("lib-a", "not-installed"))[1:] == [
+                "lib-a=1.2.3",
+                "not-installed=?",
+            ]
+        assert asked == ["lib-a", "not-installed", "not-installed", "not-installed"]
+    finally:
+        cache._installed_version.cache_clear()
+
+
 MUTATION = st.tuples(
     st.sampled_from(
         [

@@ -130,6 +130,57 @@ def test_check_of_a_csv_with_a_list_policy_imports_nothing_heavy(files: dict[str
     assert not mods & HEAVY, mods & HEAVY
 
 
+ALL_MODULES_PROBE = PROBE.replace(
+    "mods = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names))",
+    "mods = sorted(sys.modules)",
+)
+
+
+def modules_imported(args: list[str], cache: Path, cwd: Path | None = None) -> tuple[int, set[str]]:
+    """Every module (dotted names, the standard library's too) a command imported."""
+    environ = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONPATH=str(REPO / "src"))
+    environ.pop("FAIRPOLICY_NO_CACHE", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", ALL_MODULES_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        cwd=cwd,
+        check=False,
+    )
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line, proc.stderr
+    code, mods = json.loads(line[-1][len("MODULES ") :])
+    return code, set(mods)
+
+
+CONFIG_NAMES = ("fairpolicy.toml", "pyproject.toml")
+
+
+def test_a_check_without_a_configuration_file_reads_no_toml(files: dict[str, Path]) -> None:
+    """Configuration discovery finds no ``fairpolicy.toml`` or ``pyproject.toml`` here, so
+    the TOML parser is never imported (nor is the ``check`` subparser built twice)."""
+    folder = files["data"].parent
+    assert not any((p / n).exists() for p in (folder, *folder.parents) for n in CONFIG_NAMES)
+    args = ["check", str(files["policy"]), str(files["data"])]
+    code, mods = modules_imported(args, files["cache"], cwd=folder)
+    assert code in (0, 1)
+    assert "tomllib" not in mods
+
+
+def test_check_of_a_csv_calls_arrow_kernels_without_pyarrow_compute(
+    files: dict[str, Path],
+) -> None:
+    """``pyarrow.compute`` builds a wrapper per kernel when imported (~25 ms): the kernels a
+    CSV check with text groups and integer labels needs are called by name
+    (:mod:`fairpolicy.data.kernels`), for a bare list and for OSCAL alike."""
+    for policy in (files["policy"], files["oscal"]):
+        code, mods = modules_imported(["check", str(policy), str(files["data"])], files["cache"])
+        assert code in (0, 1)
+        assert "pyarrow.csv" in mods
+        assert "pyarrow.compute" not in mods, policy.name
+
+
 def test_oscal_check_imports_trestle_only_until_the_policy_is_known_valid(
     files: dict[str, Path],
 ) -> None:
@@ -215,3 +266,43 @@ def test_validate_imports_no_metric_family(files: dict[str, Path]) -> None:
     code, used = families_imported(["validate", str(files["policy"])], files["cache"])
     assert code == 0
     assert not used, used
+
+
+PLUGIN_PROBE = (
+    "import os, sys\n"
+    "from fairpolicy.cli import main\n"
+    "sys.argv = ['fairpolicy', *sys.argv[1:]]\n"
+    "code = main()\n"
+    "loader = sys.modules.get('pydantic.plugin._loader')\n"
+    "scanned = loader is not None and loader._plugins is not None\n"
+    "setting = os.environ.get('PYDANTIC_DISABLE_PLUGINS')\n"
+    "sys.stderr.write(f'\\nPLUGINS {code} {scanned} {setting}\\n')\n"
+)
+
+
+@pytest.mark.parametrize("given", [None, "some-plugin"])
+def test_the_program_does_not_scan_the_installed_distributions_for_pydantic_plugins(
+    files: dict[str, Path], given: str | None
+) -> None:
+    """pydantic reads every installed distribution's entry points for plugins when it
+    builds its first model; run as the program, fairpolicy turns that off
+    (``PYDANTIC_DISABLE_PLUGINS``), unless the caller set the variable themselves."""
+    environ = dict(os.environ, XDG_CACHE_HOME=str(files["cache"]), PYTHONPATH=str(REPO / "src"))
+    environ.pop("PYDANTIC_DISABLE_PLUGINS", None)
+    if given is not None:
+        environ["PYDANTIC_DISABLE_PLUGINS"] = given
+    proc = subprocess.run(
+        [sys.executable, "-c", PLUGIN_PROBE, "check", str(files["policy"]), str(files["data"])],
+        capture_output=True,
+        text=True,
+        env=environ,
+        check=False,
+    )
+    line = [x for x in proc.stderr.splitlines() if x.startswith("PLUGINS ")]
+    assert line, proc.stderr
+    code, scanned, setting = line[-1].split()[1:]
+    assert code in ("0", "1")
+    if given is None:
+        assert (scanned, setting) == ("False", "__all__")
+    else:
+        assert (scanned, setting) == ("True", given)

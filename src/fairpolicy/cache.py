@@ -22,6 +22,7 @@ is skipped silently (the run only loses the saving).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -47,15 +48,25 @@ def cache_dir() -> Path:
     return base / "fairpolicy"
 
 
+@functools.cache
+def _installed_version(name: str) -> str:
+    """``name``'s installed version, looked up once per process: each lookup walks every
+    ``sys.path`` folder (~1 ms), and a check of an OSCAL profile asks for every document it
+    reads. A package that is not found raises, which is not cached (asked again next time)."""
+    from importlib.metadata import version
+
+    return version(name)
+
+
 def _versions(packages: tuple[str, ...]) -> list[str]:
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError
 
     from fairpolicy.version import __version__
 
     out = [f"fairpolicy={__version__}"]
     for name in packages:
         try:
-            out.append(f"{name}={version(name)}")
+            out.append(f"{name}={_installed_version(name)}")
         except PackageNotFoundError:
             out.append(f"{name}=?")
     return out

@@ -496,7 +496,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.reports import emit
     from fairpolicy.ssp import given_ssp, with_ssp
 
-    applied = configure(args, _subparser("check"))
+    applied = configure(args, lambda: _subparser("check"))
     if args.explain is not None:
         from fairpolicy.explain import explain_args
 
@@ -813,6 +813,12 @@ def _duckdb_connections() -> int:
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    if argv is None:
+        # run as the program: pydantic would look for plugins in the entry points of every
+        # installed distribution when it builds its first model (importlib.metadata and
+        # email imported, every dist-info read: ~10 ms of a check, issue 17); the command
+        # line runs none. A PYDANTIC_DISABLE_PLUGINS the caller set is kept.
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     connections = _duckdb_connections()
     code = _main(argv, stdout)
     # run as the program (console script, python -m): the process ends now. Not after

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,11 @@ CLI_ONLY = frozenset({"help", "debug", "policy", "data", "paths", "config", "no_
 PATHS = frozenset({"ssp", "baseline", "plan", "allow_path"})
 #: repeatable KEY=VALUE options that also take a TOML table, merged per key
 TABLES = frozenset({"bind", "meta"})
+
+#: the ``check`` subparser, or a function building it (called only when a file is applied:
+#: building every subparser costs a few milliseconds a run without a configuration file
+#: would pay for nothing)
+Parser = argparse.ArgumentParser | Callable[[], argparse.ArgumentParser]
 
 
 @dataclass
@@ -53,6 +57,8 @@ class Applied:
 def _table(path: Path) -> dict[str, Any] | None:
     """``[tool.fairpolicy]`` of ``path`` (or the top level of a fairpolicy.toml); None
     when a pyproject.toml has no such table."""
+    import tomllib  # only when there is a file to read
+
     try:
         with path.open("rb") as fh:
             doc = tomllib.load(fh)
@@ -103,7 +109,7 @@ def _key_text(key: str) -> str:
 
 def apply(
     args: argparse.Namespace,
-    parser: argparse.ArgumentParser,
+    parser: Parser,
     argv: Sequence[str],
     *,
     config: str | None,
@@ -130,6 +136,8 @@ def apply(
             return Applied()
         path, table = found
     base = path.parent
+    if not isinstance(parser, argparse.ArgumentParser):
+        parser = parser()
     actions = {a.dest: a for a in parser._actions if a.dest not in CLI_ONLY}
     allowed = sorted({"policy", *(_key_text(d) for d in actions)})
     given = given_dests(parser, argv)
@@ -219,9 +227,10 @@ def _output_path(item: str, base: Path) -> str:
     return f"{name}={os.fspath(base / target)}"
 
 
-def configure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Applied:
+def configure(args: argparse.Namespace, parser: Parser) -> Applied:
     """``check [POLICY] DATA`` read, then the configuration file's defaults applied;
-    ``parser``: the ``check`` subparser. Raises :class:`UsageError`."""
+    ``parser``: the ``check`` subparser (or a function building it). Raises
+    :class:`UsageError`."""
     paths = list(args.paths)
     if len(paths) > 2:
         raise UsageError(

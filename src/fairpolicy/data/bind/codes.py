@@ -65,10 +65,11 @@ def dictionary_chunks(
     work per distinct value happens on the small dictionaries, never per row.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    from fairpolicy.data.kernels import call
 
     if not pa.types.is_dictionary(arr.type):
-        arr = pc.dictionary_encode(arr)
+        arr = call("dictionary_encode", arr)
     out = []
     for chunk in arr.chunks:
         indices = chunk.indices
@@ -100,10 +101,11 @@ def lookup_codes(
 def distinct_values(arrays: list[pa.ChunkedArray]) -> list[Any]:
     """The sorted distinct values of signed-integer or string label columns (no nulls)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    from fairpolicy.data.kernels import call
 
     if all(pa.types.is_signed_integer(a.type) for a in arrays):
-        bounds = [pc.min_max(a).as_py() for a in arrays]
+        bounds = [call("min_max", a).as_py() for a in arrays]
         if all(b["min"] is not None for b in bounds):
             lo, hi = min(b["min"] for b in bounds), max(b["max"] for b in bounds)
             if hi - lo < 1 << 20:  # mark the values seen: no hashing, no large array
@@ -114,7 +116,7 @@ def distinct_values(arrays: list[pa.ChunkedArray]) -> list[Any]:
                         seen[np.subtract(values, lo, dtype=np.int64) if lo else values] = True
                 found: list[Any] = (np.flatnonzero(seen) + lo).tolist()
                 return found
-    return sorted(set().union(*(pc.unique(a).to_pylist() for a in arrays)))
+    return sorted(set().union(*(call("unique", a).to_pylist() for a in arrays)))
 
 
 def label_codes(

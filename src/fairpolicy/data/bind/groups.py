@@ -27,7 +27,6 @@ def group_text(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
     group column gives the same groups whichever engine grouped it.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if isinstance(arr, pa.Array):
         arr = pa.chunked_array([arr], type=arr.type)
@@ -35,6 +34,8 @@ def group_text(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
     if pa.types.is_dictionary(t) or pa.types.is_string(t) or pa.types.is_large_string(t):
         return arr
     if pa.types.is_floating(t):
+        import pyarrow.compute as pc
+
         arr = arr.cast(pa.float64())
         nan = pc.is_nan(arr)
         # -0.0 + 0.0 is +0.0: one group "0"; NaN is missing
@@ -85,7 +86,8 @@ def encode_group_column(
     ``np.take``.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    from fairpolicy.data.kernels import call
 
     arr = group_text(arr)
     chunks = dictionary_chunks(arr)
@@ -94,7 +96,7 @@ def encode_group_column(
     # every chunk's dictionary, trimmed in one call
     values = [v if pa.types.is_string(v.type) else v.cast(pa.string()) for v, _, _ in chunks]
     raw = pa.chunked_array(values, type=pa.string())
-    text = pc.utf8_trim_whitespace(raw).to_pylist()
+    text = call("utf8_trim_whitespace", raw).to_pylist()
     if missing_values:
         text = [None if v in missing_values else v for v in text]
     trimmed, at = [], 0

@@ -228,11 +228,12 @@ def _text_nulls(arr: pa.ChunkedArray) -> pa.ChunkedArray:
     label columns keep the semantics they always had; group columns are read with the
     option off (only an empty cell is missing there)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
 
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return arr
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
     tokens = pa.array(list(pacsv.ConvertOptions().null_values), arr.type)
     hit = pc.is_in(arr, value_set=tokens)
     if not pc.any(hit).as_py():
@@ -249,8 +250,9 @@ def _small_int_columns(path: Path, columns: list[str]) -> list[str]:
     with inferred types, so the values (and any type a later value implies) never change.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
+
+    from fairpolicy.data.kernels import call
 
     if not columns:
         return []
@@ -267,7 +269,7 @@ def _small_int_columns(path: Path, columns: list[str]) -> list[str]:
     for c in columns:
         col = batch.column(c)
         if pa.types.is_integer(col.type):
-            bounds = pc.min_max(col).as_py()
+            bounds = call("min_max", col).as_py()
             if bounds["min"] is not None and bounds["min"] >= -128 and bounds["max"] <= 127:
                 out.append(c)
     return out
