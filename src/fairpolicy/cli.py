@@ -97,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ROLE=COLUMN",
-        help="bind a role (target, prediction, dimension, score) to a column for every control",
+        help="bind a role (target, prediction, dimension, score, rank, site, weight, columns, "
+        "fields, sensitive_columns) to a column for every control; repeatable",
     )
     c.add_argument("--num-classes", type=cli_int, metavar="K", help="declare the number of classes")
     c.add_argument(
