@@ -469,3 +469,21 @@ def test_metrics_show_explains_a_refused_key(key: str, capsys: pytest.CaptureFix
     assert main(["metrics", "show", key]) == 2
     err = capsys.readouterr().err
     assert f"'{key}' is not computed" in err and "Fix:" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=[p.name for p in TEMPLATES])
+def test_validate_takes_the_same_bind_as_check(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``validate --bind``: the roles a template leaves open are not reported missing when
+    they are bound as check would bind them; without it they are."""
+    from fairpolicy.cli import main
+
+    policy = configured(path, tmp_path, causal="remove")
+    binds = [a for role, col in BIND[path.name].items() for a in ("--bind", f"{role}={col}")]
+    capsys.readouterr()
+    assert main(["validate", str(policy), *binds]) == 0, capsys.readouterr()
+    capsys.readouterr()
+    assert main(["validate", str(policy)]) == 2
+    said = capsys.readouterr().out
+    assert "binds no column" in said or "needs one of input." in said, said

@@ -356,6 +356,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="require valid OSCAL: NIST schema problems are errors (exit 2), not warnings",
     )
+    v.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="ROLE=COLUMN",
+        help="a role check would bind with --bind for every control (a template's open "
+        "roles are then not reported missing); repeatable",
+    )
     v.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     cv = sub.add_parser(
@@ -759,7 +767,10 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
-    code: int = validate_files(args.policies, stdout, args.allow_path, strict=args.strict)
+    bound = tuple(parse_bind(args.bind))
+    code: int = validate_files(
+        args.policies, stdout, args.allow_path, strict=args.strict, bound=bound
+    )
     return code
 
 

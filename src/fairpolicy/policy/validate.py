@@ -31,12 +31,16 @@ SCHEMA_ROOTS = ("catalog", "profile", "component-definition")
 
 
 def validate_files(
-    paths: Sequence[str], stdout: TextIO, allow_paths: Sequence[str] = (), strict: bool = False
+    paths: Sequence[str],
+    stdout: TextIO,
+    allow_paths: Sequence[str] = (),
+    strict: bool = False,
+    bound: Sequence[str] = (),
 ) -> int:
     """Validate every file of ``paths``; write one verdict each to ``stdout``; exit code.
     ``allow_paths``: folders outside each policy's own tree its hrefs may name. NIST
     schema problems are warnings (the file is evaluable, as ``check`` does), errors under
-    ``strict``."""
+    ``strict``. ``bound``: roles ``check --bind`` would give every control."""
     from fairpolicy.policy.load import load_policy
 
     invalid = 0
@@ -44,7 +48,7 @@ def validate_files(
         errors: list[PolicyError] = []
         schema_warnings: list[str] = []
         try:
-            policy = load_policy(path, allow_paths=allow_paths, strict=strict)
+            policy = load_policy(path, allow_paths=allow_paths, strict=strict, bound=bound)
         except PolicyError as exc:
             errors.append(exc)
         if strict:
