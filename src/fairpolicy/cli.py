@@ -498,12 +498,12 @@ def _subparser(name: str) -> argparse.ArgumentParser:
 def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.assemble import is_deterministic
     from fairpolicy.config import configure
+    from fairpolicy.evidence import attach, prepare
     from fairpolicy.formatters import RenderOptions
     from fairpolicy.integrations.mlflow import split_mlflow
     from fairpolicy.outputs import refuse_clashes, target
     from fairpolicy.people import check_people
     from fairpolicy.reports import emit
-    from fairpolicy.ssp import given_ssp, with_ssp
 
     applied = configure(args, lambda: _subparser("check"))
     if args.explain is not None:
@@ -517,19 +517,8 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
     refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
     check_people(args.assessor, args.organization)
-    writes = "-o oscal-ssp" if any(n == "oscal-ssp" for n, _ in outputs) else None
-    # the subject's title as the outputs write it: --subject, else the data file's name
-    ssp = given_ssp(args.ssp, writes, args.subject or os.path.basename(args.data))
-    if args.plan is not None:
-        from fairpolicy.plan import read_plan
-
-        if any(n == "oscal-ap" for n, _ in outputs):
-            raise UsageError(
-                "--plan names the approved assessment plan, and -o oscal-ap would write "
-                "another one.",
-                hint="leave out -o oscal-ap: the results import the plan given with --plan.",
-            )
-        read_plan(args.plan)  # a readable, valid plan before any work
+    subject = args.subject or os.path.basename(args.data)
+    chain = prepare(outputs, args.ssp, args.plan, subject)  # SSP and plan, before any work
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
@@ -538,12 +527,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         results = results.model_copy(
             update={"run": results.run.model_copy(update={"options": options})}
         )
-    if ssp is not None:  # the team's SSP shaped the evidence: its hash is recorded too
-        results = with_ssp(results, args.ssp, ssp[0])
-    if args.plan is not None:
-        from fairpolicy.plan import verify
-
-        verify(args.plan, results)  # the run is the planned one, or nothing is written
+    results = attach(results, chain)  # the SSP's hash; the run verified against the plan
     base = RenderOptions(
         verbose=args.verbose,
         quiet=args.quiet,
@@ -554,8 +538,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         organization=args.organization,
     )
     color = not args.no_color and "NO_COLOR" not in os.environ
-    given = None if ssp is None else (args.ssp, ssp[0])
-    code = emit(results, outputs, base, stdout, color=color, plan=args.plan, ssp=given)
+    code = emit(results, outputs, base, stdout, color=color, plan=args.plan, ssp=chain.given_ssp)
     if to_mlflow:
         from fairpolicy.integrations.mlflow import log_results
 

@@ -1,0 +1,74 @@
+"""The evidence chain of one check, before and after the run (issue 14's documents, moved
+out of the command line by issue 17): the team's SSP (``--ssp``) and the approved
+assessment plan (``--plan``) are read and checked before any work, and the results are
+tied to them after it — the SSP's hash recorded, the run verified against the plan (or
+nothing is written). The command line only parses and dispatches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fairpolicy.errors import UsageError
+
+if TYPE_CHECKING:
+    from fairpolicy.results import Results
+
+
+@dataclass(frozen=True)
+class Chain:
+    """What a check's outputs link to: the team's SSP (path and document) and the plan."""
+
+    ssp_path: str | None
+    #: the team's SSP as checked: (its SHA-256, the UUID of the model's component)
+    ssp: tuple[str, str] | None
+    plan: str | None
+
+    @property
+    def given_ssp(self) -> tuple[str, str] | None:
+        """(path, SHA-256) of the team's SSP for the writers, or None."""
+        if self.ssp is None or self.ssp_path is None:
+            return None
+        return self.ssp_path, self.ssp[0]
+
+
+def prepare(
+    outputs: Sequence[tuple[str, str | None]],
+    ssp_path: str | None,
+    plan: str | None,
+    subject: str,
+) -> Chain:
+    """Read and check the SSP and the plan before the data is read: a bad document, or a
+    plan given together with ``-o oscal-ap``, stops the run before any work."""
+    from fairpolicy.ssp import given_ssp
+
+    writes = "-o oscal-ssp" if any(n == "oscal-ssp" for n, _ in outputs) else None
+    # the subject's title as the outputs write it: --subject, else the data file's name
+    ssp = given_ssp(ssp_path, writes, subject)
+    if plan is not None:
+        from fairpolicy.plan import read_plan
+
+        if any(n == "oscal-ap" for n, _ in outputs):
+            raise UsageError(
+                "--plan names the approved assessment plan, and -o oscal-ap would write "
+                "another one.",
+                hint="leave out -o oscal-ap: the results import the plan given with --plan.",
+            )
+        read_plan(plan)  # a readable, valid plan before any work
+    return Chain(ssp_path, ssp, plan)
+
+
+def attach(results: Results, chain: Chain) -> Results:
+    """The results tied to the chain: the SSP's hash recorded; the run verified against
+    the plan (exit 2 naming each difference, before anything is written)."""
+    if chain.ssp is not None and chain.ssp_path is not None:
+        from fairpolicy.ssp import with_ssp
+
+        results = with_ssp(results, chain.ssp_path, chain.ssp[0])
+    if chain.plan is not None:
+        from fairpolicy.plan import verify
+
+        verify(chain.plan, results)
+    return results
