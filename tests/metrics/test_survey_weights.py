@@ -167,14 +167,16 @@ def test_registry_scaled_fractional_weights_equal_frequency_weights(kind: str) -
     assert checked > 10
 
 
-def test_survey_replicates_are_a_row_bootstrap() -> None:
+@pytest.mark.parametrize("continuous", [False, True], ids=["few-weights", "continuous"])
+def test_survey_replicates_are_a_row_bootstrap(continuous: bool) -> None:
     """Replicate cell sums of survey_counts have the mean and spread of a naive
-    resample of the rows (with replacement, each keeping its weight)."""
+    resample of the rows (with replacement, each keeping its weight) — by the multinomial
+    over (cell, weight) units, and by row indices when weights are continuous."""
     rng = np.random.default_rng(0)
     n, k = 60, 2
     t = rng.integers(0, k, n)
     p = rng.integers(0, k, n)
-    w = rng.choice([0.5, 1.25, 3.0], n)
+    w = rng.gamma(2.0, 0.8, n) if continuous else rng.choice([0.5, 1.25, 3.0], n)
     built = build_survey_stats(
         t, p, ("0", "1"), {"g": (np.zeros(n, np.int64), ["A"])}, [("g",)], 1, None, w
     )[("g",)]

@@ -31,6 +31,10 @@ FloatArray = NDArray[np.float64]
 
 #: replicates × units drawn per multinomial call (memory of one chunk)
 _CHUNK = 4_000_000
+#: a multinomial over u units costs about u binomial draws, a row resample about n
+#: random indices at a fraction of the cost each: with more than one unit per this many
+#: rows, the rows are drawn by index instead (the same distribution)
+_UNITS_PER_ROW = 8
 _SURVEY_STREAM = 7
 
 
@@ -97,6 +101,9 @@ def survey_counts(
         if n == 0 or len(rows) == 0:
             continue
         rng = np.random.default_rng((seed, _SURVEY_STREAM, g))
+        if len(rows) * _UNITS_PER_ROW > n:  # about a unit per row: draw row indices
+            out[:, g] = _index_draws(rng, cell, weight, rows, resamples, k2, sizes, g)
+            continue
         p = rows / n
         order = np.argsort(cell, kind="stable")
         starts = np.flatnonzero(np.r_[True, np.diff(cell[order]) != 0])
@@ -111,4 +118,28 @@ def survey_counts(
             )
             summed = np.add.reduceat((drawn * weight)[:, order], starts, axis=1)
             out[lo : lo + m, g, targets] = summed
+    return out
+
+
+def _index_draws(
+    rng: np.random.Generator,
+    cell: IntArray,
+    weight: FloatArray,
+    rows: IntArray,
+    resamples: int,
+    k2: int,
+    sizes: IntArray | None,
+    g: int,
+) -> FloatArray:
+    """(B, K·K) cell sums of B resamples of the group's rows drawn by index with
+    replacement — the same distribution as the multinomial over units, at O(rows) per
+    replicate when weights are continuous (about one unit per row)."""
+    row_cell = np.repeat(cell, rows)
+    row_weight = np.repeat(weight, rows)
+    n = len(row_cell)
+    out = np.zeros((resamples, k2), dtype=np.float64)
+    for b in range(resamples):
+        m = n if sizes is None else int(sizes[b, g])
+        idx = rng.integers(0, n, m)
+        out[b] = np.bincount(row_cell[idx], weights=row_weight[idx], minlength=k2)
     return out
