@@ -293,29 +293,13 @@ class Evaluator:
                     self.table.path,
                     plan.control.control_id,
                 )
+            args = (lab.true_codes, lab.pred_codes, lab.classes, dims, requests, lab.positive)
             if lab.sample_weights is not None:  # fractional weights: stats/survey.py
                 from fairpolicy.stats.survey import build_survey_stats
 
-                built = build_survey_stats(
-                    lab.true_codes,
-                    lab.pred_codes,
-                    lab.classes,
-                    dims,
-                    requests,
-                    lab.positive,
-                    lab.weights,
-                    lab.sample_weights,
-                )
+                built = build_survey_stats(*args, lab.weights, lab.sample_weights)
             else:
-                built = build_group_stats(
-                    lab.true_codes,
-                    lab.pred_codes,
-                    lab.classes,
-                    dims,
-                    requests,
-                    lab.positive,
-                    lab.weights,
-                )
+                built = build_group_stats(*args, lab.weights)
             for req, st in built.items():
                 self.stats[(plan.key, req, False, None, tokens)] = st
         return self.stats[key]

@@ -36,7 +36,7 @@ from tests.data.test_engines import ENGINES
 from tests.data.test_engines import engine as engine  # the fixture
 from tests.data.test_engines import spark_session as spark_session  # the fixture
 from tests.metrics.test_registry_common import COMBOS, DATA, common_control
-from tests.metrics.test_weights import _binary, ctl
+from tests.metrics.test_weights import SCORE_KEYS, _binary, _fl_metrics, ctl
 
 INPUTS = {"target": "y_true", "prediction": "y_pred", "dimension": "grp", "weight": "w"}
 
@@ -49,16 +49,8 @@ def survey_frame(seed: int, n: int = 500) -> pd.DataFrame:
 
 
 def _fl() -> dict[str, Any]:
-    from fairlearn.metrics import selection_rate
-    from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
-
-    return {
-        "demographic_parity_diff": selection_rate,
-        "equal_opportunity_diff": recall_score,
-        "predictive_parity_diff": precision_score,
-        "accuracy_diff": accuracy_score,
-        "f1_score": f1_score,
-    }
+    """The count-table oracles of tests/metrics/test_weights.py (not its score metrics)."""
+    return {k: v for k, v in _fl_metrics().items() if k not in SCORE_KEYS}
 
 
 def _data(df: pd.DataFrame, kind: str, tmp: Path) -> Any:
