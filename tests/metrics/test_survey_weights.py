@@ -370,3 +370,33 @@ def test_unstratified_resampling_draws_group_sizes_from_rows() -> None:
     c = ctl("accuracy_diff", INPUTS)
     f = check(Policy(form="list", controls=(c,)), df, bootstrap=200, resample="rows").findings[0]
     assert f.ci is not None and f.ci.high is not None and f.ci.resample == "rows"
+
+
+def test_policy_wide_weight_kind_reaches_every_control(tmp_path: Path) -> None:
+    """``weight_kind`` in ``metadata.props`` (beside ``input.weight``) reads every
+    control's weights that way; a control may not read them differently."""
+    from fairpolicy.errors import PolicyError
+    from fairpolicy.policy.schema import NS
+    from tests.helpers import control
+    from tests.policy.test_policy_wide import plan
+
+    df = _binary(13, 300)
+    df["w"] = np.where(df["grp"] == "C", 40, 2)
+    props = [
+        {"name": "input.weight", "value": "w", "ns": NS},
+        {"name": "weight_kind", "value": "survey", "ns": NS},
+    ]
+    policy = plan(tmp_path, props, control("a", dimension="grp"), control("b", dimension="grp"))
+    res = check(policy, df)
+    rows = df.groupby("grp").size().to_dict()
+    for f in res.findings:
+        assert {g.group: g.n for g in f.groups} == rows  # rows, not the weights' sums
+    assert any("weight_kind: survey" in w for w in res.warnings)
+    mixed = plan(
+        tmp_path,
+        props,
+        control("a", dimension="grp"),
+        control("b", dimension="grp", weight_kind="frequency"),
+    )
+    with pytest.raises(PolicyError, match="weight_kind"):
+        check(mixed, df)
