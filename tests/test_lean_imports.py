@@ -130,6 +130,23 @@ def test_check_of_a_csv_with_a_list_policy_imports_nothing_heavy(files: dict[str
     assert not mods & HEAVY, mods & HEAVY
 
 
+@pytest.mark.parametrize("weights", ["2", "0.5"], ids=["frequency", "survey"])
+def test_a_weighted_check_of_a_csv_imports_nothing_heavy(
+    files: dict[str, Path], weights: str, tmp_path: Path
+) -> None:
+    """Sample weights (whole or fractional, with a bootstrap interval) are read from the
+    Arrow buffers: pyarrow's to_numpy / pa.array / group_by would import pandas (~0.2 s)."""
+    data = tmp_path / "w.csv"
+    rows = "".join(f"{i % 2},{(i // 2) % 2},{'FM'[i % 3 == 0]},{weights}\n" for i in range(90))
+    data.write_text("y_true,y_pred,sex,w\n" + rows)
+    code, mods = imported(
+        ["check", str(files["policy"]), str(data), "--bind", "weight=w", "--bootstrap", "50"],
+        files["cache"],
+    )
+    assert code in (0, 1)
+    assert not mods & HEAVY, mods & HEAVY
+
+
 ALL_MODULES_PROBE = PROBE.replace(
     "mods = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names))",
     "mods = sorted(sys.modules)",

@@ -20,3 +20,88 @@ def call(name: str, *args: Any) -> Any:
     except ImportError:  # pragma: no cover - a pyarrow that moved it; the public name has it
         from pyarrow.compute import call_function
     return call_function(name, list(args))
+
+
+#: Arrow primitive types read and written as NumPy arrays without a copy of the logic
+_PRIMITIVE = {
+    "double": "float64",
+    "float": "float32",
+    "int64": "int64",
+    "int32": "int32",
+    "int16": "int16",
+    "int8": "int8",
+    "uint64": "uint64",
+    "uint32": "uint32",
+    "uint16": "uint16",
+    "uint8": "uint8",
+}
+
+
+def numpy_of(arr: Any) -> Any:
+    """A (chunked) Arrow array as a NumPy array, like ``to_numpy(zero_copy_only=False)``.
+
+    pyarrow's ``to_numpy`` and ``pa.array`` import pandas to check for its types (about
+    0.2 s of start-up). A primitive numeric array without nulls is read straight from its
+    data buffers instead; anything else falls back to ``to_numpy``."""
+    import numpy as np
+
+    chunks = arr.chunks if hasattr(arr, "chunks") else [arr]
+    dtype = _PRIMITIVE.get(str(arr.type))
+    if dtype is None or arr.null_count:
+        return arr.to_numpy(zero_copy_only=False)
+    size = np.dtype(dtype).itemsize
+    parts = [
+        np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=c.offset * size)
+        for c in chunks
+        if len(c)
+    ]
+    if not parts:
+        return np.zeros(0, dtype=dtype)
+    return parts[0].copy() if len(parts) == 1 else np.concatenate(parts)
+
+
+def arrow_of(values: Any) -> Any:
+    """A 1-D NumPy array of a primitive numeric type as an Arrow array, like
+    ``pa.array(values)`` but without importing pandas (see :func:`numpy_of`)."""
+    import numpy as np
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    kind = {v: k for k, v in _PRIMITIVE.items()}.get(str(values.dtype))
+    if kind is None or values.ndim != 1:
+        return pa.array(values)
+    return pa.Array.from_buffers(pa.type_for_alias(kind), len(values), [None, pa.py_buffer(values)])
+
+
+def _bits(buffer: Any, offset: int, length: int) -> Any:
+    """The bit-packed (LSB first) Arrow bitmap as a bool array."""
+    import numpy as np
+
+    raw = np.frombuffer(buffer, dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[offset : offset + length].astype(bool)
+
+
+def encoded(arr: Any) -> tuple[Any, Any, int]:
+    """(codes, valid, number of distinct values) of a (chunked) Arrow column: each row's
+    index into its distinct values, and whether it holds one (False: null). Equal values
+    get equal codes. Read from the buffers of ``dictionary_encode``: no pandas."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        if arr.num_chunks == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), 0
+        arr = arr.combine_chunks()
+    if pa.types.is_dictionary(arr.type):  # a dictionary may repeat a value: encode anew
+        arr = arr.cast(arr.type.value_type)
+    if len(arr) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), 0
+    enc = call("dictionary_encode", arr)
+    indices = enc.indices
+    dtype = _PRIMITIVE[str(indices.type)]
+    size = np.dtype(dtype).itemsize
+    validity, data = indices.buffers()[:2]
+    n = len(indices)
+    codes = np.frombuffer(data, dtype=dtype, count=n, offset=indices.offset * size).astype(np.int64)
+    valid = np.ones(n, dtype=bool) if validity is None else _bits(validity, indices.offset, n)
+    return codes, valid, len(enc.dictionary)

@@ -180,7 +180,8 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
     frequency weights (``reading`` "frequency", or None and every weight whole), else
     float64 (survey / importance weights)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    from fairpolicy.data.kernels import numpy_of
 
     arr = table.columns[column]
     kind = arr.type.value_type if pa.types.is_dictionary(arr.type) else arr.type
@@ -188,6 +189,8 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
         arr = arr.cast(pa.float64())
         kind = arr.type
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        import pyarrow.compute as pc
+
         sample = [v for v in pc.unique(pc.drop_null(arr)).to_pylist() if not _number(v)][:1]
         raise _bad(
             table,
@@ -204,7 +207,7 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
             None,
             "give every row a weight (0 leaves a row out), or drop the rows first.",
         )
-    values = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    values = np.asarray(numpy_of(arr), dtype=np.float64)
     checks = (
         (~np.isfinite(values), "a non-finite value", "remove or fix infinite/NaN weights."),
         (values < 0, "a negative value", "weights must be 0 or more."),
@@ -251,19 +254,23 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
 
 def _zero_groups(table: Table, column: str, w: np.ndarray, dims: Sequence[str]) -> None:
     """Exit 2 when a group of ``dims`` has rows but all of them weigh 0: it would vanish."""
-    import pyarrow as pa
+    from fairpolicy.data.kernels import encoded
 
     present = [d for d in dims if d in table.columns]
     if not present:
         return
-    t = pa.table({**{d: table.columns[d] for d in present}, "__w": pa.array(w)})
-    agg = t.group_by(present).aggregate([("__w", "sum")])
-    zero = np.asarray(agg.column("__w_sum").to_numpy(zero_copy_only=False)) == 0
+    code = np.zeros(len(w), dtype=np.int64)
+    missing = np.zeros(len(w), dtype=bool)
     for d in present:  # the missing bucket (a null group value) is no group: it may weigh 0
-        zero &= ~np.asarray(agg.column(d).is_null().to_numpy(zero_copy_only=False))
+        indices, valid, size = encoded(table.columns[d])
+        code = code * (size + 1) + np.where(valid, indices, size)
+        missing |= ~valid
+    rows = np.flatnonzero(~missing)
+    cells, first, inverse = np.unique(code[rows], return_index=True, return_inverse=True)
+    zero = np.bincount(inverse.ravel(), weights=w[rows], minlength=len(cells)) == 0
     if zero.any():
-        i = int(np.flatnonzero(zero)[0])
-        group = {d: agg.column(d)[i].as_py() for d in present}
+        i = int(rows[first[int(np.flatnonzero(zero)[0])]])
+        group = {d: table.columns[d][i].as_py() for d in present}
         raise DataError(
             f"every row of group {group} has weight 0 in the weight column, so the group "
             "would silently drop out of the check.",
@@ -374,9 +381,9 @@ def fold_weights(
     sample = values if fractional else None
     if keep.all():
         return dataclasses.replace(table, weights=counts, sample_weights=sample, row_ids=ids)
-    import pyarrow as pa
+    from fairpolicy.data.kernels import arrow_of
 
-    idx = pa.array(np.flatnonzero(keep))
+    idx = arrow_of(np.flatnonzero(keep))
     return dataclasses.replace(
         table,
         columns={k: v.take(idx) for k, v in table.columns.items()},
