@@ -87,6 +87,15 @@ CASES: list[Case] = [
         key="input.weight",
     ),
     Case(
+        "weights-fractional-subnormal",
+        ("weight column", "too small to sum precisely", "rescale the weights"),
+        policy=WEIGHTED,
+        data=weighted("'1e-310' if i == 3 else '0.5'"),
+        file="data.csv",
+        column="w",
+        key="input.weight",
+    ),
+    Case(
         "weights-fractional-on-a-regression-metric",
         ("fractional (survey / importance) weights", "'mae_parity'", "resampled without"),
         policy=policy(input__weight="w", metric_key="mae_parity"),

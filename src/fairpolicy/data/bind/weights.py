@@ -229,6 +229,16 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
         scale = 1.0 if table.weights is None else float(table.weights.max())
         with np.errstate(over="ignore"):
             total = float(values.sum()) * scale
+        tiny = (values > 0) & (values < 1e-300)
+        if tiny.any():  # subnormal sums lose digits: ratios of them would be imprecise
+            raise _bad(
+                table,
+                column,
+                "a weight too small to sum precisely",
+                float(values[np.flatnonzero(tiny)[0]]),
+                "rescale the weights (divide them by their mean): ratios of weighted sums "
+                "do not change with the scale.",
+            )
         if not np.isfinite(total) or total > 1e300:
             raise _bad(
                 table,
