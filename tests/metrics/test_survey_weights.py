@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -400,3 +401,22 @@ def test_policy_wide_weight_kind_reaches_every_control(tmp_path: Path) -> None:
     )
     with pytest.raises(PolicyError, match="weight_kind"):
         check(mixed, df)
+
+
+def test_html_count_tables_say_total_weight(tmp_path: Path) -> None:
+    """Under survey weights the HTML confusion tables hold sums of weights: their caption
+    says "total weight", never "n=" (n counts rows), and cells are not 17-digit floats."""
+    import fairpolicy
+
+    df = survey_frame(14, 200)
+    props = {
+        "metric_key": "accuracy_diff",
+        "threshold": "0.5",
+        "operator": "<",
+        **{f"input.{role}": column for role, column in INPUTS.items()},
+    }
+    pol = [{"control-id": "c", "props": [{"name": k, "value": v} for k, v in props.items()]}]
+    html = fairpolicy.check(pol, df).render("html")
+    tables = html[html.index("(total weight ") :]
+    assert "(n=" not in tables
+    assert not re.search(r"<td class=.num.>[\d,]*\.\d{7,}</td>", tables)

@@ -533,15 +533,22 @@ def _counts_appendix(findings: Sequence[Finding]) -> str:
             + "</p><div class='counts'>"
         )
         for g, table in f.counts.items():
+            # fractional sample weights: the cells are sums of weights, not row counts
+            weighted = any(isinstance(x, float) for r in table for x in r)
+
+            def num(x: float, weighted: bool = weighted) -> str:
+                return f"{x:,.6g}" if weighted else f"{x:,}"
+
             th = "".join(f"<th scope='col'>{esc(c)}</th>" for c in classes)
             body = ""
             for c, row in zip(classes, table, strict=False):
-                cells = "".join(f'<td class="num">{x:,}</td>' for x in row)
-                total = f"<td class='num'>{sum(row):,}</td>"
+                cells = "".join(f'<td class="num">{num(x)}</td>' for x in row)
+                total = f"<td class='num'>{num(sum(row))}</td>"
                 body += f"<tr><th scope='row'>{esc(c)}</th>{cells}{total}</tr>"
             n = sum(sum(r) for r in table)
+            size = f"total weight {num(n)}" if weighted else f"n={n:,}"
             out.append(
-                f"<table><caption>{esc(g)} (n={n:,})</caption><thead><tr>"
+                f"<table><caption>{esc(g)} ({size})</caption><thead><tr>"
                 f"<th scope='col'>true ↓ / predicted →</th>{th}<th scope='col'>total</th></tr>"
                 f"</thead><tbody>{body}</tbody></table>"
             )
