@@ -140,7 +140,8 @@ def measure(
                 for p in exc.problems
             ]
         ) from exc
-    if eligible.survey is not None:  # fractional weights: a group's n is its rows
+    if eligible.survey is not None:  # fractional weights: a group's n is its rows (the one
+        # place this is mapped: metrics write their table's n, here the sum of weights)
         rows = dict(zip(eligible.groups, eligible.rows_n.tolist(), strict=True))
         mv = dataclasses.replace(
             mv,

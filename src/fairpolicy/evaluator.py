@@ -357,8 +357,7 @@ class Evaluator:
             if read not in self.subtables:
                 sub = table.source.tuples(Request(read, self.strings & set(read)))
                 if weight is not None:
-                    kind = control.params.get("weight_kind")
-                    sub = fold_weights(sub, weight, [], kind=None if kind == "auto" else kind)
+                    sub = fold_weights(sub, weight, [], kind=control.params.get("weight_kind"))
                 self.subtables[read] = sub
             table = self.subtables[read]
         mask = np.zeros(len(table.columns[columns[0]]), dtype=bool)
@@ -587,8 +586,7 @@ class Evaluator:
         sizes = weighted_bincount(rows[ok], None if weights is None else weights[ok], len(names))
         survey = None
         if table.sample_weights is not None:  # fractional weights: sizes are total weights
-            sample = table.sample_weights if keep is None else table.sample_weights[keep]
-            eff = sample if weights is None else sample * weights
+            eff = _effective(table) if keep is None else _effective(table)[keep]
             unknown_w = float(eff[~ok].sum())
             survey = SurveyCells(sizes, tuple(_NO_UNITS for _ in names), unknown_w)
             sizes = np.bincount(rows[ok], weights=eff[ok], minlength=len(names))
@@ -654,7 +652,6 @@ class Evaluator:
             if weight is not None:  # sample weights: data/bind/weights.py
                 refusal = survey_refused(sub, weight, c.control_id, spec.key)
                 kind = c.params.get("weight_kind")
-                kind = None if kind == "auto" else kind
                 sub = fold_weights(sub, weight, [c.dimension_columns], refusal, kind)
             self.subtables[columns] = sub
         return self.subtables[columns]

@@ -22,7 +22,7 @@ def call(name: str, *args: Any) -> Any:
     return call_function(name, list(args))
 
 
-#: Arrow primitive types read and written as NumPy arrays without a copy of the logic
+#: Arrow primitive types → the NumPy dtype of their data buffer
 _PRIMITIVE = {
     "double": "float64",
     "float": "float32",
@@ -35,6 +35,17 @@ _PRIMITIVE = {
     "uint16": "uint16",
     "uint8": "uint8",
 }
+_ARROW_OF = {v: k for k, v in _PRIMITIVE.items()}
+
+
+def _data(arr: Any) -> Any:
+    """The values of one primitive Arrow array, read from its data buffer (a read-only
+    view; slots of null entries hold whatever the buffer has)."""
+    import numpy as np
+
+    dtype = _PRIMITIVE[str(arr.type)]
+    offset = arr.offset * np.dtype(dtype).itemsize
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=offset)
 
 
 def numpy_of(arr: Any) -> Any:
@@ -49,12 +60,7 @@ def numpy_of(arr: Any) -> Any:
     dtype = _PRIMITIVE.get(str(arr.type))
     if dtype is None or arr.null_count:
         return arr.to_numpy(zero_copy_only=False)
-    size = np.dtype(dtype).itemsize
-    parts = [
-        np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=c.offset * size)
-        for c in chunks
-        if len(c)
-    ]
+    parts = [_data(c) for c in chunks if len(c)]
     if not parts:
         return np.zeros(0, dtype=dtype)
     return parts[0].copy() if len(parts) == 1 else np.concatenate(parts)
@@ -67,7 +73,7 @@ def arrow_of(values: Any) -> Any:
     import pyarrow as pa
 
     values = np.ascontiguousarray(values)
-    kind = {v: k for k, v in _PRIMITIVE.items()}.get(str(values.dtype))
+    kind = _ARROW_OF.get(str(values.dtype))
     if kind is None or values.ndim != 1:
         return pa.array(values)
     return pa.Array.from_buffers(pa.type_for_alias(kind), len(values), [None, pa.py_buffer(values)])
@@ -98,10 +104,8 @@ def encoded(arr: Any) -> tuple[Any, Any, int]:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), 0
     enc = call("dictionary_encode", arr)
     indices = enc.indices
-    dtype = _PRIMITIVE[str(indices.type)]
-    size = np.dtype(dtype).itemsize
-    validity, data = indices.buffers()[:2]
+    validity = indices.buffers()[0]
     n = len(indices)
-    codes = np.frombuffer(data, dtype=dtype, count=n, offset=indices.offset * size).astype(np.int64)
+    codes = _data(indices).astype(np.int64)
     valid = np.ones(n, dtype=bool) if validity is None else _bits(validity, indices.offset, n)
     return codes, valid, len(enc.dictionary)

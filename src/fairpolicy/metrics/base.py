@@ -247,13 +247,13 @@ def _group_values(
     return tuple(
         GroupValue(g, n, v if ok else None)
         for g, n, v, ok in zip(
-            stats.groups, stats.rows_n.tolist(), values.tolist(), defined.tolist(), strict=True
+            stats.groups, stats.n.tolist(), values.tolist(), defined.tolist(), strict=True
         )
     )
 
 
 def _excluded(stats: GroupStats, defined: BoolArray, reason: str) -> tuple[Excluded, ...]:
-    n = stats.rows_n
+    n = stats.n
     return tuple(
         Excluded(g, int(n[i]), reason) for i, g in enumerate(stats.groups) if not defined[i]
     )

@@ -33,7 +33,7 @@ __all__ = ["k_anonymity", "l_diversity", "t_closeness"]
 
 
 def _values(stats: GroupStats, values: list[float]) -> tuple[GroupValue, ...]:
-    return tuple(GroupValue(g, int(stats.rows_n[i]), values[i]) for i, g in enumerate(stats.groups))
+    return tuple(GroupValue(g, int(stats.n[i]), values[i]) for i, g in enumerate(stats.groups))
 
 
 def _sensitive(stats: GroupStats) -> np.ndarray:

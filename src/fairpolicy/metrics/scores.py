@@ -206,7 +206,7 @@ def _score_details(stats: GroupStats, column: int | None, p: int) -> dict[str, A
 def _no_column(stats: GroupStats, reason: str) -> MetricValue:
     return MetricValue(
         None,
-        tuple(GroupValue(g, int(stats.rows_n[i]), None) for i, g in enumerate(stats.groups)),
+        tuple(GroupValue(g, int(stats.n[i]), None) for i, g in enumerate(stats.groups)),
         reason=reason,
     )
 
@@ -462,7 +462,7 @@ def samd_fairness_score(stats: GroupStats, params: Mapping[str, Any]) -> MetricV
     excluded groups are listed with the term's name. Per-group values are not
     defined for a composite (the groups are listed for their sizes).
     """
-    groups = tuple(GroupValue(g, int(stats.rows_n[i]), None) for i, g in enumerate(stats.groups))
+    groups = tuple(GroupValue(g, int(stats.n[i]), None) for i, g in enumerate(stats.groups))
     site = stats.secondary
     if site is None:
         return MetricValue(

@@ -156,9 +156,8 @@ class GroupStats:
         return len(self.classes)
 
     @property
-    def total(self) -> float:
-        total = self.counts.sum()
-        return float(total) if self.survey is not None else int(total)
+    def total(self) -> int:
+        return int(self.counts.sum())
 
     def select(self, keep: NDArray[np.bool_]) -> GroupStats:
         """The same statistics restricted to the groups where ``keep`` is true."""

@@ -251,12 +251,12 @@ def unavailable(spec: Statistic, stats: GroupStats, purpose: str = "interval") -
         if stats.regression is None and stats.ranking is None:
             return f"'{spec.key}': no regression or ranking statistics to resample"
         return None
-    if stats.survey is not None and (purpose == "permutation" or spec.needs_scores):
-        what = "permutation p-values" if purpose == "permutation" else "score intervals"
+    if stats.survey is not None and purpose == "permutation":
         return (
-            f"{what} are not available under fractional sample weights ('{spec.key}'): "
-            "only count tables resample weighted rows; use a bootstrap interval (ci) of a "
-            "count-based metric, or whole-number (frequency) weights"
+            f"permutation p-values are not available under fractional sample weights "
+            f"('{spec.key}'): the group labels of weighted rows would have to be permuted "
+            "with their weights; use a bootstrap interval (ci), or whole-number (frequency) "
+            "weights"
         )
     if spec.kind == "data" or not stats.classes:
         return (
@@ -367,7 +367,7 @@ def draw(stats: GroupStats, resamples: int, seed: int, rows: bool = False) -> Re
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     g, k = len(stats.groups), stats.num_classes
     rng = np.random.default_rng(seed)
-    n_g = _group_sizes(stats)
+    n_g = stats.rows_n  # data rows (not the weight, under fractional sample weights)
     sizes = _row_sizes(np.random.default_rng((seed, _ROWS_STREAM)), n_g, b) if rows else None
     counts: np.ndarray
     if stats.survey is not None:  # fractional sample weights: resample the rows
@@ -421,12 +421,6 @@ def draw(stats: GroupStats, resamples: int, seed: int, rows: bool = False) -> Re
         reason=reason,
         rows=rows,
     )
-
-
-def _group_sizes(stats: GroupStats) -> IntArray:
-    """Rows per group (the count table's, or the sizes of regression/ranking statistics;
-    under fractional sample weights the data rows, not the weight)."""
-    return stats.rows_n
 
 
 def _regression_draw(

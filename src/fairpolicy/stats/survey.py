@@ -64,7 +64,6 @@ def build_survey_stats(
         row = row_groups(dimensions, req, st.groups)
         ok = row >= 0
         gi, ci, wi, ri = row[ok], cell[ok], w[ok], n_rows[ok]
-        flat = np.bincount(gi * k * k + ci, weights=wi * ri, minlength=g * k * k)
         unknown = float((w[~ok] * n_rows[~ok]).sum())
         order = np.lexsort((wi, ci, gi))
         gi, ci, wi, ri = gi[order], ci[order], wi[order], ri[order]
@@ -74,6 +73,7 @@ def build_survey_stats(
         start = np.flatnonzero(new)
         u_g, u_c, u_w = gi[start], ci[start], wi[start]
         u_r = np.add.reduceat(ri, start) if len(start) else ri[:0]
+        flat = np.bincount(u_g * k * k + u_c, weights=u_w * u_r, minlength=g * k * k)
         bounds = np.searchsorted(u_g, np.arange(g + 1))
         spans = [slice(bounds[i], bounds[i + 1]) for i in range(g)]
         units = tuple((u_c[s], u_w[s], u_r[s]) for s in spans)

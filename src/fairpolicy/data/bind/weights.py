@@ -76,6 +76,7 @@ def weight_column(pol: Policy) -> str | None:
 
 
 def _declared(kind: object) -> str | None:
+    """The reading a ``weight_kind`` prop declares: None when unset or ``auto``."""
     return None if kind in (None, "auto") else str(kind)
 
 
@@ -215,6 +216,8 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
     for bad, what, hint in checks:
         if bad.any():
             raise _bad(table, column, what, float(values[np.flatnonzero(bad)[0]]), hint)
+    with np.errstate(over="ignore"):
+        total = float(values.sum()) * (1.0 if table.weights is None else float(table.weights.max()))
     fractional = values != np.floor(values)
     if reading == "frequency" and fractional.any():
         raise _bad(
@@ -226,9 +229,6 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
             "or importance weights set weight_kind: survey (or leave it out).",
         )
     if reading == "survey" or fractional.any():  # survey / importance weights: rows stay the sample
-        scale = 1.0 if table.weights is None else float(table.weights.max())
-        with np.errstate(over="ignore"):
-            total = float(values.sum()) * scale
         tiny = (values > 0) & (values < 1e-300)
         if tiny.any():  # subnormal sums lose digits: ratios of them would be imprecise
             raise _bad(
@@ -249,8 +249,6 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
                 "do not change with the scale.",
             )
         return values
-    with np.errstate(over="ignore"):
-        total = float(values.sum()) * (1.0 if table.weights is None else float(table.weights.max()))
     if total >= MAX_TOTAL_WEIGHT:
         raise _bad(
             table,
@@ -324,7 +322,7 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         f"weighted by column '{column}': its weights are whole numbers, read as frequency "
         "weights: every count, min_samples and the bootstrap count a row of weight w as w "
         "rows (survey weights that happen to be whole numbers would overstate the sample "
-        "size: give them as decimals, e.g. 120.0 → divide by their mean)"
+        "size: set weight_kind: survey)"
     )
     survey = (
         f"weighted by column '{column}': "
@@ -375,9 +373,10 @@ def fold_weights(
     """``table`` with ``column``'s validated weights applied and the zero-weight entries
     left out; a group of any of ``groups`` whose rows all weigh 0 is exit 2. Whole-number
     weights are multiplied into the row counts; fractional ones are kept beside them as
-    ``sample_weights`` (or ``refuse_survey`` is raised). Used on the main table and on an
-    engine's regression tuples."""
-    values = weight_values(table, column, kind)
+    ``sample_weights`` (or ``refuse_survey`` is raised); ``kind`` is the ``weight_kind``
+    prop (unset or ``auto``: the values decide). Used on the main table and on an engine's
+    regression tuples."""
+    values = weight_values(table, column, _declared(kind))
     fractional = values.dtype.kind == "f"
     if fractional and refuse_survey is not None:
         raise refuse_survey
