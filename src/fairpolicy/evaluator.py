@@ -652,7 +652,8 @@ class Evaluator:
             if weight is not None:  # sample weights: data/bind/weights.py
                 refusal = survey_refused(sub, weight, c.control_id, spec.key)
                 kind = c.params.get("weight_kind")
-                sub = fold_weights(sub, weight, [c.dimension_columns], refusal, kind)
+                groups = [(c.dimension_columns, missing_tokens(c))]
+                sub = fold_weights(sub, weight, groups, refusal, kind)
             self.subtables[columns] = sub
         return self.subtables[columns]
 

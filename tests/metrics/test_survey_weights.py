@@ -420,3 +420,24 @@ def test_html_count_tables_say_total_weight(tmp_path: Path) -> None:
     tables = html[html.index("(total weight ") :]
     assert "(n=" not in tables
     assert not re.search(r"<td class=.num.>[\d,]*\.\d{7,}</td>", tables)
+
+
+@pytest.mark.parametrize("weights", [("0", "2"), ("0", "0.5")], ids=["frequency", "survey"])
+def test_zero_weight_groups_are_the_pipelines_groups(weights: tuple[str, str]) -> None:
+    """The zero-weight check sees the groups the metrics see: ' F' and 'F' are one group
+    (values are trimmed), and a ``missing_values`` token is no group at all — so rows of
+    weight 0 spelled ' F', or holding the token, never stop the run."""
+    zero, some = weights
+    rows = ["y_true,y_pred,grp,w"]
+    rows += [f"{i % 2},{(i // 2) % 2},F,{some}" for i in range(40)]
+    rows += [f"{i % 2},{i % 3 % 2},M,{some}" for i in range(40)]
+    rows += [f"1,0, F,{zero}", f"0,1,n/a,{zero}"]
+    import io
+
+    df = pd.read_csv(io.StringIO("\n".join(rows)), dtype={"grp": str}, keep_default_na=False)
+    c = ctl("demographic_parity_diff", INPUTS).model_copy(
+        update={"params": {"missing_values": "n/a"}}
+    )
+    f = check(Policy(form="list", controls=(c,)), df).findings[0]
+    assert f.status in ("pass", "fail"), f.message
+    assert {g.group for g in f.groups} == {"F", "M"}

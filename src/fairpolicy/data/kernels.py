@@ -77,35 +77,3 @@ def arrow_of(values: Any) -> Any:
     if kind is None or values.ndim != 1:
         return pa.array(values)
     return pa.Array.from_buffers(pa.type_for_alias(kind), len(values), [None, pa.py_buffer(values)])
-
-
-def _bits(buffer: Any, offset: int, length: int) -> Any:
-    """The bit-packed (LSB first) Arrow bitmap as a bool array."""
-    import numpy as np
-
-    raw = np.frombuffer(buffer, dtype=np.uint8)
-    return np.unpackbits(raw, bitorder="little")[offset : offset + length].astype(bool)
-
-
-def encoded(arr: Any) -> tuple[Any, Any, int]:
-    """(codes, valid, number of distinct values) of a (chunked) Arrow column: each row's
-    index into its distinct values, and whether it holds one (False: null). Equal values
-    get equal codes. Read from the buffers of ``dictionary_encode``: no pandas."""
-    import numpy as np
-    import pyarrow as pa
-
-    if isinstance(arr, pa.ChunkedArray):
-        if arr.num_chunks == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), 0
-        arr = arr.combine_chunks()
-    if pa.types.is_dictionary(arr.type):  # a dictionary may repeat a value: encode anew
-        arr = arr.cast(arr.type.value_type)
-    if len(arr) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), 0
-    enc = call("dictionary_encode", arr)
-    indices = enc.indices
-    validity = indices.buffers()[0]
-    n = len(indices)
-    codes = _data(indices).astype(np.int64)
-    valid = np.ones(n, dtype=bool) if validity is None else _bits(validity, indices.offset, n)
-    return codes, valid, len(enc.dictionary)

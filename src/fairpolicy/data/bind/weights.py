@@ -260,25 +260,32 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
     return values.astype(np.int64)
 
 
-def _zero_groups(table: Table, column: str, w: np.ndarray, dims: Sequence[str]) -> None:
-    """Exit 2 when a group of ``dims`` has rows but all of them weigh 0: it would vanish."""
-    from fairpolicy.data.kernels import encoded
+def _zero_groups(
+    table: Table, column: str, w: np.ndarray, dims: Sequence[str], tokens: frozenset[str]
+) -> None:
+    """Exit 2 when a group of ``dims`` has rows but all of them weigh 0: it would vanish.
+    The groups are the pipeline's own (:func:`encode_group_column`: values trimmed, the
+    control's ``missing_values`` tokens missing)."""
+    from fairpolicy.data.bind.groups import encode_group_column
 
     present = [d for d in dims if d in table.columns]
     if not present:
         return
     code = np.zeros(len(w), dtype=np.int64)
     missing = np.zeros(len(w), dtype=bool)
-    for d in present:  # the missing bucket (a null group value) is no group: it may weigh 0
-        indices, valid, size = encoded(table.columns[d])
-        code = code * (size + 1) + np.where(valid, indices, size)
-        missing |= ~valid
+    names: dict[str, tuple[np.ndarray, list[str]]] = {}
+    for d in present:  # the missing bucket (a missing group value) is no group: it may weigh 0
+        col = encode_group_column(table.columns[d], tokens)
+        codes = np.asarray(col.codes, dtype=np.int64)
+        names[d] = (codes, col.names)
+        code = code * (len(col.names) + 1) + np.where(codes < 0, len(col.names), codes)
+        missing |= codes < 0
     rows = np.flatnonzero(~missing)
     cells, first, inverse = np.unique(code[rows], return_index=True, return_inverse=True)
     zero = np.bincount(inverse.ravel(), weights=w[rows], minlength=len(cells)) == 0
     if zero.any():
         i = int(rows[first[int(np.flatnonzero(zero)[0])]])
-        group = {d: table.columns[d][i].as_py() for d in present}
+        group = {d: names[d][1][names[d][0][i]] for d in present}
         raise DataError(
             f"every row of group {group} has weight 0 in the weight column, so the group "
             "would silently drop out of the check.",
@@ -338,11 +345,14 @@ def apply_weights(table: Table, pol: Policy) -> Table:
         # engines: only regression/ranking controls are weighted; a regression control
         # folds the weights into its own tuples (fold_weights), a ranking one is refused
         return dataclasses.replace(table, warnings=[*table.warnings, note])
-    groups: list[tuple[str, ...]] = []
+    from fairpolicy.data.bind.groups import parse_missing_values
+
+    groups: list[tuple[tuple[str, ...], frozenset[str]]] = []
     for c in pol.controls:
-        groups.append(tuple(c.dimension_columns))
+        tokens = parse_missing_values(c.params.get("missing_values"))
+        groups.append((tuple(c.dimension_columns), tokens))
         if "site" in c.inputs:
-            groups.append((c.inputs["site"],))
+            groups.append(((c.inputs["site"],), tokens))
     out = fold_weights(table, column, groups, kind=kind)
     note = survey if out.sample_weights is not None else frequency
     return dataclasses.replace(out, warnings=[*out.warnings, note])
@@ -366,12 +376,13 @@ def survey_refused(table: Table, column: str, control: str, key: str) -> DataErr
 def fold_weights(
     table: Table,
     column: str,
-    groups: Sequence[Sequence[str]],
+    groups: Sequence[tuple[Sequence[str], frozenset[str]]],
     refuse_survey: DataError | None = None,
     kind: str | None = None,
 ) -> Table:
     """``table`` with ``column``'s validated weights applied and the zero-weight entries
-    left out; a group of any of ``groups`` whose rows all weigh 0 is exit 2. Whole-number
+    left out; a group of any of ``groups`` (dimension columns, ``missing_values`` tokens)
+    whose rows all weigh 0 is exit 2. Whole-number
     weights are multiplied into the row counts; fractional ones are kept beside them as
     ``sample_weights`` (or ``refuse_survey`` is raised); ``kind`` is the ``weight_kind``
     prop (unset or ``auto``: the values decide). Used on the main table and on an engine's
@@ -381,8 +392,8 @@ def fold_weights(
     if fractional and refuse_survey is not None:
         raise refuse_survey
     w = values if table.weights is None else values * table.weights
-    for dims in dict.fromkeys(tuple(g) for g in groups):
-        _zero_groups(table, column, w, dims)
+    for dims, tokens in dict.fromkeys((tuple(d), t) for d, t in groups):
+        _zero_groups(table, column, w, dims, tokens)
     keep = w > 0
     # embedded reads: remember each entry's data row, so messages still name data rows
     ids = np.arange(len(w), dtype=np.int64) if table.source is None else None
