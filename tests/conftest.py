@@ -19,9 +19,15 @@ from typing import Any
 
 import pytest
 
+import fairpolicy.records
 from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
 from fairpolicy.results import Finding, Results
 from fairpolicy.runner import check
+
+# Every policy and results record the suite builds checks itself against its pydantic
+# validation (fairpolicy.records): in this process and in every CLI subprocess
+os.environ["FAIRPOLICY_CHECK_RECORDS"] = "1"
+fairpolicy.records.CHECK = True
 
 # The OSCAL validation cache (fairpolicy.cache) of this test session lives in a fresh
 # folder: every run starts cold, in-process and CLI subprocesses share it, and the user's

@@ -26,7 +26,7 @@ import hashlib
 import math
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fairpolicy.decide import change_verdict
 from fairpolicy.errors import DataError, UsageError
@@ -141,9 +141,9 @@ def compare(
         allow_policy_change=allow_policy_change,
         vanished_controls=[f.control_id for f in old.findings if f.control_id not in seen],
     )
-    data = {name: getattr(new, name) for name in type(new).model_fields}
+    data = {name: getattr(new, name) for name in Results.field_names()}
     data.update(findings=findings, baseline=ref)
-    return Results.model_validate(data)
+    return Results(**data)
 
 
 def _chain(results: Results) -> list[tuple[str, str]]:
@@ -173,11 +173,11 @@ def _change(f: Finding, old: Finding | None, default: float | None) -> Change:
         return Change(state="new", reason="the baseline has no such control", **base)
     differs = _differs(f, old)
     if differs:
-        verdict = "inconclusive" if delta is not None else "none"
+        undecided: Literal["inconclusive", "none"] = "inconclusive" if delta is not None else "none"
         return Change(
             state="mismatch",
             baseline_value=old.value,
-            verdict=verdict,
+            verdict=undecided,
             reason=differs,
             worst_group_before=old.worst_group,
             **base,

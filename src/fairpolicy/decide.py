@@ -13,7 +13,7 @@ from decimal import Decimal
 from fairpolicy.exact import compare, threshold_text
 from fairpolicy.exact import shown as shown_text
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
-from fairpolicy.results import ConfidenceInterval, Status
+from fairpolicy.results import ConfidenceInterval, Status, Verdict
 
 
 def satisfies(value: float, operator: Operator, threshold: Threshold) -> bool:
@@ -151,7 +151,7 @@ def change_verdict(
     interval: tuple[float | None, float | None] | None,
     max_regression: float | None,
     decision: str = "point",
-) -> tuple[str, str | None]:
+) -> tuple[Verdict, str | None]:
     """(verdict, reason) of a change against a baseline: ``ok``, ``regressed`` (worse by
     more than δ = ``max_regression``), ``inconclusive`` or ``none`` (no δ given).
 

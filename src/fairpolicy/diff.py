@@ -42,10 +42,10 @@ def diff(
         max_regression = new.baseline.max_regression
     # the new results' own findings, without a change from another comparison
     plain = [f.model_copy(update={"change": None}) for f in new.findings]
-    data = {name: getattr(new, name) for name in type(new).model_fields}
+    data = {name: getattr(new, name) for name in Results.field_names()}
     data.update(findings=plain, baseline=None)
     compared = compare(
-        Results.model_validate(data),
+        Results(**data),
         old,
         path=old_path,
         sha256=sha,

@@ -418,7 +418,7 @@ class Evaluator:
             low=iv.low,
             high=iv.high,
             level=iv.level,
-            method=iv.method if iv.method in ("bca", "band") else "percentile",
+            method="bca" if iv.method == "bca" else "band" if iv.method == "band" else "percentile",
             resamples=iv.resamples,
             seed=iv.seed,
             valid=iv.valid,

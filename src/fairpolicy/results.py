@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from fairpolicy.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS, UsageError
+from fairpolicy.records import RECORD_CONFIG, Record
+
+if TYPE_CHECKING:
+    from pydantic import Field
 
 SCHEMA_VERSION = "1.0"
 
@@ -25,18 +28,18 @@ FailOn = Literal["error", "warning", "never"]
 #: what a finding does to the release gate: ``fail`` makes the run exit 1, ``error`` exit 2,
 #: ``warn`` is reported without failing it, ``pass`` is nothing to report
 GateEffect = Literal["pass", "warn", "fail", "error"]
+#: the decision on a change against a baseline (:func:`fairpolicy.decide.change_verdict`)
+Verdict = Literal["ok", "regressed", "inconclusive", "none"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Tool(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Tool(Record):
     name: str = "fairpolicy"
     version: str
 
 
-class DocumentRef(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class DocumentRef(Record):
     """A file that shaped the verdict besides the policy file and the data."""
 
     path: str
@@ -46,7 +49,8 @@ class DocumentRef(_Frozen):
     kind: str
 
 
-class PolicyInfo(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class PolicyInfo(Record):
     path: str | None
     sha256: str | None
     title: str | None = None
@@ -54,20 +58,24 @@ class PolicyInfo(_Frozen):
     form: str | None = None
     #: every other document read while resolving the policy (imported profiles and
     #: catalogs), and the system security plan given with ``--ssp``
-    documents: list[DocumentRef] = Field(default_factory=list)
+    documents: list[DocumentRef] = field(default_factory=list)
     #: assessors ("Name <email>") and organization named in the policy's metadata
-    assessors: list[str] = Field(default_factory=list)
+    assessors: list[str] = field(default_factory=list)
     organization: str | None = None
 
 
-class DataInfo(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class DataInfo(Record):
     path: str | None
     sha256: str | None
     rows: int
-    columns: list[str] = Field(default_factory=list, description="the columns read")
+    columns: Annotated[list[str], Field(description="the columns read")] = field(
+        default_factory=list
+    )
 
 
-class RunInfo(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class RunInfo(Record):
     started: str
     finished: str
     #: the run's measured duration in seconds (monotonic clock); 0 when the timestamps are
@@ -81,13 +89,14 @@ class RunInfo(_Frozen):
     fail_on: FailOn = "error"
     #: seed of every bootstrap and permutation draw of the run
     seed: int | None = None
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     #: the folder the check ran in, which relative paths above are relative to (left out
     #: under ``--deterministic``, whose outputs must not depend on the machine's folders)
     cwd: str | None = None
 
 
-class GroupResult(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class GroupResult(Record):
     #: the displayed name: the values joined by `` & ``, a value quoted where it could be
     #: mistaken (it contains ``&``, or is ``(missing)``); unambiguous
     group: str
@@ -102,7 +111,8 @@ class GroupResult(_Frozen):
     ci_high: float | None = None
 
 
-class ConfidenceInterval(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class ConfidenceInterval(Record):
     """A bootstrap interval of the control's value (stratified by group unless ``resample`` is
     rows; gaps and ratios over groups: the simultaneous band, ``method`` band)."""
 
@@ -125,7 +135,8 @@ class ConfidenceInterval(_Frozen):
     resample: Literal["stratified", "rows"] = "stratified"
 
 
-class PValue(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class PValue(Record):
     """Permutation test of the group labels (done on counts), within the metric's stratum."""
 
     p_value: float | None
@@ -154,7 +165,8 @@ class PValue(_Frozen):
         }.get(self.stratum or "", "of the group labels")
 
 
-class ExcludedGroup(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class ExcludedGroup(Record):
     #: a group's displayed name, or ``(missing)`` for the rows without a group value
     group: str
     #: the group's value in each dimension column (null for the missing bucket)
@@ -167,12 +179,14 @@ class ExcludedGroup(_Frozen):
     reason: str
 
 
-class SourceRef(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class SourceRef(Record):
     file: str
     line: int | None = None
 
 
-class Change(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Change(Record):
     """This finding against the same control's finding in a baseline results JSON
     (``--baseline``); built by :mod:`fairpolicy.baseline`, decided by
     :func:`fairpolicy.decide.change_verdict`."""
@@ -198,15 +212,16 @@ class Change(_Frozen):
     max_regression: float | None = None
     #: the decision on the change: ok, regressed (worse by more than δ), inconclusive (it
     #: could not be decided: ``reason``), or none (no δ, or not paired)
-    verdict: Literal["ok", "regressed", "inconclusive", "none"] = "none"
+    verdict: Verdict = "none"
     worst_group_before: str | None = None
     worst_group_now: str | None = None
-    groups_appeared: list[str] = Field(default_factory=list)
-    groups_vanished: list[str] = Field(default_factory=list)
+    groups_appeared: list[str] = field(default_factory=list)
+    groups_vanished: list[str] = field(default_factory=list)
     reason: str | None = None
 
 
-class BaselineRef(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class BaselineRef(Record):
     """The baseline results a run was compared with (``--baseline``)."""
 
     path: str
@@ -219,10 +234,11 @@ class BaselineRef(_Frozen):
     max_regression: float | None = None
     allow_policy_change: bool = False
     #: control ids in the baseline with no finding in this run
-    vanished_controls: list[str] = Field(default_factory=list)
+    vanished_controls: list[str] = field(default_factory=list)
 
 
-class Finding(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Finding(Record):
     control_id: str
     title: str | None
     description: str | None = None
@@ -234,9 +250,9 @@ class Finding(_Frozen):
     threshold: float | list[float] | None
     status: Status
     message: str
-    groups: list[GroupResult] = Field(default_factory=list)
-    excluded_groups: list[ExcludedGroup] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
+    groups: list[GroupResult] = field(default_factory=list)
+    excluded_groups: list[ExcludedGroup] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
     #: why ``value`` is null (inconclusive) or what went wrong (error)
     reason: str | None = None
     worst_group: str | None = None
@@ -247,11 +263,11 @@ class Finding(_Frozen):
     lifecycle_phase: str | None = None
     risk_id: str | None = None
     min_samples: int | None = None
-    classes: list[str] = Field(default_factory=list)
+    classes: list[str] = field(default_factory=list)
     #: the compared groups' confusion tables, ``counts[group][y_true][y_pred]`` in the order
     #: of ``classes`` — everything a reader needs to recompute a count-based value (under
     #: fractional sample weights the sums of the rows' weights, not row counts)
-    counts: dict[str, list[list[int | float]]] = Field(default_factory=dict)
+    counts: dict[str, list[list[int | float]]] = field(default_factory=dict)
     source: SourceRef | None = None
     #: bootstrap confidence interval of ``value`` (``ci``/``--bootstrap``)
     ci: ConfidenceInterval | None = None
@@ -266,7 +282,7 @@ class Finding(_Frozen):
     #: decided once by :func:`gate_effect` when the results are built (never by a formatter)
     gate_effect: GateEffect = "pass"
     #: the change against the baseline's finding (``--baseline``; left out without one)
-    change: Change | None = Field(default=None, exclude_if=lambda v: v is None)
+    change: Annotated[Change | None, Field(exclude_if=lambda v: v is None)] = None
 
     @property
     def has_interval(self) -> bool:
@@ -274,16 +290,17 @@ class Finding(_Frozen):
         return self.ci is not None and self.ci.low is not None and self.ci.high is not None
 
 
-class Summary(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Summary(Record):
     total: int
-    pass_: int = Field(alias="pass", serialization_alias="pass")
+    pass_: Annotated[int, Field(alias="pass", serialization_alias="pass")]
     fail: int
     warn: int
     inconclusive: int
     error: int
     gate: Literal["pass", "fail", "error"]
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {**RECORD_CONFIG, "populate_by_name": True}
 
 
 #: ``--meta`` keys: OSCAL tokens (they become prop names in the OSCAL outputs)
@@ -323,7 +340,8 @@ def run_metadata(
     return (None if subject is None else value("--subject", subject)), out
 
 
-class Results(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Results(Record):
     schema_version: str = SCHEMA_VERSION
     tool: Tool
     policy: PolicyInfo
@@ -331,24 +349,24 @@ class Results(_Frozen):
     run: RunInfo
     summary: Summary
     findings: list[Finding]
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     #: the baseline this run was compared with (``--baseline``; left out without one)
-    baseline: BaselineRef | None = Field(default=None, exclude_if=lambda v: v is None)
+    baseline: Annotated[BaselineRef | None, Field(exclude_if=lambda v: v is None)] = None
     #: the assessed system (``--subject "model v4.2"``; left out without one)
-    subject: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    subject: Annotated[str | None, Field(exclude_if=lambda v: v is None)] = None
     #: run metadata (``--meta KEY=VALUE``: git SHA, ticket, reviewer; left out when empty)
-    meta: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    meta: Annotated[dict[str, str], Field(exclude_if=lambda v: not v)] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
         """0 every gating control passed; 1 a gating control failed; 2 could not evaluate."""
         return {"pass": EXIT_PASS, "fail": EXIT_FAIL, "error": EXIT_ERROR}[self.summary.gate]
 
-    @model_validator(mode="after")
-    def _decide_gate(self) -> Results:
+    def __post_init__(self) -> None:
         """Every finding's gate effect and the summary come from :func:`gate_effect` and
-        :func:`summarize`, however the results were built (a run, or a JSON file read back
-        by ``export``): a stored effect or summary can never disagree with the table."""
+        :func:`summarize`, however the results were built (a run, a copy, or a JSON file
+        read back by ``export``): a stored effect or summary can never disagree with the
+        table."""
         run = self.run
         findings = [
             f
@@ -358,7 +376,7 @@ class Results(_Frozen):
         ]
         object.__setattr__(self, "findings", findings)
         object.__setattr__(self, "summary", summarize(findings, run.inconclusive, run.fail_on))
-        return self
+        super().__post_init__()
 
     def effect(self, f: Finding) -> GateEffect:
         """``f``'s effect on the gate under this run's options (the one table)."""

@@ -335,7 +335,7 @@ def test_whiskers_on_bars() -> None:
 
 def test_level_metric_draws_the_threshold() -> None:
     f = finding(
-        {"A": 300.0, "B": 20.0}, metric="group_size", value=20.0, threshold=100, operator=">="
+        {"A": 300.0, "B": 20.0}, metric="group_size", value=20.0, threshold=100.0, operator=">="
     )
     dom = parse(render(results(f)))
     [chart] = dom.by_id("c1-bars")

@@ -15,8 +15,6 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
 from fairpolicy.policy import component, keys, oscal, profile
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
@@ -154,7 +152,7 @@ def load_policy(
                 str(r.control_id): _where(r) for r in raws if isinstance(r.control_id, str)
             },
         )
-    except ValidationError as exc:  # not expected: _build checks what the models check
+    except ValueError as exc:  # not expected: _build checks what the records check
         raise PolicyError(str(exc), file=file) from None
 
 

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from fairpolicy.errors import PolicyError, Problem
 from fairpolicy.policy.schema import NS
@@ -701,6 +700,7 @@ def _trestle_problems(root: str, body: Any, file: str | None, found: list[tuple[
         from trestle.oscal.component import (  # type: ignore[assignment]
             ComponentDefinition as Model,
         )
+    from pydantic import ValidationError
     from trestle.common.err import TrestleError
 
     try:

@@ -1,4 +1,4 @@
-"""The loaded, validated policy: frozen pydantic models every later stage reads.
+"""The loaded, validated policy: frozen records every later stage reads.
 
 Whatever form a policy file takes (Venturalitica assessment-plan, Venturalitica
 component-definition, bare list, OSCAL catalog + profile), loading produces one
@@ -9,10 +9,14 @@ canonical operators, numeric thresholds and validated parameters.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from fairpolicy.records import Record
+
+if TYPE_CHECKING:
+    from pydantic import Field
 
 #: fairpolicy's namespace URI for OSCAL props it defines.
 NS = "https://fairpolicy.example.org/ns/oscal"
@@ -105,21 +109,19 @@ class EnforcementMode(StrEnum):
     MONITOR = "monitor"  # reported, never gates
 
 
-class Threshold(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Threshold(Record):
     """A numeric bound, or two bounds for ``between`` (inclusive)."""
-
-    model_config = ConfigDict(frozen=True)
 
     value: float | None = None
     low: float | None = None
     high: float | None = None
 
-    @field_validator("value", "low", "high")
-    @classmethod
-    def _finite(cls, v: float | None) -> float | None:
-        if v is not None and not math.isfinite(v):
-            raise ValueError("threshold must be a finite number")
-        return v
+    def __post_init__(self) -> None:
+        for v in (self.value, self.low, self.high):
+            if v is not None and not math.isfinite(v):
+                raise ValueError("threshold must be a finite number")
+        super().__post_init__()
 
     def render(self) -> str:
         if self.value is not None:
@@ -127,17 +129,15 @@ class Threshold(BaseModel):
         return f"[{self.low:g}, {self.high:g}]"
 
 
-class SourceLocation(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, kw_only=True)
+class SourceLocation(Record):
     file: str
     line: int | None = None
 
 
-class Control(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Control(Record):
     """One evaluable fairness control."""
-
-    model_config = ConfigDict(frozen=True)
 
     control_id: str
     title: str | None = None
@@ -149,7 +149,7 @@ class Control(BaseModel):
     #: role → column; ``dimension`` may name several columns joined by ``,``.
     inputs: dict[str, str]
     #: validated metric parameters (defaults not filled in; the metric spec does that).
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     enforcement_mode: EnforcementMode = EnforcementMode.BLOCK
     severity: str | None = None
     lifecycle_phase: str | None = None
@@ -182,10 +182,9 @@ class Control(BaseModel):
         return self.enforcement_mode is EnforcementMode.BLOCK
 
 
-class Policy(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Policy(Record):
     """A validated policy: its controls plus provenance."""
-
-    model_config = ConfigDict(frozen=True)
 
     path: str | None = None
     sha256: str | None = None
@@ -205,4 +204,6 @@ class Policy(BaseModel):
     organization: str | None = None
     #: control id → prop name → where the prop was written (file, and for OSCAL the
     #: document kind); what ``check --explain`` prints; not part of any output
-    prop_where: dict[str, dict[str, str]] = Field(default_factory=dict, exclude=True)
+    prop_where: Annotated[dict[str, dict[str, str]], Field(exclude=True)] = field(
+        default_factory=dict
+    )

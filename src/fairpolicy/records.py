@@ -1,0 +1,184 @@
+"""Frozen records: plain dataclasses that pydantic validates, serialises and describes on demand.
+
+The policy and results models are frozen, keyword-only standard-library dataclasses
+(``@dataclass(frozen=True, kw_only=True)`` on a :class:`Record`). Building and reading them
+costs nothing beyond the dataclass; pydantic — about 100 ms to import and to build the
+validators — is imported only when a record is validated (a results JSON read back), turned
+into JSON (``-o json``, the OSCAL and SARIF outputs, the API's ``to_dict``) or described
+(the results JSON Schema). A text report of a check never imports it (pinned by
+``tests/test_lean_imports.py``).
+
+The contract pydantic enforced at construction is kept where it matters:
+
+- :meth:`Record.model_dump` validates the record again (``revalidate_instances``: every
+  nested record too) before dumping, so the JSON holds exactly what a pydantic model would
+  have held (an ``int`` in a ``float`` field is written ``1.0``, a tuple as a list);
+- with ``FAIRPOLICY_CHECK_RECORDS=1`` (the test suite sets it, for in-process and
+  subprocess runs alike) every record checks at construction that pydantic's validation
+  of it changes nothing — no value of another type, no missing or unknown field, no
+  literal out of range — and raises :class:`TypeError` naming the record and field
+  otherwise. So every record the suite builds is already in its validated form.
+
+Field metadata that only pydantic reads (aliases, ``exclude_if``, descriptions) is written
+``Annotated[T, Field(...)]`` in the (postponed, string) annotations; ``Field`` is imported for
+the type checker only and supplied to the annotation's module when pydantic first reads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+#: every record's pydantic configuration: unknown fields are an error; validating a record
+#: validates it (and every record in it) again rather than passing the instance through
+RECORD_CONFIG: dict[str, Any] = {"extra": "forbid", "revalidate_instances": "always"}
+
+#: check every record at construction against its pydantic validation (the test suite)
+CHECK = os.environ.get("FAIRPOLICY_CHECK_RECORDS", "") not in ("", "0")
+
+_checking = threading.local()
+
+
+class Record:
+    """Base of the frozen records: pydantic's ``model_*`` API, with pydantic imported lazily."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = RECORD_CONFIG
+
+    def __post_init__(self) -> None:
+        if CHECK and not getattr(_checking, "active", False):
+            _check(self)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Self:
+        """A copy with ``update``'s fields replaced (constructed again: checks and derived
+        fields such as the results' gate run on the copy)."""
+        return dataclasses.replace(self, **(update or {}))  # type: ignore[type-var]
+
+    def model_dump(
+        self,
+        *,
+        mode: Literal["json", "python"] = "python",
+        by_alias: bool = False,
+        include: Any = None,
+        exclude: Any = None,
+        exclude_none: bool = False,
+    ) -> dict[str, Any]:
+        """The record as pydantic dumps it, after validating it again (see the module)."""
+        ad = adapter(type(self))
+        out: dict[str, Any] = ad.dump_python(
+            ad.validate_python(self),
+            mode=mode,
+            by_alias=by_alias,
+            include=include,
+            exclude=exclude,
+            exclude_none=exclude_none,
+        )
+        return out
+
+    def model_dump_json(
+        self, *, indent: int | None = None, by_alias: bool = False, exclude_none: bool = False
+    ) -> str:
+        """The record as pydantic's JSON, after validating it again (see the module)."""
+        ad = adapter(type(self))
+        raw = ad.dump_json(
+            ad.validate_python(self), indent=indent, by_alias=by_alias, exclude_none=exclude_none
+        )
+        return raw.decode("utf-8")
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self:
+        """``obj`` (a mapping by field name or alias, or a record) validated into a record;
+        raises pydantic's ``ValidationError``."""
+        out: Self = adapter(cls).validate_python(obj)
+        return out
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> Self:
+        out: Self = adapter(cls).validate_json(text)
+        return out
+
+    @classmethod
+    def model_json_schema(
+        cls, *, by_alias: bool = True, mode: Literal["validation", "serialization"] = "validation"
+    ) -> dict[str, Any]:
+        out: dict[str, Any] = adapter(cls).json_schema(by_alias=by_alias, mode=mode)
+        return out
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+
+
+_lock = threading.Lock()
+_adapters: dict[type, TypeAdapter[Any]] = {}
+
+
+def adapter(cls: type) -> TypeAdapter[Any]:
+    """pydantic's adapter of a record class (built once per class, the first time needed)."""
+    found = _adapters.get(cls)
+    if found is not None:
+        return found
+    import pydantic
+
+    with _lock:
+        if cls not in _adapters:
+            for base in cls.__mro__:
+                module = sys.modules.get(base.__module__)
+                if module is not None and dataclasses.is_dataclass(base):
+                    # the name the postponed annotations use for pydantic's field metadata
+                    module.__dict__.setdefault("Field", pydantic.Field)
+            _adapters[cls] = pydantic.TypeAdapter(cls)
+        return _adapters[cls]
+
+
+def _check(record: Record) -> None:
+    """TypeError unless validating ``record`` gives it back unchanged, type for type."""
+    import pydantic
+
+    _checking.active = True
+    try:
+        try:
+            again = adapter(type(record)).validate_python(record)
+        except pydantic.ValidationError as exc:
+            raise TypeError(f"{type(record).__name__} is not valid: {exc}") from None
+    finally:
+        _checking.active = False
+    for f in dataclasses.fields(record):  # type: ignore[arg-type]
+        where = _differs(getattr(record, f.name), getattr(again, f.name))
+        if where is not None:
+            raise TypeError(
+                f"{type(record).__name__}.{f.name}{where[0]}: built as "
+                f"{where[1]!r} ({type(where[1]).__name__}), validated as {where[2]!r} "
+                f"({type(where[2]).__name__}); build it in its validated form"
+            )
+
+
+def _differs(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """Where ``a`` and its validated form ``b`` differ in value or type (records are compared
+    by identity of class only: each checked itself when it was built)."""
+    if type(a) is not type(b):
+        return path, a, b
+    if isinstance(a, Record):
+        return None
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return path, a, b
+        for k in a:
+            if (d := _differs(a[k], b[k], f"{path}[{k!r}]")) is not None:
+                return d
+        return None
+    if isinstance(a, list | tuple):
+        if len(a) != len(b):
+            return path, a, b
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if (d := _differs(x, y, f"{path}[{i}]")) is not None:
+                return d
+        return None
+    if a != b and not (isinstance(a, float) and a != a and b != b):
+        return path, a, b
+    return None

@@ -1,0 +1,166 @@
+"""The frozen records (fairpolicy.records): dataclasses at run time, pydantic on demand.
+
+What the pydantic models guaranteed must still hold: the JSON holds validated values, an
+unknown field is refused, the suite's records are built in their validated form, and every
+model class is a frozen record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import threading
+
+import pydantic
+import pytest
+
+import fairpolicy.records as records
+from fairpolicy import results as model
+from fairpolicy.policy import schema
+from fairpolicy.present import Results as PublicResults
+from fairpolicy.records import Record
+
+
+def _record_classes() -> list[type]:
+    return [
+        cls
+        for module in (model, schema)
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+        if issubclass(cls, Record) and cls is not Record and cls.__module__ == module.__name__
+    ]
+
+
+def test_every_model_class_is_a_frozen_keyword_only_record() -> None:
+    classes = _record_classes()
+    assert len(classes) >= 18, [c.__name__ for c in classes]
+    for cls in classes:
+        assert dataclasses.is_dataclass(cls), cls
+        params = cls.__dataclass_params__  # type: ignore[attr-defined]
+        assert params.frozen, cls
+        assert all(f.kw_only for f in dataclasses.fields(cls)), cls
+
+
+def _finding(**over: object) -> model.Finding:
+    base: dict[str, object] = {
+        "control_id": "c1",
+        "title": None,
+        "metric_key": "demographic_parity_diff",
+        "inputs": {"target": "y"},
+        "params": {},
+        "value": 0.25,
+        "operator": "<",
+        "threshold": 0.5,
+        "status": "pass",
+        "message": "ok",
+    }
+    base.update(over)
+    return model.Finding(**base)  # type: ignore[arg-type]
+
+
+def test_the_suite_checks_every_record_it_builds() -> None:
+    """conftest turns the check on; an int in a float field is caught, naming the field."""
+    assert records.CHECK
+    with pytest.raises(TypeError, match=r"Finding\.threshold: built as 1 \(int\)"):
+        _finding(threshold=1)
+    with pytest.raises(TypeError, match="Finding is not valid"):
+        _finding(status="passed")
+    with pytest.raises(TypeError, match=r"Finding\.groups: built as \(\) \(tuple\)"):
+        _finding(groups=())
+
+
+def test_the_json_holds_validated_values_even_unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the check (a user's run), a record built loosely is written as the pydantic
+    model wrote it: validated first, so an int threshold is 1.0 and a tuple a list."""
+    monkeypatch.setattr(records, "CHECK", False)
+    f = _finding(threshold=1, value=0, groups=())
+    assert f.threshold == 1 and type(f.threshold) is int
+    dumped = f.model_dump(mode="json")
+    assert json.dumps(dumped["threshold"]) == "1.0"
+    assert json.dumps(dumped["value"]) == "0.0"
+    assert dumped["groups"] == []
+    assert "change" not in dumped  # exclude_if: left out when None
+
+
+def test_an_unknown_field_is_refused_on_both_paths() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        _finding(colour="red")
+    data = _finding().model_dump(mode="json")
+    data["colour"] = "red"
+    with pytest.raises(pydantic.ValidationError, match="colour"):
+        model.Finding.model_validate(data)
+    # and a round trip without it is the same record
+    del data["colour"]
+    assert model.Finding.model_validate(data) == _finding()
+
+
+def test_summary_pass_alias_round_trips() -> None:
+    s = model.Summary(total=1, pass_=1, fail=0, warn=0, inconclusive=0, error=0, gate="pass")
+    dumped = s.model_dump(mode="json", by_alias=True)
+    assert dumped["pass"] == 1 and "pass_" not in dumped
+    assert model.Summary.model_validate(dumped) == s
+    by_name = {k: v for k, v in dumped.items() if k != "pass"}
+    assert model.Summary.model_validate({**by_name, "pass_": 1}) == s
+
+
+def test_a_copy_decides_the_gate_again() -> None:
+    """model_copy constructs the record again: the gate can never disagree with the findings
+    of a copy (a pydantic model_copy skipped the validator)."""
+    run = model.RunInfo(started="a", finished="b")
+    tool = model.Tool(version="1")
+    policy = model.PolicyInfo(path=None, sha256=None)
+    data = model.DataInfo(path=None, sha256=None, rows=0)
+    dummy = model.Summary(total=0, pass_=0, fail=0, warn=0, inconclusive=0, error=0, gate="pass")
+    r = model.Results(
+        tool=tool, policy=policy, data=data, run=run, summary=dummy, findings=[_finding()]
+    )
+    assert r.summary.gate == "pass" and r.exit_code == 0
+    failed = r.model_copy(update={"findings": [_finding(status="fail", value=0.75)]})
+    assert failed.summary.gate == "fail" and failed.exit_code == 1
+    assert failed.findings[0].gate_effect == "fail"
+
+
+def test_the_public_results_validate_as_themselves() -> None:
+    run = model.RunInfo(started="a", finished="b")
+    r = PublicResults(
+        tool=model.Tool(version="1"),
+        policy=model.PolicyInfo(path=None, sha256=None),
+        data=model.DataInfo(path=None, sha256=None, rows=0),
+        run=run,
+        summary=model.Summary(
+            total=0, pass_=0, fail=0, warn=0, inconclusive=0, error=0, gate="pass"
+        ),
+        findings=[_finding()],
+    )
+    again = PublicResults.model_validate_json(r.to_json())
+    assert type(again) is PublicResults
+    assert again == r
+    assert "PASS" in repr(again)
+
+
+def test_the_adapters_are_built_once_under_concurrency() -> None:
+    """Threads dumping records of a class whose adapter is not built yet all get one."""
+    records._adapters.clear()
+    f = _finding()
+    out: list[object] = []
+    errors: list[BaseException] = []
+
+    def dump() -> None:
+        try:
+            out.append(f.model_dump(mode="json"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=dump) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(out) == 8 and all(o == out[0] for o in out)
+
+
+def test_a_threshold_must_be_finite() -> None:
+    with pytest.raises(ValueError, match="finite"):
+        schema.Threshold(value=float("nan"))
+    assert schema.Threshold(value=0.5).render() == "0.5"
