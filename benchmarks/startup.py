@@ -25,6 +25,11 @@ anchors' (``benchmarks/anchors.py``): binary and 3-class labels, groups ``sex``,
 
     python benchmarks/startup.py                # best of 7
     python benchmarks/startup.py --repeat 3     # quicker, noisier
+    python benchmarks/startup.py --compare /tmp/old/src   # another tree, interleaved
+
+``--compare SRC`` also times every fairpolicy command with ``SRC`` (the ``src`` folder of
+another checkout, e.g. ``git worktree add /tmp/old <rev>``) first on ``PYTHONPATH``, in the
+same rounds, and prints its ratios beside this tree's: a before/after measured in one run.
 """
 
 from __future__ import annotations
@@ -131,6 +136,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=7, help="best of N runs (default 7)")
     ap.add_argument("--no-cache", action="store_true", help="time with FAIRPOLICY_NO_CACHE=1")
+    ap.add_argument(
+        "--compare",
+        metavar="SRC",
+        help="also time the fairpolicy commands with SRC (another tree's src/) on PYTHONPATH",
+    )
     args = ap.parse_args()
     py = sys.executable
     with tempfile.TemporaryDirectory() as d:
@@ -171,28 +181,43 @@ def main() -> None:
         for name in ("check, list policy", "validate small policy", "--help"):
             rc = timed(cmds[name], env)[1]
             assert rc in (0, 1), f"{name} must run (exit {rc})"
+        envs = {name: env for name in cmds}
+        if args.compare:
+            other = dict(env, PYTHONPATH=str(Path(args.compare).resolve()))
+            for name in [n for n, c in cmds.items() if c[:3] == fp]:
+                cmds[f"{name} [compare]"] = cmds[name]
+                envs[f"{name} [compare]"] = other
+                timed(cmds[name], dict(other, FAIRPOLICY_NO_CACHE="1"))  # compile, warm
+                timed(cmds[name], other)
         best = {name: float("inf") for name in cmds}
         for _ in range(args.repeat):
             for name, cmd in cmds.items():
-                best[name] = min(best[name], timed(cmd, env)[0])
+                best[name] = min(best[name], timed(cmd, envs[name])[0])
     floor = best["pyarrow read (floor)"]
     print(
         f"{ROWS:,} rows x {len(CONTROLS)} controls; best of {args.repeat}; "
         f"validation cache {'off' if args.no_cache else 'warm'}"
     )
     for name, value in best.items():
-        print(f"  {name:24s} {value:6.3f} s")
-    print(f"  {'check, OSCAL profile, cold cache':24s} {cold:6.3f} s (one run)")
+        print(f"  {name:34s} {value:6.3f} s")
+    print(f"  {'check, OSCAL profile, cold cache':34s} {cold:6.3f} s (one run)")
     rows = [
         ("check, list policy / pyarrow read", best["check, list policy"] / floor, 1.6),
         ("check, OSCAL profile / pyarrow read", best["check, OSCAL profile"] / floor, 2.2),
     ]
+    if args.compare:
+        rows += [
+            (f"{label} [compare]", best[f"{name} [compare]"] / floor, target)
+            for (label, _, target), name in zip(
+                list(rows), ("check, list policy", "check, OSCAL profile"), strict=True
+            )
+        ]
     for label, ratio, target in rows:
         verdict = "ok" if ratio <= target else "OVER"
-        print(f"  {label:38s} {ratio:5.2f}x  target <= {target}x  {verdict}")
+        print(f"  {label:48s} {ratio:5.2f}x  target <= {target}x  {verdict}")
     for name in ("--help", "validate small policy"):
         verdict = "ok" if best[name] < 0.3 else "OVER"
-        print(f"  {name:38s} {best[name]:5.3f} s  target < 0.3 s  {verdict}")
+        print(f"  {name:48s} {best[name]:5.3f} s  target < 0.3 s  {verdict}")
 
 
 if __name__ == "__main__":

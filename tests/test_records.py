@@ -164,3 +164,27 @@ def test_a_threshold_must_be_finite() -> None:
     with pytest.raises(ValueError, match="finite"):
         schema.Threshold(value=float("nan"))
     assert schema.Threshold(value=0.5).render() == "0.5"
+
+
+def test_equality_hash_and_repr_are_the_dataclass_ones() -> None:
+    """Record writes them once (not generated per class): fields in order, same class only."""
+    import dataclasses as dc
+
+    @dc.dataclass(frozen=True, kw_only=True)
+    class Plain:
+        value: float | None = None
+        low: float | None = None
+        high: float | None = None
+
+    a, b = schema.Threshold(value=0.5), schema.Threshold(value=0.5)
+    assert a == b and hash(a) == hash(b) and a is not b
+    assert a != schema.Threshold(low=0.1, high=0.5)
+    assert repr(a) == repr(Plain(value=0.5)).replace(Plain.__qualname__, "Threshold")
+    assert a != Plain(value=0.5)  # another class, same fields: never equal
+    assert (a == 0.5) is False
+    f = _finding()
+    assert f == _finding() and f != _finding(value=0.3)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(f)  # holds dicts, as the pydantic model did
+    with pytest.raises(dc.FrozenInstanceError):
+        f.value = 0.1  # type: ignore[misc]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from fairpolicy.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS, UsageError
-from fairpolicy.records import RECORD_CONFIG, Record
+from fairpolicy.records import RECORD_CONFIG, Record, record
 
 if TYPE_CHECKING:
     from pydantic import Field
@@ -32,13 +32,13 @@ GateEffect = Literal["pass", "warn", "fail", "error"]
 Verdict = Literal["ok", "regressed", "inconclusive", "none"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Tool(Record):
     name: str = "fairpolicy"
     version: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class DocumentRef(Record):
     """A file that shaped the verdict besides the policy file and the data."""
 
@@ -49,7 +49,7 @@ class DocumentRef(Record):
     kind: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class PolicyInfo(Record):
     path: str | None
     sha256: str | None
@@ -64,7 +64,7 @@ class PolicyInfo(Record):
     organization: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class DataInfo(Record):
     path: str | None
     sha256: str | None
@@ -74,7 +74,7 @@ class DataInfo(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class RunInfo(Record):
     started: str
     finished: str
@@ -95,7 +95,7 @@ class RunInfo(Record):
     cwd: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class GroupResult(Record):
     #: the displayed name: the values joined by `` & ``, a value quoted where it could be
     #: mistaken (it contains ``&``, or is ``(missing)``); unambiguous
@@ -111,7 +111,7 @@ class GroupResult(Record):
     ci_high: float | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class ConfidenceInterval(Record):
     """A bootstrap interval of the control's value (stratified by group unless ``resample`` is
     rows; gaps and ratios over groups: the simultaneous band, ``method`` band)."""
@@ -135,7 +135,7 @@ class ConfidenceInterval(Record):
     resample: Literal["stratified", "rows"] = "stratified"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class PValue(Record):
     """Permutation test of the group labels (done on counts), within the metric's stratum."""
 
@@ -165,7 +165,7 @@ class PValue(Record):
         }.get(self.stratum or "", "of the group labels")
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class ExcludedGroup(Record):
     #: a group's displayed name, or ``(missing)`` for the rows without a group value
     group: str
@@ -179,13 +179,13 @@ class ExcludedGroup(Record):
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class SourceRef(Record):
     file: str
     line: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Change(Record):
     """This finding against the same control's finding in a baseline results JSON
     (``--baseline``); built by :mod:`fairpolicy.baseline`, decided by
@@ -220,7 +220,7 @@ class Change(Record):
     reason: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class BaselineRef(Record):
     """The baseline results a run was compared with (``--baseline``)."""
 
@@ -237,7 +237,7 @@ class BaselineRef(Record):
     vanished_controls: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Finding(Record):
     control_id: str
     title: str | None
@@ -290,7 +290,7 @@ class Finding(Record):
         return self.ci is not None and self.ci.low is not None and self.ci.high is not None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Summary(Record):
     total: int
     pass_: Annotated[int, Field(alias="pass", serialization_alias="pass")]
@@ -340,7 +340,7 @@ def run_metadata(
     return (None if subject is None else value("--subject", subject)), out
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Results(Record):
     schema_version: str = SCHEMA_VERSION
     tool: Tool

@@ -9,11 +9,11 @@ canonical operators, numeric thresholds and validated parameters.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fairpolicy.records import Record
+from fairpolicy.records import Record, record
 
 if TYPE_CHECKING:
     from pydantic import Field
@@ -109,7 +109,7 @@ class EnforcementMode(StrEnum):
     MONITOR = "monitor"  # reported, never gates
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Threshold(Record):
     """A numeric bound, or two bounds for ``between`` (inclusive)."""
 
@@ -129,13 +129,13 @@ class Threshold(Record):
         return f"[{self.low:g}, {self.high:g}]"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class SourceLocation(Record):
     file: str
     line: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Control(Record):
     """One evaluable fairness control."""
 
@@ -182,7 +182,7 @@ class Control(Record):
         return self.enforcement_mode is EnforcementMode.BLOCK
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Policy(Record):
     """A validated policy: its controls plus provenance."""
 
