@@ -327,12 +327,40 @@ def read_document(path: Path) -> tuple[Any, str]:
         _PARSED[key] = parse_text(text, file, json_fallback=key[1])
         while len(_PARSED) > 8:
             del _PARSED[next(iter(_PARSED))]
-    return copy.deepcopy(_PARSED[key]), sha
+    return _deep_copy(_PARSED[key], {}), sha
 
 
 #: documents parsed without error, by (sha256 of the bytes, read as JSON if YAML fails);
 #: callers get a deep copy (line numbers kept), so a caller's changes never leak
 _PARSED: dict[tuple[str, bool], Any] = {}
+
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _deep_copy(obj: Any, memo: dict[int, Any]) -> Any:
+    """:func:`copy.deepcopy` of a parsed document, ~5× faster: the mappings and lists a
+    loader builds are copied here (line numbers kept, an alias still one shared object),
+    scalars are immutable and shared, anything else (a ``!!set``, ``!!omap``…) goes to
+    ``copy.deepcopy`` with the same memo."""
+    if type(obj) in _ATOMS:
+        return obj
+    done = memo.get(id(obj))
+    if done is not None:
+        return done
+    if type(obj) is _LineDict or type(obj) is dict:
+        out = type(obj)()
+        if isinstance(obj, _LineDict) and isinstance(out, _LineDict):
+            out.line = obj.line
+        memo[id(obj)] = out
+        for k, v in obj.items():
+            out[_deep_copy(k, memo)] = _deep_copy(v, memo)
+        return out
+    if type(obj) is list:
+        items: list[Any] = []
+        memo[id(obj)] = items
+        items.extend(_deep_copy(v, memo) for v in obj)
+        return items
+    return copy.deepcopy(obj, memo)
 
 
 def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> Any:
@@ -387,10 +415,16 @@ _CLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constr
 _CLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _CLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
-#: what the pure-Python reader would refuse, or read differently from libyaml
-_NOT_PLAIN = re.compile(
-    r"[\t\x85\u2028\u2029]|\\u[dD][89a-fA-F]|\\/|" + yaml.reader.Reader.NON_PRINTABLE.pattern
-)
+#: what the pure-Python reader would read differently from libyaml; with what it refuses
+#: (its own compiled ``NON_PRINTABLE``: one pattern of both would compile that large
+#: character class again, ~3 ms of every start), see :func:`_not_plain`
+_DIFFERENT = re.compile(r"[\t\x85\u2028\u2029]|\\u[dD][89a-fA-F]|\\/")
+
+
+def _not_plain(text: str) -> bool:
+    """Whether ``text`` holds a character or escape the pure-Python reader refuses or
+    reads differently from libyaml."""
+    return bool(_DIFFERENT.search(text) or yaml.reader.Reader.NON_PRINTABLE.search(text))
 
 
 def _plain_shape(value: Any, depth: int = 1) -> bool:
@@ -411,7 +445,7 @@ def _parse_plain_json(text: str) -> Any | None:
     the same values and line numbers as :class:`_Loader`, ~15× faster (issue 17, a lean
     start). None: anything else, or any doubt; the pure-Python path then decides."""
     head = text.lstrip(" \r\n")
-    if not _HAVE_LIBYAML or head[:1] not in ("{", "[") or _NOT_PLAIN.search(text):
+    if not _HAVE_LIBYAML or head[:1] not in ("{", "[") or _not_plain(text):
         return None
     try:
         if not _plain_shape(json.loads(text)):
