@@ -54,7 +54,6 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.formatters import RenderOptions
     from fairpolicy.integrations.mlflow import split_mlflow
     from fairpolicy.outputs import refuse_clashes, target
-    from fairpolicy.people import check_people
     from fairpolicy.reports import emit
 
     applied = configure(args, lambda: subparser(build_parser("check"), "check"))
@@ -68,7 +67,10 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     # every path is checked before the data is read, not after
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
     refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
-    check_people(args.assessor, args.organization)
+    if args.assessor or args.organization is not None:  # fairpolicy.people only then
+        from fairpolicy.people import check_people
+
+        check_people(args.assessor, args.organization)
     subject = args.subject or os.path.basename(args.data)
     chain = prepare(outputs, args.ssp, args.plan, subject)  # SSP and plan, before any work
     deterministic = is_deterministic(args.deterministic)

@@ -223,6 +223,8 @@ def _baseline(
     path: str | os.PathLike[str] | Results | None, max_regression: float | None
 ) -> tuple[Results, str] | None:
     """The baseline results and hash, read (and δ checked) before any data is."""
+    if path is None and max_regression is None:
+        return None  # fairpolicy.baseline not imported
     import hashlib
 
     from fairpolicy.baseline import check_max_regression, load_baseline
