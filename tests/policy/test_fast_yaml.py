@@ -114,7 +114,7 @@ def test_the_repository_files_read_alike(path: Path) -> None:
     same(path.read_text(encoding="utf-8-sig"))
 
 
-EDITS = list(" :-,[]{}#'\"\n\r|>%@`=~?&*!\\\t.") + ["\n  ", ": ", "- ", "\n- ", "---\n", "..."]
+EDITS = [*" :-,[]{}#'\"\n\r|>%@`=~?&*!\\\t.", "\n  ", ": ", "- ", "\n- ", "---\n", "..."]
 
 
 @settings(max_examples=400, deadline=None)
