@@ -197,6 +197,9 @@ UNUSED_BY_A_LIST_CHECK = {
     "secrets",  # staging a report file (hmac, base64)
     "hmac",
     "glob",  # a data path that is a pattern
+    "fairpolicy.stats.scores",  # score, regression and ranking bindings
+    "fairpolicy.stats.regression",
+    "fairpolicy.stats.ranking",
 }
 
 
