@@ -24,13 +24,16 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import ValidationError
 
 from fairpolicy.errors import PolicyError, Problem
 from fairpolicy.policy.schema import NS
+
+if TYPE_CHECKING:  # a param's values: catalogs and profiles only
+    from fairpolicy.policy.profile import ParamValue
 
 #: Root keys of the mapping forms, in the order error messages list them.
 ROOTS = ("assessment-plan", "component-definition", "catalog", "profile")
@@ -48,24 +51,6 @@ INFORMATIVE_PROPS = frozenset(
 )
 
 Prop = tuple[str, Any]
-
-
-@dataclass(frozen=True)
-class ParamValue:
-    """The values of one param as the policy chain left them, and where they were set."""
-
-    values: list[Any] | None
-    file: str | None
-    #: kind of document that set them: ``catalog``, ``profile``, ``component-definition``
-    kind: str
-    #: the place for messages: file, path in the document and line
-    where: str
-    #: the values this one replaced, earliest first (a catalog's, then a profile's, ...)
-    earlier: tuple[ParamValue, ...] = ()
-
-
-#: param id → its values
-Params = dict[str, ParamValue]
 
 
 @dataclass
@@ -122,22 +107,6 @@ class RawControl:
     #: the catalog/profile control's ``threshold`` prop that a component-definition's
     #: ``threshold`` prop replaced: (value, where, ``profile`` or ``catalog``)
     replaced_threshold: tuple[Any, str, str] | None = None
-
-
-@dataclass
-class CatalogControl:
-    """A control of a resolved catalog: the control as the profile chain left it."""
-
-    raw: RawControl
-    params: Params
-    fairness: bool  # carries fairpolicy props (catalog/profile forms keep only these)
-    #: the control's mapping (props, params, parts, links; not its child controls),
-    #: modified by the profiles' alters and set-parameters
-    node: dict[str, Any] = field(default_factory=dict)
-    #: ids of its child controls in the catalog (``with-child-controls``)
-    children: tuple[str, ...] = ()
-    #: where the control was written
-    where: str = ""
 
 
 # ---------------------------------------------------------------- reading files
