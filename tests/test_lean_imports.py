@@ -205,6 +205,32 @@ def test_a_check_without_a_configuration_file_reads_no_toml(files: dict[str, Pat
     assert "tomllib" not in mods
 
 
+#: modules a text check of a CSV with a bare-list policy (no baseline, SSP, assessors or
+#: report file) never uses: each is imported only on the path that does (issue 17)
+UNUSED_BY_A_LIST_CHECK = {
+    "fairpolicy.baseline",  # --baseline / --max-regression
+    "fairpolicy.ssp",  # --ssp
+    "fairpolicy.people",  # --assessor / --organization, or a policy naming people
+    "fairpolicy.policy.component",  # component-definitions
+    "fairpolicy.policy.profile",  # catalogs and profiles
+    "fairpolicy.oscal_schema",  # the NIST schema: key checks read schemas_nist/oscal_keys.json
+    "secrets",  # staging a report file (hmac, base64)
+    "hmac",
+    "glob",  # a data path that is a pattern
+    "fairpolicy.stats.scores",  # score, regression and ranking bindings
+    "fairpolicy.stats.regression",
+    "fairpolicy.stats.ranking",
+}
+
+
+def test_a_list_policy_check_imports_no_module_it_does_not_use(files: dict[str, Path]) -> None:
+    folder = files["data"].parent
+    args = ["check", str(files["policy"]), str(files["data"])]
+    code, mods = modules_imported(args, files["cache"], cwd=folder)
+    assert code in (0, 1)
+    assert not mods & UNUSED_BY_A_LIST_CHECK, mods & UNUSED_BY_A_LIST_CHECK
+
+
 def test_check_of_a_csv_calls_arrow_kernels_without_pyarrow_compute(
     files: dict[str, Path],
 ) -> None:

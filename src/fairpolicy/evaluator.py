@@ -44,12 +44,8 @@ from fairpolicy.stats import (
     MISSING_GROUP,
     ColumnCounts,
     GroupStats,
-    RankingStats,
-    RegressionStats,
     SurveyCells,
     build_group_stats,
-    build_regression_stats,
-    build_score_stats,
     group_index,
     row_groups,
     weighted_bincount,
@@ -541,6 +537,8 @@ class Evaluator:
             with np.errstate(invalid="ignore"):
                 inside = (matrix >= 0.0) & (matrix <= 1.0)
             matrix = np.where(inside, snap(matrix, decimals), matrix)
+        from fairpolicy.stats.scores import build_score_stats
+
         scores = build_score_stats(
             rows,
             len(st.groups),
@@ -603,6 +601,8 @@ class Evaluator:
         if keep is not None:
             numeric = {r: v[keep] for r, v in numeric.items()}
         if spec.kind == "regression":
+            from fairpolicy.stats.regression import build_regression_stats
+
             reg = build_regression_stats(
                 rows,
                 len(names),
@@ -632,6 +632,8 @@ class Evaluator:
             ties = int((np.diff(ranked_by) == 0).sum())
             if ties:
                 self.warnings.append(f"control '{c.control_id}': {ties} tie(s) in '{col}'; {how}")
+            from fairpolicy.stats.ranking import RankingStats
+
             return st.with_extras(ranking=RankingStats(ranked))
         return st
 
@@ -666,6 +668,8 @@ class Evaluator:
         agg = self.table.source.regression(dims, c.inputs["target"], c.inputs["prediction"])
         if agg is None:
             return None
+        from fairpolicy.stats.regression import RegressionStats
+
         sub = agg.table
         self.pushed += sub.read or []
         keep, warnings = require_complete(sub, c, agg.missing, c.missing)

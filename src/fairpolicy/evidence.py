@@ -42,11 +42,13 @@ def prepare(
 ) -> Chain:
     """Read and check the SSP and the plan before the data is read: a bad document, or a
     plan given together with ``-o oscal-ap``, stops the run before any work."""
-    from fairpolicy.ssp import given_ssp
+    ssp = None
+    if ssp_path is not None:  # fairpolicy.ssp imported only then
+        from fairpolicy.ssp import given_ssp
 
-    writes = "-o oscal-ssp" if any(n == "oscal-ssp" for n, _ in outputs) else None
-    # the subject's title as the outputs write it: --subject, else the data file's name
-    ssp = given_ssp(ssp_path, writes, subject)
+        writes = "-o oscal-ssp" if any(n == "oscal-ssp" for n, _ in outputs) else None
+        # the subject's title as the outputs write it: --subject, else the data file's name
+        ssp = given_ssp(ssp_path, writes, subject)
     if plan is not None:
         from fairpolicy.plan import read_plan
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import signal
 import stat
 import threading
@@ -313,6 +312,8 @@ class _Output:
             ) from None
         # the name is recorded before the file exists, so a signal at any moment leaves
         # nothing that discard() does not know about
+        import secrets  # only when a report is written to a file (hmac, base64: ~1 ms)
+
         self.tmp = os.path.join(directory, f"{TMP_PREFIX}{secrets.token_hex(6)}{TMP_SUFFIX}")
         try:
             umask = os.umask(0)

@@ -22,6 +22,7 @@ The run is split by what each step needs (issue 17), lowest first:
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -161,10 +162,11 @@ def check(
     old = _baseline(baseline, max_regression)
     # the data read starts now, beside the policy's validation (data/prefetch.py)
     prefetch = _prefetch(policy, data, s)
+    header = functools.cache(lambda: peek_columns(data))  # read once: engine choice, read
     try:
         pol, decimals = prepare_policy(policy, s)
         engine_name, notes = resolve_engine(
-            engine, data, lambda: policy_columns(pol, peek_columns(data))[0], s.budget
+            engine, data, lambda: policy_columns(pol, header())[0], s.budget
         )
     except BaseException:
         if prefetch is not None:
@@ -173,7 +175,8 @@ def check(
     if progress:
         progress("reading data", 0, 0)
     rounded = engine_name in ("duckdb", "spark")
-    with _read(data, pol, engine_name, decimals, s, prefetch) as (table, strings, wanted):
+    reading = _read(data, pol, engine_name, decimals, s, prefetch, header)
+    with reading as (table, strings, wanted):
         plans = plan_controls(pol, table)
         ev = Evaluator(
             table,
@@ -223,6 +226,8 @@ def _baseline(
     path: str | os.PathLike[str] | Results | None, max_regression: float | None
 ) -> tuple[Results, str] | None:
     """The baseline results and hash, read (and δ checked) before any data is."""
+    if path is None and max_regression is None:
+        return None  # fairpolicy.baseline not imported
     import hashlib
 
     from fairpolicy.baseline import check_max_regression, load_baseline
@@ -270,11 +275,12 @@ def _read(
     decimals: int,
     s: Settings,
     prefetch: Prefetch | None,
+    header: Callable[[], list[str]],
 ) -> Iterator[tuple[Table, list[str], list[str]]]:
     """The bound columns as a table (the prefetched one when it read what is needed), the
     columns read as text, and the bound columns in the policy's order; the source
     :func:`~fairpolicy.data.sources.open_source` picked is closed on exit."""
-    source = open_source(engine_name, data, s.budget, prefetch)
+    source = open_source(engine_name, data, s.budget, prefetch, header)
     try:
         wanted, strings = policy_columns(pol, source.available)
         table = source.read(

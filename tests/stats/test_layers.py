@@ -59,13 +59,64 @@ def test_stats_modules_are_under_900_lines(path: Path) -> None:
 
 
 def test_stats_init_only_reexports() -> None:
+    """Its statements are re-exports: imports, ``__all__``, and the lazy re-exports (names
+    under ``if TYPE_CHECKING:``, the ``_LAZY`` table of names to modules, the module
+    ``__getattr__`` that imports them)."""
     tree = ast.parse((STATS / "__init__.py").read_text(encoding="utf-8"))
     for node in tree.body:
         is_doc = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        is_all = isinstance(node, ast.Assign) and [
-            t.id for t in node.targets if isinstance(t, ast.Name)
-        ] == ["__all__"]
-        assert is_doc or is_all or isinstance(node, ast.ImportFrom), ast.dump(node)[:80]
+        names = (
+            [t.id for t in node.targets if isinstance(t, ast.Name)]
+            if isinstance(node, ast.Assign)
+            else []
+        )
+        is_all = names == ["__all__"]
+        is_lazy_table = names == ["_LAZY"] or (
+            isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == "_LAZY"
+        )
+        is_import = isinstance(node, ast.ImportFrom | ast.Import)
+        is_typing = isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        if is_typing:
+            assert all(isinstance(n, ast.ImportFrom) for n in node.body), ast.dump(node)[:80]
+        is_getattr = isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+        assert is_doc or is_all or is_lazy_table or is_import or is_typing or is_getattr, ast.dump(
+            node
+        )[:80]
+
+
+def test_lazy_reexports_are_the_modules_objects() -> None:
+    """A name re-exported lazily is the very object of its module, and every name of
+    ``__all__`` can be read."""
+    import importlib
+
+    stats = importlib.import_module("fairpolicy.stats")
+    for name, module in stats._LAZY.items():
+        assert getattr(stats, name) is getattr(
+            importlib.import_module(f"fairpolicy.stats.{module}"), name
+        )
+    for name in stats.__all__:
+        assert getattr(stats, name) is not None
+    with pytest.raises(AttributeError):
+        _ = stats.no_such_name
+
+
+def test_importing_the_package_leaves_the_score_regression_and_ranking_modules() -> None:
+    code = (
+        "import sys, fairpolicy.stats\n"
+        "from fairpolicy.stats import GroupStats, build_group_stats\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('fairpolicy.stats.')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=STATS.parents[2],
+        env={"PYTHONPATH": str(STATS.parents[1])},
+    ).stdout.split()
+    assert "fairpolicy.stats.groups" in out
+    assert not {"fairpolicy.stats.scores", "fairpolicy.stats.regression"} & set(out), out
+    assert "fairpolicy.stats.ranking" not in out
 
 
 def test_importing_all_of_stats_loads_no_higher_layer() -> None:

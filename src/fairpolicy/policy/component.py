@@ -13,7 +13,6 @@ from fairpolicy.errors import did_you_mean
 from fairpolicy.policy.keys import check_keys
 from fairpolicy.policy.modes import MODE_RANK, effective_mode
 from fairpolicy.policy.oscal import (
-    CatalogControl,
     Ctx,
     RawControl,
     at,
@@ -23,7 +22,13 @@ from fairpolicy.policy.oscal import (
     resolve_href,
     validate_oscal,
 )
-from fairpolicy.policy.profile import catalog_control, copy_control, load_source, set_parameters
+from fairpolicy.policy.profile import (
+    CatalogControl,
+    catalog_control,
+    copy_control,
+    load_source,
+    set_parameters,
+)
 
 
 def component_definition(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
-from fairpolicy.policy import component, keys, oscal, profile
+from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
@@ -195,8 +195,12 @@ def _normalise(
         reqs = [ir for i in impls for ir in oscal.items(i, "implemented-requirements", file, ctx)]
         raws = [r for ir in reqs if (r := oscal.raw_control(ir, file, ctx)) is not None]
     elif root == "component-definition":
+        from fairpolicy.policy import component  # (with profile) not for a bare list
+
         raws = component.component_definition(body, file, base, ctx)
     else:
+        from fairpolicy.policy import profile
+
         controls = profile.catalog_or_profile(root, body, file, base, ctx)
         raws = [profile.catalog_control(c, ctx) for c in controls.values() if c.fairness]
     return root, metadata, raws
@@ -222,8 +226,6 @@ def _people(
     metadata: Mapping[str, Any], file: str | None, ctx: Ctx
 ) -> tuple[tuple[str, ...], str | None]:
     """(assessors, organization) from the policy's ``metadata.props`` (fairpolicy ns)."""
-    from fairpolicy.people import parse_person
-
     raw_props = metadata.get("props") if isinstance(metadata, Mapping) else None
     assessors: list[str] = []
     organization: str | None = None
@@ -232,6 +234,8 @@ def _people(
             continue
         name, value = str(p.get("name", "")).strip(), str(p.get("value", "")).strip()
         if name == "assessor":
+            from fairpolicy.people import parse_person  # only for a policy naming people
+
             try:
                 parse_person(value)
             except ValueError as exc:

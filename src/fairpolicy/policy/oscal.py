@@ -24,12 +24,15 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from fairpolicy.errors import PolicyError, Problem
 from fairpolicy.policy.schema import NS
+
+if TYPE_CHECKING:  # a param's values: catalogs and profiles only
+    from fairpolicy.policy.profile import ParamValue
 
 #: Root keys of the mapping forms, in the order error messages list them.
 ROOTS = ("assessment-plan", "component-definition", "catalog", "profile")
@@ -47,24 +50,6 @@ INFORMATIVE_PROPS = frozenset(
 )
 
 Prop = tuple[str, Any]
-
-
-@dataclass(frozen=True)
-class ParamValue:
-    """The values of one param as the policy chain left them, and where they were set."""
-
-    values: list[Any] | None
-    file: str | None
-    #: kind of document that set them: ``catalog``, ``profile``, ``component-definition``
-    kind: str
-    #: the place for messages: file, path in the document and line
-    where: str
-    #: the values this one replaced, earliest first (a catalog's, then a profile's, ...)
-    earlier: tuple[ParamValue, ...] = ()
-
-
-#: param id → its values
-Params = dict[str, ParamValue]
 
 
 @dataclass
@@ -121,22 +106,6 @@ class RawControl:
     #: the catalog/profile control's ``threshold`` prop that a component-definition's
     #: ``threshold`` prop replaced: (value, where, ``profile`` or ``catalog``)
     replaced_threshold: tuple[Any, str, str] | None = None
-
-
-@dataclass
-class CatalogControl:
-    """A control of a resolved catalog: the control as the profile chain left it."""
-
-    raw: RawControl
-    params: Params
-    fairness: bool  # carries fairpolicy props (catalog/profile forms keep only these)
-    #: the control's mapping (props, params, parts, links; not its child controls),
-    #: modified by the profiles' alters and set-parameters
-    node: dict[str, Any] = field(default_factory=dict)
-    #: ids of its child controls in the catalog (``with-child-controls``)
-    children: tuple[str, ...] = ()
-    #: where the control was written
-    where: str = ""
 
 
 # ---------------------------------------------------------------- reading files
@@ -326,18 +295,48 @@ def read_document(path: Path) -> tuple[Any, str]:
         _PARSED[key] = parse_text(text, file, json_fallback=key[1])
         while len(_PARSED) > 8:
             del _PARSED[next(iter(_PARSED))]
-    return copy.deepcopy(_PARSED[key]), sha
+    return _deep_copy(_PARSED[key], {}), sha
 
 
 #: documents parsed without error, by (sha256 of the bytes, read as JSON if YAML fails);
 #: callers get a deep copy (line numbers kept), so a caller's changes never leak
 _PARSED: dict[tuple[str, bool], Any] = {}
 
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _deep_copy(obj: Any, memo: dict[int, Any]) -> Any:
+    """:func:`copy.deepcopy` of a parsed document, ~5× faster: the mappings and lists a
+    loader builds are copied here (line numbers kept, an alias still one shared object),
+    scalars are immutable and shared, anything else (a ``!!set``, ``!!omap``…) goes to
+    ``copy.deepcopy`` with the same memo."""
+    if type(obj) in _ATOMS:
+        return obj
+    done = memo.get(id(obj))
+    if done is not None:
+        return done
+    if type(obj) is _LineDict or type(obj) is dict:
+        out = type(obj)()
+        if isinstance(obj, _LineDict) and isinstance(out, _LineDict):
+            out.line = obj.line
+        memo[id(obj)] = out
+        for k, v in obj.items():
+            out[_deep_copy(k, memo)] = _deep_copy(v, memo)
+        return out
+    if type(obj) is list:
+        items: list[Any] = []
+        memo[id(obj)] = items
+        items.extend(_deep_copy(v, memo) for v in obj)
+        return items
+    return copy.deepcopy(obj, memo)
+
 
 def parse_text(text: str, file: str | None, *, json_fallback: bool = False) -> Any:
     """YAML (which also reads JSON) with line numbers; a JSON file YAML rejects
     (tab indentation) is read again as JSON, without line numbers."""
     fast = _parse_plain_json(text)
+    if fast is None:
+        fast = _parse_plain_yaml(text)
     if fast is not None:
         return fast
     loader = None
@@ -386,10 +385,16 @@ _CLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constr
 _CLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _CLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
-#: what the pure-Python reader would refuse, or read differently from libyaml
-_NOT_PLAIN = re.compile(
-    r"[\t\x85\u2028\u2029]|\\u[dD][89a-fA-F]|\\/|" + yaml.reader.Reader.NON_PRINTABLE.pattern
-)
+#: what the pure-Python reader would read differently from libyaml; with what it refuses
+#: (its own compiled ``NON_PRINTABLE``: one pattern of both would compile that large
+#: character class again, ~3 ms of every start), see :func:`_not_plain`
+_DIFFERENT = re.compile(r"[\t\x85\u2028\u2029]|\\u[dD][89a-fA-F]|\\/")
+
+
+def _not_plain(text: str) -> bool:
+    """Whether ``text`` holds a character or escape the pure-Python reader refuses or
+    reads differently from libyaml."""
+    return bool(_DIFFERENT.search(text) or yaml.reader.Reader.NON_PRINTABLE.search(text))
 
 
 def _plain_shape(value: Any, depth: int = 1) -> bool:
@@ -410,7 +415,7 @@ def _parse_plain_json(text: str) -> Any | None:
     the same values and line numbers as :class:`_Loader`, ~15× faster (issue 17, a lean
     start). None: anything else, or any doubt; the pure-Python path then decides."""
     head = text.lstrip(" \r\n")
-    if not _HAVE_LIBYAML or head[:1] not in ("{", "[") or _NOT_PLAIN.search(text):
+    if not _HAVE_LIBYAML or head[:1] not in ("{", "[") or _not_plain(text):
         return None
     try:
         if not _plain_shape(json.loads(text)):
@@ -423,6 +428,53 @@ def _parse_plain_json(text: str) -> Any | None:
     except (ValueError, RecursionError, yaml.YAMLError):
         return None
     return None if loader.duplicates else data
+
+
+#: YAML the fast path leaves to the pure-Python loader, wherever it appears (in a quoted
+#: scalar or a comment too): anchors and aliases, tags, escapes, a BOM, '?' (a complex key;
+#: it ends a plain scalar in PyYAML's flow context, not in libyaml's), merge keys,
+#: directives, what may start a block scalar, lines of 1,000 characters or more
+_NOT_SIMPLE_YAML = re.compile(
+    r"[&*!\\?\ufeff]|<<|^%|(?:^|[:\-\[{,])[ ]*[|>]|^[^\n]{1000}", re.MULTILINE
+)
+
+
+def _parse_plain_yaml(text: str) -> Any | None:
+    """A simple YAML document (none of :data:`_NOT_SIMPLE_YAML`, nothing :func:`_not_plain`
+    finds, every scalar on one line, not deep, no duplicate key) parsed by libyaml with the
+    same constructors as :class:`_Loader`: the same values and line numbers, ~8× faster
+    (issue 17). None: anything else, or any doubt; the pure-Python path then decides."""
+    if not _HAVE_LIBYAML or _NOT_SIMPLE_YAML.search(text) or _not_plain(text):
+        return None
+    try:
+        loader = _CLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None or not _simple_nodes(node):
+                return None
+            data = loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except (ValueError, RecursionError, yaml.YAMLError):
+        return None
+    return None if loader.duplicates else data
+
+
+def _simple_nodes(root: yaml.Node) -> bool:
+    """Nested well under :data:`MAX_DEPTH`, every scalar on one line (no folding)."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH // 2:
+            return False
+        if isinstance(node, yaml.ScalarNode):
+            if node.start_mark.line != node.end_mark.line:
+                return False
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(child, depth + 1) for child in node.value]
+        else:
+            stack += [(child, depth + 1) for pair in node.value for child in pair]
+    return True
 
 
 def _parse_json(text: str, file: str | None) -> Any:

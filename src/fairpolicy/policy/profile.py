@@ -1,12 +1,14 @@
 """OSCAL catalogs and profiles: loading, and profile resolution (import/merge/modify).
 
-A catalog's controls are read into :class:`~fairpolicy.policy.oscal.CatalogControl`
-objects; a profile imports catalogs or other profiles (``include-controls``,
-``exclude-controls``, ``with-child-controls``, ``matching``), merges them
-(``combine``/``as-is``/``flat``) and modifies them (``set-parameters`` and ``alters``
-with ``removes``/``adds``). :func:`catalog_control` turns a resolved control into a
-:class:`~fairpolicy.policy.oscal.RawControl`. Shared types, document reading and href
-confinement live in :mod:`fairpolicy.policy.oscal`.
+A catalog's controls are read into :class:`CatalogControl` objects (their params'
+values, and where each was set, as :class:`ParamValue`); a profile imports catalogs or
+other profiles (``include-controls``, ``exclude-controls``, ``with-child-controls``,
+``matching``), merges them (``combine``/``as-is``/``flat``) and modifies them
+(``set-parameters`` and ``alters`` with ``removes``/``adds``). :func:`catalog_control`
+turns a resolved control into a :class:`~fairpolicy.policy.oscal.RawControl`. Shared
+types, document reading and href confinement live in :mod:`fairpolicy.policy.oscal`;
+the types of catalogs and profiles live here (a bare-list policy never creates them,
+nor imports this module).
 """
 
 from __future__ import annotations
@@ -16,16 +18,14 @@ import dataclasses
 import fnmatch
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import PolicyError, did_you_mean
 from fairpolicy.policy.keys import check_keys
 from fairpolicy.policy.oscal import (
-    CatalogControl,
     Ctx,
-    Params,
-    ParamValue,
     RawControl,
     at,
     items,
@@ -36,6 +36,40 @@ from fairpolicy.policy.oscal import (
     resolve_href,
     validate_oscal,
 )
+
+
+@dataclass(frozen=True)
+class ParamValue:
+    """The values of one param as the policy chain left them, and where they were set."""
+
+    values: list[Any] | None
+    file: str | None
+    #: kind of document that set them: ``catalog``, ``profile``, ``component-definition``
+    kind: str
+    #: the place for messages: file, path in the document and line
+    where: str
+    #: the values this one replaced, earliest first (a catalog's, then a profile's, ...)
+    earlier: tuple[ParamValue, ...] = ()
+
+
+#: param id → its values
+Params = dict[str, ParamValue]
+
+
+@dataclass
+class CatalogControl:
+    """A control of a resolved catalog: the control as the profile chain left it."""
+
+    raw: RawControl
+    params: Params
+    fairness: bool  # carries fairpolicy props (catalog/profile forms keep only these)
+    #: the control's mapping (props, params, parts, links; not its child controls),
+    #: modified by the profiles' alters and set-parameters
+    node: dict[str, Any] = field(default_factory=dict)
+    #: ids of its child controls in the catalog (``with-child-controls``)
+    children: tuple[str, ...] = ()
+    #: where the control was written
+    where: str = ""
 
 
 def load_source(

@@ -17,11 +17,16 @@ This package only re-exports. Its modules, lowest first:
   :mod:`~fairpolicy.stats.bands` — the simultaneous sup-t band projected onto gaps and ratios.
 
 The resampling modules are not imported here (they are imported where an interval or a
-p-value is asked for). Nothing in this package imports ``metrics``, ``data``, ``policy``,
-``results``, ``runner`` or ``formatters``.
+p-value is asked for), and neither are ``scores``, ``regression`` and ``ranking`` until
+one of their names is first read from this package (a check of binary or multi-class
+controls never needs them; issue 17). Nothing in this package imports ``metrics``,
+``data``, ``policy``, ``results``, ``runner`` or ``formatters``.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from fairpolicy.stats.bincount import IntArray, weight_sum, weighted_bincount
 from fairpolicy.stats.columns import ColumnCounts
@@ -40,15 +45,39 @@ from fairpolicy.stats.groups import (
     SurveyCells,
     group_name,
 )
-from fairpolicy.stats.ranking import RankingStats
-from fairpolicy.stats.regression import (
-    RegressionCells,
-    RegressionStats,
-    build_regression_stats,
-    group_sums,
-    regression_features,
-)
-from fairpolicy.stats.scores import JointCells, ScoreStats, build_score_stats
+
+if TYPE_CHECKING:
+    from fairpolicy.stats.ranking import RankingStats
+    from fairpolicy.stats.regression import (
+        RegressionCells,
+        RegressionStats,
+        build_regression_stats,
+        group_sums,
+        regression_features,
+    )
+    from fairpolicy.stats.scores import JointCells, ScoreStats, build_score_stats
+
+#: names re-exported from a module imported when one of them is first read
+_LAZY = {
+    "RankingStats": "ranking",
+    "RegressionCells": "regression",
+    "RegressionStats": "regression",
+    "build_regression_stats": "regression",
+    "group_sums": "regression",
+    "regression_features": "regression",
+    "JointCells": "scores",
+    "ScoreStats": "scores",
+    "build_score_stats": "scores",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"fairpolicy.stats.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fairpolicy.stats' has no attribute '{name}'")
+
 
 __all__ = [
     "INTERSECTION_SEP",

@@ -19,15 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.stats.bincount import IntArray
 from fairpolicy.stats.columns import ColumnCounts
-from fairpolicy.stats.ranking import RankingStats
-from fairpolicy.stats.regression import RegressionStats
-from fairpolicy.stats.scores import ScoreStats
+
+if TYPE_CHECKING:  # the tables of score, regression and ranking bindings
+    from fairpolicy.stats.ranking import RankingStats
+    from fairpolicy.stats.regression import RegressionStats
+    from fairpolicy.stats.scores import ScoreStats
 
 #: Name of the pseudo-group holding rows whose dimension value is missing. No real
 #: group renders to it: :func:`group_name` quotes a group whose value is this text.

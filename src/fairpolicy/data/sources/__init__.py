@@ -210,15 +210,20 @@ def resolve_engine(
 
 
 def open_source(
-    engine: str, data: Any, memory_budget: int, prefetch: Prefetched | None = None
+    engine: str,
+    data: Any,
+    memory_budget: int,
+    prefetch: Prefetched | None = None,
+    columns: Callable[[], list[str]] | None = None,
 ) -> Source:
     """The source of ``data`` for ``engine`` (as :func:`resolve_engine` chose it): the
-    embedded reader of a file (taking ``prefetch``'s table when it fits) or of an
+    embedded reader of a file (taking ``prefetch``'s table when it fits; ``columns``: its
+    column names as :func:`peek_columns` reads them, when the caller has them) or of an
     in-memory table, or an aggregating engine (its package is installed)."""
     if engine == "embedded":
         if is_dataframe(data) or is_arrow_like(data):
             return FrameSource(data)
-        return ArrowFileSource(Path(os.fspath(data)), prefetch)
+        return ArrowFileSource(Path(os.fspath(data)), prefetch, columns)
     if prefetch is not None:
         prefetch.wait()
     return Aggregated(open_engine(engine, data, memory_budget), data)

@@ -10,6 +10,7 @@ passes the guard (:mod:`fairpolicy.data.sources.csv_guard`) first.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,10 +36,16 @@ class ArrowFileSource:
 
     name = "embedded"
 
-    def __init__(self, path: Path, prefetch: Prefetched | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        prefetch: Prefetched | None = None,
+        columns: Callable[[], list[str]] | None = None,
+    ) -> None:
         self.path: str | None = str(path)
         self.sha256: str | None = None
-        self.available = file_columns(path)
+        # the header, read once a run (the engine choice may have read it already)
+        self.available = file_columns(path) if columns is None else list(columns())
         self._file = path
         self._prefetch = prefetch
 

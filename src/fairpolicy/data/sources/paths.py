@@ -3,7 +3,6 @@ hold, as the engine choice and the DuckDB and Spark sources see them."""
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from pathlib import Path
@@ -27,6 +26,8 @@ def expand_paths(data: Any) -> list[Path]:
     """The files a path or glob names, sorted; an error naming the pattern when none."""
     text = os.fspath(data)
     if is_glob(text):
+        import glob  # only for a pattern
+
         found = sorted(Path(p) for p in glob.glob(text, recursive=True) if os.path.isfile(p))
         if not found:
             raise DataError(
