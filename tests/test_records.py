@@ -36,9 +36,35 @@ def test_every_model_class_is_a_frozen_keyword_only_record() -> None:
     assert len(classes) >= 18, [c.__name__ for c in classes]
     for cls in classes:
         assert dataclasses.is_dataclass(cls), cls
-        params = cls.__dataclass_params__  # type: ignore[attr-defined]
-        assert params.frozen, cls
-        assert all(f.kw_only for f in dataclasses.fields(cls)), cls
+        # the one keyword-only __init__ and the immutability of Record, never replaced
+        for method in ("__init__", "__setattr__", "__delattr__", "__eq__", "__hash__"):
+            assert getattr(cls, method) is getattr(Record, method), (cls, method)
+        assert cls.__record_fields__ == tuple(f.name for f in dataclasses.fields(cls))
+
+
+def test_construction_behaves_as_a_frozen_keyword_only_dataclass() -> None:
+    t = schema.Threshold(value=0.5)
+    with pytest.raises(TypeError, match="positional"):
+        schema.Threshold(0.5)  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'value'"):
+        t.value = 0.1  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'value'"):
+        del t.value  # type: ignore[misc]
+    with pytest.raises(
+        TypeError, match="missing 2 required keyword-only arguments: 'path' and 'sha256'"
+    ):
+        model.PolicyInfo()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'version'"):
+        model.Tool()  # type: ignore[call-arg]
+    # default factories give each record its own list
+    a, b = model.PolicyInfo(path=None, sha256=None), model.PolicyInfo(path=None, sha256=None)
+    assert a.documents == [] and a.documents is not b.documents
+    assert dataclasses.replace(t, value=0.25) == schema.Threshold(value=0.25)
+    import copy
+    import pickle
+
+    f = model.Tool(version="1")
+    assert pickle.loads(pickle.dumps(f)) == f and copy.deepcopy(f) == f
 
 
 def _finding(**over: object) -> model.Finding:
