@@ -36,10 +36,16 @@ def test_every_model_class_is_a_frozen_keyword_only_record() -> None:
     assert len(classes) >= 18, [c.__name__ for c in classes]
     for cls in classes:
         assert dataclasses.is_dataclass(cls), cls
-        # the one keyword-only __init__ and the immutability of Record, never replaced
-        for method in ("__init__", "__setattr__", "__delattr__", "__eq__", "__hash__"):
-            assert getattr(cls, method) is getattr(Record, method), (cls, method)
-        assert cls.__record_fields__ == tuple(f.name for f in dataclasses.fields(cls))
+        # the methods written once (fairpolicy.records.lean), never generated or replaced
+        for method, fn in (
+            ("__init__", records._init),
+            ("__setattr__", records._frozen_setattr),
+            ("__delattr__", records._frozen_delattr),
+            ("__eq__", records._eq),
+            ("__hash__", records._hash),
+        ):
+            assert getattr(cls, method) is fn, (cls, method)
+        assert cls.__lean_compare__ == tuple(f.name for f in dataclasses.fields(cls))
 
 
 def test_construction_behaves_as_a_frozen_keyword_only_dataclass() -> None:
@@ -50,11 +56,9 @@ def test_construction_behaves_as_a_frozen_keyword_only_dataclass() -> None:
         t.value = 0.1  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'value'"):
         del t.value  # type: ignore[misc]
-    with pytest.raises(
-        TypeError, match="missing 2 required keyword-only arguments: 'path' and 'sha256'"
-    ):
+    with pytest.raises(TypeError, match="missing 2 required arguments: 'path' and 'sha256'"):
         model.PolicyInfo()  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'version'"):
+    with pytest.raises(TypeError, match="missing 1 required argument: 'version'"):
         model.Tool()  # type: ignore[call-arg]
     # default factories give each record its own list
     a, b = model.PolicyInfo(path=None, sha256=None), model.PolicyInfo(path=None, sha256=None)
@@ -214,3 +218,146 @@ def test_equality_hash_and_repr_are_the_dataclass_ones() -> None:
         hash(f)  # holds dicts, as the pydantic model did
     with pytest.raises(dc.FrozenInstanceError):
         f.value = 0.1  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- lean == dataclass
+
+
+def _pair(frozen: bool, eq: bool) -> tuple[type, type]:
+    """The same class written with @dataclass and with @lean."""
+    import dataclasses as dc
+
+    def body(name: str) -> type:
+        ns: dict[str, object] = {
+            "__annotations__": {
+                "a": "int",
+                "b": "str",
+                "c": "list[int]",
+                "hidden": "int",
+                "extra": "int",
+            },
+            "b": "x",
+            "c": dc.field(default_factory=list),
+            "hidden": dc.field(default=0, repr=False, compare=False),
+            "extra": dc.field(default=1, kw_only=True),
+        }
+        return type(name, (), ns)
+
+    plain = dc.dataclass(frozen=frozen, eq=eq)(body("C"))
+    light = records.lean(frozen=frozen, eq=eq)(body("C"))
+    return plain, light
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+@pytest.mark.parametrize("eq", [True, False])
+def test_lean_behaves_as_the_generated_dataclass(frozen: bool, eq: bool) -> None:
+    import copy
+    import dataclasses as dc
+    import pickle
+
+    plain, light = _pair(frozen, eq)
+    globals()["C"] = light  # pickle finds the class by name
+    for args, kwargs in [((1,), {}), ((1, "y"), {"extra": 5}), ((), {"a": 2, "c": [3]})]:
+        p, q = plain(*args, **kwargs), light(*args, **kwargs)
+        assert repr(p) == repr(q)
+        assert dc.asdict(p) == dc.asdict(q)
+        assert (p == plain(*args, **kwargs)) == (q == light(*args, **kwargs))
+        assert (q == light(*args, **kwargs)) is eq  # identity without eq
+        assert (q == plain(*args, **kwargs)) is False  # another class
+        # compare=False fields take no part in equality or hashing
+        assert (light(1, hidden=9) == light(1, hidden=8)) is eq
+
+        # hashing: the same outcome (unhashable list field, no hash, identity hash)
+        def outcome(obj: object) -> object:
+            try:
+                return hash(obj) if eq else "identity" if hash(obj) == object.__hash__(obj) else "?"
+            except TypeError as exc:
+                return str(exc)
+
+        assert outcome(p) == outcome(q)
+        assert dc.replace(q, a=7).a == 7 and dc.replace(p, a=7).a == 7
+        assert copy.deepcopy(q) == q if eq else True
+        assert dc.asdict(pickle.loads(pickle.dumps(q))) == dc.asdict(q)
+        if frozen:
+            with pytest.raises(dc.FrozenInstanceError):
+                q.a = 3
+            with pytest.raises(dc.FrozenInstanceError):
+                del q.a
+        else:
+            q.a = 3
+            assert q.a == 3
+    for bad_args, bad_kwargs in [
+        ((), {}),
+        ((1, "y", [1], 0, 9), {}),
+        ((1,), {"a": 1}),
+        ((1,), {"z": 1}),
+    ]:
+        with pytest.raises(TypeError):
+            plain(*bad_args, **bad_kwargs)
+        with pytest.raises(TypeError):
+            light(*bad_args, **bad_kwargs)
+    # default factories give each instance its own list
+    assert light(1).c is not light(1).c
+
+
+def test_lean_keeps_what_the_class_writes_itself_and_runs_post_init() -> None:
+    seen = []
+
+    @records.lean
+    class Own:
+        x: int
+
+        def __repr__(self) -> str:
+            return "own"
+
+        def __post_init__(self) -> None:
+            seen.append(self.x)
+
+    assert repr(Own(x=3)) == "own" and seen == [3]
+    assert Own(x=3) == Own(x=3) and hash(Own(x=3)) == hash(Own(x=3))
+
+
+def test_the_classes_a_check_builds_use_lean_or_are_built_per_replicate() -> None:
+    """Every dataclass of a check's path writes its methods once (fairpolicy.records.lean),
+    except those built per bootstrap replicate, where a generated __init__ is faster."""
+    import importlib
+    import pkgutil
+
+    import fairpolicy
+
+    per_replicate = {"GroupStats", "SurveyCells", "MetricValue", "GroupValue", "Excluded"}
+    generated = []
+    for info in pkgutil.walk_packages(fairpolicy.__path__, "fairpolicy."):
+        if info.name.startswith(("fairpolicy.integrations", "fairpolicy.pytest_plugin")):
+            continue
+        module = importlib.import_module(info.name)
+        for name, cls in vars(module).items():
+            if (
+                isinstance(cls, type)
+                and cls.__module__ == info.name
+                and dataclasses.is_dataclass(cls)
+                and "__lean_spec__" not in vars(cls)
+                and name not in per_replicate
+            ):
+                generated.append(info.name + "." + name)
+    # modules off the check path may keep @dataclass; the check path's must not
+    on_path = {
+        "fairpolicy.errors",
+        "fairpolicy.outputs",
+        "fairpolicy.planning",
+        "fairpolicy.assemble",
+        "fairpolicy.evidence",
+        "fairpolicy.config",
+        "fairpolicy.formatters",
+        "fairpolicy.results",
+        "fairpolicy.policy.schema",
+        "fairpolicy.policy.oscal",
+        "fairpolicy.metrics.base",
+        "fairpolicy.data.limits",
+        "fairpolicy.data.sources.base",
+        "fairpolicy.data.sources.csv_guard",
+        "fairpolicy.data.bind.groups",
+        "fairpolicy.data.bind.label_types",
+        "fairpolicy.stats.columns",
+    }
+    assert not [g for g in generated if g.rsplit(".", 1)[0] in on_path], generated

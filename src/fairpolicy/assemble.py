@@ -12,7 +12,6 @@ import datetime as _dt
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from fairpolicy.data.sources import Table
 from fairpolicy.errors import UsageError
 from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.policy.schema import Control, Operator, Policy
+from fairpolicy.records import lean
 from fairpolicy.results import (
     DataInfo,
     DocumentRef,
@@ -153,7 +153,7 @@ def jsonable(obj: Any) -> Any:
     return obj
 
 
-@dataclass(frozen=True)
+@lean
 class RunRecord:
     """The run as the results record it, settled before anything is read
     (:func:`fairpolicy.planning.settle`)."""

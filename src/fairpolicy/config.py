@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import UsageError, did_you_mean
+from fairpolicy.records import lean
 
 __all__ = ["Applied", "apply", "configure", "discover", "given_dests"]
 
@@ -43,7 +44,7 @@ TABLES = frozenset({"bind", "meta"})
 Parser = argparse.ArgumentParser | Callable[[], argparse.ArgumentParser]
 
 
-@dataclass
+@lean(frozen=False)
 class Applied:
     """The configuration file used and the settings taken from it."""
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from fairpolicy.records import lean
 
 EXIT_PASS = 0
 EXIT_FAIL = 1
 EXIT_ERROR = 2
 
 
-@dataclass(frozen=True)
+@lean
 class Problem:
     """One located problem: where it is, what is wrong, how to fix it."""
 

@@ -8,16 +8,16 @@ nothing is written). The command line only parses and dispatches.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fairpolicy.errors import UsageError
+from fairpolicy.records import lean
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results
 
 
-@dataclass(frozen=True)
+@lean
 class Chain:
     """What a check's outputs link to: the team's SSP (path and document) and the plan."""
 

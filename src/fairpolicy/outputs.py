@@ -47,10 +47,11 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Literal
 
 from fairpolicy.errors import OutputError, Terminated, UsageError
+from fairpolicy.records import lean
 
 if TYPE_CHECKING:
     pass
@@ -70,7 +71,7 @@ SIGNALS: tuple[int, ...] = tuple(
 Kind = Literal["staged", "direct"]
 
 
-@dataclass(frozen=True)
+@lean
 class Target:
     """Where an output goes. ``real`` is the path with symlinks resolved (the file that is
     replaced); ``identity`` says when two paths are one file."""
@@ -293,7 +294,7 @@ def _cannot(path: str, exc: OSError) -> OutputError:
     return OutputError(f"cannot write: {exc.strerror or exc}.", file=path)
 
 
-@dataclass
+@lean(frozen=False)
 class _Output:
     target: Target
     text: str
@@ -384,7 +385,7 @@ def _remove_stale(targets: Iterable[Target]) -> tuple[list[str], list[str]]:
     return removed, kept
 
 
-@dataclass
+@lean(frozen=False)
 class _Set:
     outputs: list[_Output] = field(default_factory=list)
 

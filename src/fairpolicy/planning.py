@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Collection, Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
 from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.metrics.registry import lookup
 from fairpolicy.policy.schema import ROLES, Control, Policy
+from fairpolicy.records import lean
 from fairpolicy.results import (
     FailOn,
     InconclusivePolicy,
@@ -106,7 +106,7 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-@dataclass
+@lean(frozen=False)
 class Plan:
     control: Control
     spec: MetricSpec
@@ -362,7 +362,7 @@ def load(
     return loaded
 
 
-@dataclass(frozen=True)
+@lean
 class Settings:
     """The options of one :func:`fairpolicy.runner.check`, validated (:func:`settle`)."""
 

@@ -1,16 +1,13 @@
 """Frozen records: plain dataclasses that pydantic validates, serialises and describes on demand.
 
 The policy and results models are frozen, keyword-only standard-library dataclasses
-(:func:`record` on a :class:`Record`). Their ``__init__`` (keyword-only, defaults and
-default factories, then ``__post_init__``), immutability, equality, hash and repr behave as
-the dataclass would generate them, but are written once on :class:`Record` instead of
-generated (``exec``) for every class: defining the ~20 classes costs a fifth of what the
-generated methods cost at import. Building and reading them
-costs nothing beyond the dataclass; pydantic — about 100 ms to import and to build the
-validators — is imported only when a record is validated (a results JSON read back), turned
-into JSON (``-o json``, the OSCAL and SARIF outputs, the API's ``to_dict``) or described
-(the results JSON Schema). A text report of a check never imports it (pinned by
-``tests/test_lean_imports.py``).
+(:func:`record` on a :class:`Record`), made by :func:`lean`, which writes a dataclass's
+methods once instead of compiling them for every class (most of fairpolicy's other
+dataclasses use it too). Building and reading them costs nothing beyond the dataclass;
+pydantic — about 100 ms to import and to build the validators — is imported only when a
+record is validated (a results JSON read back), turned into JSON (``-o json``, the OSCAL and
+SARIF outputs, the API's ``to_dict``) or described (the results JSON Schema). A text report
+of a check never imports it (pinned by ``tests/test_lean_imports.py``).
 
 The contract pydantic enforced at construction is kept where it matters:
 
@@ -34,7 +31,17 @@ import dataclasses
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, dataclass_transform
+from collections.abc import Callable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    Self,
+    TypeVar,
+    dataclass_transform,
+    overload,
+)
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -50,78 +57,152 @@ _checking = threading.local()
 
 
 _T = TypeVar("_T")
+_MISSING: Any = dataclasses.MISSING
+
+
+@overload
+def lean(cls: type[_T], /) -> type[_T]: ...
+
+
+@overload
+def lean(
+    *, frozen: bool = True, eq: bool = True, kw_only: bool = False
+) -> Callable[[type[_T]], type[_T]]: ...
+
+
+@dataclass_transform(frozen_default=True)
+def lean(
+    cls: type[_T] | None = None,
+    /,
+    *,
+    frozen: bool = True,
+    eq: bool = True,
+    kw_only: bool = False,
+) -> type[_T] | Callable[[type[_T]], type[_T]]:
+    """``@dataclass(frozen=..., eq=..., kw_only=...)`` whose methods are written once here.
+
+    ``dataclasses`` writes each class's ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
+    ``__setattr__`` and ``__delattr__`` as source text and compiles it: ~0.5 ms per class,
+    40 % of the time a check spends importing fairpolicy's own modules (issue 17). These
+    take the dataclass's fields (order, ``kw_only``, defaults, ``default_factory``,
+    ``compare``, ``repr``) from ``dataclasses.fields`` and behave as the generated methods
+    do: positional then keyword arguments, ``__post_init__`` last; a frozen instance
+    refuses assignment and deletion (``FrozenInstanceError``); equality compares the
+    ``compare`` fields of instances of the same class; a frozen ``eq`` class hashes them,
+    an unfrozen one is unhashable; ``eq=False`` keeps identity. A method the class defines
+    itself is kept. ``dataclasses.fields``, ``replace``, ``asdict``, pickling and copying
+    work as for any dataclass. Calls cost ~1 µs more than the generated ones: classes built
+    per bootstrap replicate (``GroupStats``, ``MetricValue``, ``GroupValue``) keep
+    ``@dataclass``.
+    """
+
+    def wrap(c: type[_T]) -> type[_T]:
+        out = dataclasses.dataclass(init=False, repr=False, eq=False, kw_only=kw_only)(c)
+        fields = dataclasses.fields(out)  # type: ignore[arg-type]
+        spec = tuple((f.name, f.default, f.default_factory) for f in fields)
+        attrs: dict[str, Any] = {
+            "__lean_spec__": spec,
+            "__lean_positional__": tuple(f.name for f in fields if not f.kw_only),
+            "__lean_compare__": tuple(f.name for f in fields if f.compare),
+            "__lean_repr__": tuple(f.name for f in fields if f.repr),
+            "__init__": _init,
+            "__repr__": _repr,
+        }
+        if eq:
+            attrs["__eq__"] = _eq
+            attrs["__hash__"] = _hash if frozen else None
+        if frozen:
+            attrs["__setattr__"] = _frozen_setattr
+            attrs["__delattr__"] = _frozen_delattr
+        own = vars(out)
+        for name, value in attrs.items():
+            # a class body defining __eq__ gets __hash__ = None from Python: not its own
+            if name not in own or (name == "__hash__" and own[name] is None):
+                type.__setattr__(out, name, value)
+        return out
+
+    return wrap if cls is None else wrap(cls)
+
+
+def _init(self: Any, *args: Any, **given: Any) -> None:
+    where = f"{type(self).__qualname__}.__init__()"
+    if args:
+        positional = self.__lean_positional__
+        if len(args) > len(positional):
+            raise TypeError(
+                f"{where} takes {len(positional) + 1} positional arguments but "
+                f"{len(args) + 1} were given"
+            )
+        for name, value in zip(positional, args, strict=False):
+            if name in given:
+                raise TypeError(f"{where} got multiple values for argument '{name}'")
+            given[name] = value
+    put = object.__setattr__
+    missing = []
+    for name, default, factory in self.__lean_spec__:
+        if name in given:
+            put(self, name, given.pop(name))
+        elif default is not _MISSING:
+            put(self, name, default)
+        elif factory is not _MISSING:
+            put(self, name, factory())
+        else:
+            missing.append(name)
+    if given:
+        raise TypeError(f"{where} got an unexpected keyword argument '{next(iter(given))}'")
+    if missing:
+        names = " and ".join(", ".join(repr(n) for n in missing).rsplit(", ", 1))
+        raise TypeError(
+            f"{where} missing {len(missing)} required argument"
+            f"{'s' if len(missing) > 1 else ''}: {names}"
+        )
+    post = getattr(self, "__post_init__", None)
+    if post is not None:
+        post()
+
+
+def _values(self: Any) -> tuple[Any, ...]:
+    return tuple(getattr(self, name) for name in self.__lean_compare__)
+
+
+def _eq(self: Any, other: object) -> bool:
+    if other.__class__ is not self.__class__:
+        return NotImplemented  # type: ignore[no-any-return]
+    same: bool = _values(self) == _values(other)
+    return same
+
+
+def _hash(self: Any) -> int:
+    return hash(_values(self))
+
+
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__lean_repr__)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 @dataclass_transform(kw_only_default=True, frozen_default=True)
 def record(cls: type[_T]) -> type[_T]:
-    """``@dataclass(frozen=True, kw_only=True)`` with :class:`Record`'s methods (see the
-    module): the fields, defaults and factories are the dataclass's."""
-    out = dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
-    fields = dataclasses.fields(out)  # type: ignore[arg-type]
-    out.__record_fields__ = tuple(f.name for f in fields)  # type: ignore[attr-defined]
-    out.__record_spec__ = tuple(  # type: ignore[attr-defined]
-        (f.name, f.default, f.default_factory) for f in fields
-    )
-    return out
-
-
-_MISSING: Any = dataclasses.MISSING
+    """A :class:`Record` class: ``@dataclass(frozen=True, kw_only=True)`` by :func:`lean`."""
+    return lean(kw_only=True)(cls)
 
 
 class Record:
     """Base of the frozen records: pydantic's ``model_*`` API, with pydantic imported lazily."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = RECORD_CONFIG
-    __record_fields__: ClassVar[tuple[str, ...]] = ()
-    __record_spec__: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
-
-    def __init__(self, **given: Any) -> None:
-        put = object.__setattr__
-        missing = []
-        for name, default, factory in self.__record_spec__:
-            if name in given:
-                put(self, name, given.pop(name))
-            elif default is not _MISSING:
-                put(self, name, default)
-            elif factory is not _MISSING:
-                put(self, name, factory())
-            else:
-                missing.append(name)
-        where = f"{type(self).__qualname__}.__init__()"
-        if given:
-            raise TypeError(f"{where} got an unexpected keyword argument '{next(iter(given))}'")
-        if missing:
-            names = " and ".join(", ".join(repr(n) for n in missing).rsplit(", ", 1))
-            raise TypeError(
-                f"{where} missing {len(missing)} required keyword-only "
-                f"argument{'s' if len(missing) > 1 else ''}: {names}"
-            )
-        self.__post_init__()
 
     def __post_init__(self) -> None:
         if CHECK and not getattr(_checking, "active", False):
             _check(self)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__record_fields__)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__record_fields__)
-        return f"{type(self).__qualname__}({shown})"
 
     def model_copy(self, *, update: dict[str, Any] | None = None) -> Self:
         """A copy with ``update``'s fields replaced (constructed again: checks and derived

@@ -11,11 +11,11 @@ not an OOM kill. The CSV's pre-read scan is :mod:`fairpolicy.data.sources.csv_gu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from fairpolicy.errors import DataError
+from fairpolicy.records import lean
 
 #: the embedded engine's estimated peak memory: this many bytes per row and bound column,
 #: plus a base (measured by ``benchmarks/duckdb_scale.py``)
@@ -140,7 +140,7 @@ BOOTSTRAP_SECONDS = (4e-6, 2.5e-7, 0.0)
 PERMUTATION_SECONDS = (1.2e-4, 2.5e-6, 9.5e-8)
 
 
-@dataclass(frozen=True)
+@lean
 class Limits:
     """Caps on the work a policy (or the command line) can ask for; each has a flag."""
 

@@ -8,10 +8,10 @@ An unknown name is an error listing the valid ones, never a fallback.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from fairpolicy.errors import UsageError, did_you_mean
+from fairpolicy.records import lean
 
 if TYPE_CHECKING:
     from fairpolicy.results import Results
@@ -30,7 +30,7 @@ FORMATS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@lean
 class RenderOptions:
     color: bool = False
     verbose: bool = False

@@ -10,13 +10,13 @@ is ``None`` with a reason.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from fairpolicy.records import lean
 from fairpolicy.stats import GroupStats
 
 # the statistical value types live in the stats layer (see fairpolicy.stats.values);
@@ -55,7 +55,7 @@ NULL_HYPOTHESES: dict[Stratum | None, str] = {
 }
 
 
-@dataclass(frozen=True)
+@lean
 class ParamSpec:
     """A declared metric parameter."""
 
@@ -129,7 +129,7 @@ class _Lazy:
         obj.__dict__[self._slot] = value
 
 
-@dataclass(frozen=True)
+@lean
 class MetricSpec:
     """A registry entry: everything binding and listing need to know about a metric."""
 

@@ -22,7 +22,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ import yaml
 
 from fairpolicy.errors import PolicyError, Problem
 from fairpolicy.policy.schema import NS
+from fairpolicy.records import lean
 
 if TYPE_CHECKING:  # a param's values: catalogs and profiles only
     from fairpolicy.policy.profile import ParamValue
@@ -52,7 +53,7 @@ INFORMATIVE_PROPS = frozenset(
 Prop = tuple[str, Any]
 
 
-@dataclass
+@lean(frozen=False)
 class Ctx:
     """Problems and warnings collected while loading one policy (and what it imports)."""
 
@@ -81,7 +82,7 @@ class Ctx:
         self.problems.append(Problem(message, file=file, control=ctl, key=key, hint=hint))
 
 
-@dataclass
+@lean(frozen=False)
 class RawControl:
     """A control as written, before validation."""
 

@@ -9,12 +9,12 @@ its columns holds one. The data layer counts them (one pass per column, or the e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from fairpolicy.records import lean
 
 __all__ = ["ColumnCounts"]
 
 
-@dataclass(frozen=True)
+@lean
 class ColumnCounts:
     """Missing-value counts of the measured columns of one data set."""
 

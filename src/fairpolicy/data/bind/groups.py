@@ -4,13 +4,14 @@ input type, and their encoding as codes and sorted group names."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.data.bind.codes import dictionary_chunks, lookup_codes, smallest_code_dtype
+from fairpolicy.records import lean
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -46,7 +47,7 @@ def group_text(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
         raise TypeError(f"a group column of type {t} cannot be read as text: {exc}") from None
 
 
-@dataclass
+@lean(frozen=False)
 class GroupColumn:
     """One group (dimension or site) column, encoded: each row's code (−1 = missing) and
     the sorted group names; ``spaced`` lists, per group, the values as written that

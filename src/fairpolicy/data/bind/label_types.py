@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.errors import Problem
+from fairpolicy.records import lean
 
 if TYPE_CHECKING:
     pass
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 OTHER_CLASS = "(other)"
 
 
-@dataclass(frozen=True)
+@lean
 class LabelKey:
     """Everything that determines a label encoding; controls sharing it share counts."""
 
@@ -40,7 +41,7 @@ class LabelKey:
     positive_prediction: str | None = None
 
 
-@dataclass
+@lean(frozen=False)
 class Labels:
     classes: tuple[str, ...]
     #: each row's class index (narrowest integer type; see :func:`label_codes`)
@@ -64,7 +65,7 @@ class Labels:
 MAX_FLOAT_LABEL = 2**53
 
 
-@dataclass(frozen=True)
+@lean
 class LabelType:
     """How text in a policy (positive_label, classes, input.score pairs) names a label."""
 

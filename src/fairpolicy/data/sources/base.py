@@ -6,13 +6,14 @@ protocols of what reads them (:class:`Source`) and of the engines that aggregate
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.errors import DataError
+from fairpolicy.records import lean
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -30,7 +31,7 @@ DEFAULT_SCORE_DECIMALS = 4
 WEIGHT = "__w"
 
 
-@dataclass
+@lean(frozen=False)
 class Table:
     """The bound columns of a data set, as pyarrow arrays.
 
@@ -132,7 +133,7 @@ def refuse_duplicates(duplicated: Iterable[str], bound: Iterable[str], file: str
         )
 
 
-@dataclass(frozen=True)
+@lean
 class Request:
     """The bound columns to aggregate into distinct tuples with their row counts."""
 
@@ -148,7 +149,7 @@ class Request:
     decimals: int = DEFAULT_SCORE_DECIMALS
 
 
-@dataclass
+@lean(frozen=False)
 class RegressionAggregate:
     """Per-tuple sums for a regression binding: Σy, Σŷ, Σr, Σ|r|, Σr², Σy², Σŷ²."""
 
@@ -189,7 +190,7 @@ class EngineSource(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass(frozen=True)
+@lean
 class Bound:
     """What a run reads from its source: the columns the policy binds, and what an
     aggregating engine groups on."""

@@ -21,11 +21,11 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import DataError
+from fairpolicy.records import lean
 
 #: pyarrow's CSV block size: a line longer than this cannot be parsed
 MAX_LINE_BYTES = 1 << 20
@@ -199,7 +199,7 @@ def parquet_error(path: Path, exc: Exception) -> DataError:
     )
 
 
-@dataclass(frozen=True)
+@lean
 class CsvScan:
     size: int
     sha256: str | None
