@@ -33,7 +33,7 @@ from fairpolicy.policy.schema import NS
 from fairpolicy.records import lean
 
 if TYPE_CHECKING:  # a param's values: catalogs and profiles only
-    from fairpolicy.policy.profile import ParamValue
+    from fairpolicy.policy.params import ParamValue
 
 #: Root keys of the mapping forms, in the order error messages list them.
 ROOTS = ("assessment-plan", "component-definition", "catalog", "profile")
