@@ -250,33 +250,33 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     )
     lim.add_argument(
         "--max-groups",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="refuse a dimension with more than N distinct groups (default 10000)",
     )
     lim.add_argument(
         "--max-classes",
-        type=int,
+        type=cli_int,
         metavar="K",
         help="refuse more than K classes, declared or found in the labels (default 1000)",
     )
     lim.add_argument(
         "--max-resamples",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="refuse a bootstrap (ci, --bootstrap) or permutation test (p_value, --p-value) "
         "of more than N resamples, before the data is read (default 100000)",
     )
     lim.add_argument(
         "--max-cells",
-        type=int,
+        type=cli_int,
         metavar="N",
         help="refuse a count table (groups x classes^2) or bootstrap replicates (resamples "
         "x cells) of more than N cells (default 20000000)",
     )
     lim.add_argument(
         "--max-resample-seconds",
-        type=int,
+        type=cli_int,
         metavar="S",
         help="refuse a bootstrap or permutation test estimated to run longer than S seconds "
         "(default 600)",
@@ -546,7 +546,6 @@ def _baseline_options(parser: argparse.ArgumentParser, check: bool = True) -> No
         )
     parser.add_argument(
         "--max-regression",
-        type=float,
         metavar="DELTA",
         help="fail a control whose value got worse than the baseline's by more than DELTA "
         "(a control's max_regression prop wins)",

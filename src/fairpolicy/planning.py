@@ -210,6 +210,48 @@ def plan_controls(policy: Policy, table: Table) -> list[Plan]:
     return plans
 
 
+#: the command-line flag of each numeric option of :func:`fairpolicy.runner.check`
+_NUMBER_FLAGS = {
+    "bootstrap": "--bootstrap",
+    "p_value": "--p-value",
+    "seed": "--seed",
+    "num_classes": "--num-classes",
+    "max_rows": "--max-rows",
+    "ci_level": "--ci-level",
+}
+
+
+def _option_number(name: str, value: Any, whole: bool = True) -> Any:
+    """A numeric option of the Python API read with the command line's grammar: an int (a
+    float for ``ci_level``) or its plain ASCII text (``"1000"``, ``" 0.9 "``). ``"1_000"``,
+    ``"5e2"`` for a count, other scripts' digits, a bool or another type are a UsageError
+    naming the option, as on the command line (``int()`` read the first three)."""
+    import numbers
+
+    from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
+
+    if value is None:
+        return None
+    flag = _NUMBER_FLAGS[name]
+    kind = "a whole number (an int, or ASCII digits such as 1000)" if whole else "a number"
+    problem = f"{flag} must be {kind}, got {value!r}."
+    if isinstance(value, bool):
+        raise UsageError(problem)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if not whole and isinstance(value, numbers.Real):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            raise UsageError(problem)
+        return number
+    if isinstance(value, str):
+        try:
+            return parse_int(value.strip()) if whole else parse_float(value.strip())
+        except ValueError:
+            raise UsageError(problem, hint=None if whole else NUMBER_HINT) from None
+    raise UsageError(problem)
+
+
 def _check_stats_options(options: Mapping[str, Any]) -> None:
     """Validate the statistics options given to :func:`check` / the command line."""
     from fairpolicy.metrics.registry import COMMON_PARAMS
@@ -419,6 +461,12 @@ def settle(
     from fairpolicy.data.sources import require_data_kind
 
     require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
+    bootstrap = _option_number("bootstrap", bootstrap)
+    p_value = _option_number("p_value", p_value)
+    seed = _option_number("seed", seed)
+    num_classes = _option_number("num_classes", num_classes)
+    max_rows = _option_number("max_rows", max_rows)
+    ci_level = _option_number("ci_level", ci_level, whole=False)
     if inconclusive not in ("pass", "warn", "fail"):
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
     if fail_on not in ("error", "warning", "never"):

@@ -140,6 +140,13 @@ CASES = [
         args=("--baseline", BASE, "--max-regression", "nan"),
     ),
     Case(
+        "baseline-max-regression-written-oddly",
+        ("--max-regression must be a number ≥ 0, got '0_01'", "plain decimal number"),
+        data=_with_baseline(),
+        args=("--baseline", BASE, "--max-regression", "0_01"),
+        note="float() read 0_01 as 1.0: a hundred times the allowance meant, a wrong pass",
+    ),
+    Case(
         "baseline-negative-max-regression",
         ("--max-regression", "≥ 0"),
         data=_with_baseline(),

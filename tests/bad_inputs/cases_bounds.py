@@ -164,6 +164,13 @@ POLICY_WIDE = """assessment-plan:
 """ + "".join("      " + line + "\n" for line in policy().splitlines())
 
 CASES = [
+    # ------------------------------------------------------------ caps written oddly
+    Case(
+        "bounds-cap-written-oddly",
+        ("--max-resamples", "invalid int value: '1_000'"),
+        args=("--bootstrap", "50", "--max-resamples", "1_000"),
+        note="int() read 1_000 as 1000; every count flag now uses the policy's grammar",
+    ),
     # ------------------------------------------------------------ resamples and classes
     Case(
         "bounds-p-value-prop-over-cap",

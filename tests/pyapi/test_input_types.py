@@ -144,3 +144,58 @@ def test_spark_dataframe(expected: tuple[Path, list[Any]], monkeypatch: pytest.M
     frame = spark.createDataFrame(ROWS, "y_true int, y_pred int, sex string")
     policy, want = expected
     assert _essence(fairpolicy.check(str(policy), frame, engine="spark")) == want
+
+
+CREDIT = Path(__file__).resolve().parents[2] / "examples" / "credit"
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("bootstrap", "1_000"),  # int() read it as 1000
+        ("bootstrap", "5e2"),  # int() raised a bare ValueError
+        ("bootstrap", "\u0663\u0660\u0660"),  # Arabic-Indic 300: int() read it
+        ("bootstrap", 50.0),
+        ("bootstrap", True),
+        ("p_value", "1_0"),
+        ("seed", "0x10"),
+        ("num_classes", "3.0"),  # compared with 2 as a str: a TypeError
+        ("max_rows", "1e3"),
+        ("max_rows", [10]),
+        ("ci_level", "nan"),
+        ("ci_level", float("inf")),
+        ("ci_level", "0,9"),
+    ],
+)
+def test_numeric_options_follow_the_command_line_grammar(option: str, value: Any) -> None:
+    """The Python API reads its numeric options as the command line does (an int, a float
+    for ci_level, or their plain ASCII text): anything else is a UsageError naming the
+    flag, never int()'s reading of it and never a bare ValueError or TypeError."""
+    from fairpolicy.errors import UsageError
+
+    flag = "--" + option.replace("_", "-")
+    with pytest.raises(UsageError, match=f"{flag} must be a"):
+        fairpolicy.check(CREDIT / "policy.yaml", CREDIT / "predictions.csv", **{option: value})
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "read"),
+    [
+        ("bootstrap", " 50 ", 50),
+        ("bootstrap", 50, 50),
+        ("seed", "7", 7),
+        ("ci_level", "0.9", 0.9),
+        ("ci_level", 0.9, 0.9),
+    ],
+)
+def test_numeric_options_as_text_read_as_on_the_command_line(
+    option: str, value: Any, read: Any
+) -> None:
+    kwargs: dict[str, Any] = {option: value}
+    if option == "ci_level":
+        kwargs["bootstrap"] = 20
+    r = fairpolicy.check(CREDIT / "policy.yaml", CREDIT / "predictions.csv", **kwargs)
+    recorded = (
+        r.run.options[{"bootstrap": "ci"}.get(option, option)] if option != "seed" else r.run.seed
+    )
+    assert recorded == read and type(recorded) is type(read)
