@@ -199,3 +199,14 @@ def test_numeric_options_as_text_read_as_on_the_command_line(
         r.run.options[{"bootstrap": "ci"}.get(option, option)] if option != "seed" else r.run.seed
     )
     assert recorded == read and type(recorded) is type(read)
+
+
+@pytest.mark.parametrize("value", ["\u0664GB", float("nan"), True, [1], "1_0GB"])
+def test_memory_budget_is_a_size_or_a_usage_error(value: Any) -> None:
+    """Other scripts' digits, NaN, a bool or a list: a UsageError naming --memory-budget
+    (``\\d`` read Arabic-Indic 4 as 4 GB; NaN raised a bare ValueError, a list an
+    AttributeError)."""
+    from fairpolicy.errors import UsageError
+
+    with pytest.raises(UsageError, match="--memory-budget"):
+        fairpolicy.check(CREDIT / "policy.yaml", CREDIT / "predictions.csv", memory_budget=value)

@@ -96,11 +96,16 @@ def parse_size(text: str | int | float) -> int:
 
     Units are binary (1 GB = 2**30 bytes), case-insensitive.
     """
+    if isinstance(text, bool) or not isinstance(text, int | float | str):
+        raise UsageError(f"--memory-budget: cannot read {text!r} as a size; write e.g. 4GB.")
     if isinstance(text, int | float):
+        if text != text or text in (float("inf"), float("-inf")):
+            raise UsageError(f"--memory-budget: {text!r} is not a size; write e.g. 4GB.")
         value = int(text)
     else:
         t = text.strip().lower().replace(" ", "")
-        m = re.fullmatch(r"(\d+(?:\.\d+)?)(%|([kmgt]?)(?:i?b)?)", t)
+        # ASCII digits only: "٤GB" is no size (int() and float() would read it)
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)(%|([kmgt]?)(?:i?b)?)", t, re.ASCII)
         if not m:
             raise UsageError(
                 f"--memory-budget: cannot read '{text}' as a size; write e.g. 4GB, 512MB or 25%."
