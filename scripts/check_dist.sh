@@ -17,8 +17,10 @@ if grep -n "Warning\|WARNING" "$work/build.log" | grep -v "Location 'file://" >&
 fi
 "$work/tools/bin/twine" check --strict "$work"/dist/*
 wheel=("$work"/dist/fairpolicy-*.whl)
-python -m zipfile -l "${wheel[0]}" | grep -q "licenses/LICENSE" || {
-    echo "the wheel lacks LICENSE" >&2; exit 1; }
+# listed to a file first: `zipfile -l | grep -q` under pipefail fails at random once the
+# listing outgrows the pipe (grep -q exits at the first match, zipfile gets EPIPE)
+python -m zipfile -l "${wheel[0]}" > "$work/wheel.txt"
+grep -q "licenses/LICENSE" "$work/wheel.txt" || { echo "the wheel lacks LICENSE" >&2; exit 1; }
 sdist=("$work"/dist/fairpolicy-*.tar.gz)
 # the sdist carries what a rebuild needs: sources, package data, README, licence
 tar -tzf "${sdist[0]}" > "$work/sdist.txt"
