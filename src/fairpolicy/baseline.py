@@ -66,17 +66,13 @@ def check_max_regression(value: Any, where: str) -> float:
     """``value`` as a finite δ ≥ 0, else a UsageError naming ``where``. Text is read with
     the policy's number grammar (:func:`fairpolicy.policy.numbers.parse_float`): ``0_01``
     is refused, where ``float()`` read it as 1.0 — a hundred times the allowance meant."""
-    import numbers
-
-    from fairpolicy.policy.numbers import NUMBER_HINT, parse_float
+    from fairpolicy.policy.numbers import NUMBER_HINT, option_number
 
     finite = f"{where} must be a finite number ≥ 0 (how much worse a value may get), got {value!r}."
     try:
-        if isinstance(value, bool) or not isinstance(value, str | numbers.Real):
-            raise ValueError(value)
-        d = parse_float(value.strip()) if isinstance(value, str) else float(value)
+        d = option_number(value, whole=False)
     except ValueError as exc:
-        if "finite" in str(exc):  # nan, inf written as text
+        if "finite" in str(exc):  # nan, inf
             raise UsageError(finite) from None
         raise UsageError(
             f"{where} must be a number ≥ 0, got {value!r}.", hint=NUMBER_HINT

@@ -42,10 +42,8 @@ def diff(
         max_regression = new.baseline.max_regression
     # the new results' own findings, without a change from another comparison
     plain = [f.model_copy(update={"change": None}) for f in new.findings]
-    data = {name: getattr(new, name) for name in Results.field_names()}
-    data.update(findings=plain, baseline=None)
     compared = compare(
-        Results(**data),
+        new.model_copy(update={"findings": plain, "baseline": None}),
         old,
         path=old_path,
         sha256=sha,

@@ -226,30 +226,18 @@ def _option_number(name: str, value: Any, whole: bool = True) -> Any:
     float for ``ci_level``) or its plain ASCII text (``"1000"``, ``" 0.9 "``). ``"1_000"``,
     ``"5e2"`` for a count, other scripts' digits, a bool or another type are a UsageError
     naming the option, as on the command line (``int()`` read the first three)."""
-    import numbers
-
-    from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
+    from fairpolicy.policy.numbers import NUMBER_HINT, option_number
 
     if value is None:
         return None
-    flag = _NUMBER_FLAGS[name]
     kind = "a whole number (an int, or ASCII digits such as 1000)" if whole else "a number"
-    problem = f"{flag} must be {kind}, got {value!r}."
-    if isinstance(value, bool):
-        raise UsageError(problem)
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if not whole and isinstance(value, numbers.Real):
-        number = float(value)
-        if number != number or number in (float("inf"), float("-inf")):
-            raise UsageError(problem)
-        return number
-    if isinstance(value, str):
-        try:
-            return parse_int(value.strip()) if whole else parse_float(value.strip())
-        except ValueError:
-            raise UsageError(problem, hint=None if whole else NUMBER_HINT) from None
-    raise UsageError(problem)
+    try:
+        return option_number(value, whole)
+    except ValueError:
+        hint = NUMBER_HINT if isinstance(value, str) and not whole else None
+        raise UsageError(
+            f"{_NUMBER_FLAGS[name]} must be {kind}, got {value!r}.", hint=hint
+        ) from None
 
 
 def _check_stats_options(options: Mapping[str, Any]) -> None:

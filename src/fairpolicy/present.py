@@ -255,5 +255,5 @@ class Results(_model.Results):
 def load_results(path: str) -> Results:
     """A results JSON written by ``-o json``, read back as the public :class:`Results`
     (with its views); :func:`fairpolicy.results.load_results` gives the bare model."""
-    model = _model.load_results(path)
-    return Results.model_validate(model.model_dump(mode="json", by_alias=True))
+    model = _model.load_results(path)  # validated there: its fields are taken as they are
+    return Results(**{name: getattr(model, name) for name in model.field_names()})

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 __all__ = ["NUMBER_HINT", "cli_float", "cli_int", "parse_float", "parse_int"]
 
@@ -55,6 +56,26 @@ def parse_int(text: str) -> int:
     if len(text) > 18:
         raise ValueError(f"'{text}' has too many digits")
     return int(text)
+
+
+def option_number(value: Any, whole: bool) -> int | float:
+    """An option given to the API, the command line or a configuration file, as a number
+    or as text, read with this grammar: an int (or a finite float unless ``whole``), or its
+    plain ASCII text. ValueError (with a reason) for anything else: a bool, another type,
+    ``1_000``, other scripts' digits, ``5e2`` for a whole number, NaN or infinity."""
+    import numbers
+
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a number")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if not whole and isinstance(value, numbers.Real):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a finite number")
+        return float(value)
+    if isinstance(value, str):
+        return parse_int(value.strip()) if whole else parse_float(value.strip())
+    raise ValueError(f"{value!r} is not a number")
 
 
 def cli_int(text: str) -> int:
