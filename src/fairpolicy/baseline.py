@@ -148,9 +148,8 @@ def compare(
         allow_policy_change=allow_policy_change,
         vanished_controls=[f.control_id for f in old.findings if f.control_id not in seen],
     )
-    data = {name: getattr(new, name) for name in Results.field_names()}
-    data.update(findings=findings, baseline=ref)
-    return Results(**data)
+    # a copy of ``new``: the public Results of fairpolicy.check stays one (render, write, …)
+    return new.model_copy(update={"findings": findings, "baseline": ref})
 
 
 def _chain(results: Results) -> list[tuple[str, str]]:

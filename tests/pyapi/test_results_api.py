@@ -241,3 +241,17 @@ def test_dir_lists_the_public_names() -> None:
         assert name in names
         assert getattr(fairpolicy, name) is not None
     assert "TYPE_CHECKING" not in names and "Any" not in names
+
+
+def test_a_check_against_a_baseline_returns_the_public_results(tmp_path: Path) -> None:
+    """The comparison copies the run's results: ``fairpolicy.check(..., baseline=...)``
+    returned the bare model before, without render, write, to_frame or its repr."""
+    credit = Path(__file__).resolve().parents[2] / "examples" / "credit"
+    first = fairpolicy.check(credit / "policy.yaml", credit / "predictions.csv")
+    first.write("json", tmp_path / "base.json")
+    again = fairpolicy.check(
+        credit / "policy.yaml", credit / "predictions.csv", baseline=tmp_path / "base.json"
+    )
+    assert type(again) is fairpolicy.Results
+    assert again.baseline is not None and "control" in again.render("text")
+    assert "fairpolicy Results" in repr(again)
