@@ -52,8 +52,26 @@ def test_readme_quickstart_has_exactly_two_commands() -> None:
     blocks = re.findall(r"```bash\n(.*?)```", section, re.S)
     assert len(blocks) == 2 and all(len(b.strip().splitlines()) == 1 for b in blocks)
     assert "fairpolicy check" in blocks[0] and "pytest" in blocks[1]
+
+
+def test_ci_runs_the_readme_quickstart_as_written_in_a_venv() -> None:
+    """.ci/run reads the two commands from the README and runs them in fresh venvs (27)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from quickstart_commands import quickstart_commands
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    written = [b.strip() for b in re.findall(r"```bash\n(.*?)```", section, re.S)]
+    assert quickstart_commands(readme) == written
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "pytest" in ci and '".[test]"' in ci
+    assert "scripts/quickstart_commands.py README.md" in ci
+    assert 'bash -euo pipefail -c "${quickstart[0]}"' in ci
+    assert 'bash -euo pipefail -c "${quickstart[1]}"' in ci  # as written, nothing appended
+    assert ci.count('-m venv "$work/venv') == 2 and "--system-site-packages" not in ci
+    with pytest.raises(SystemExit, match="one command on one line"):
+        quickstart_commands("## Quickstart\n\n```bash\na\nb\n```\n")
 
 
 def test_public_api_exports() -> None:
