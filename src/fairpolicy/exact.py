@@ -23,6 +23,10 @@ from typing import Literal
 
 Op = Literal["<", "<=", ">", ">=", "==", "!=", "between"]
 
+#: a threshold: the exact decimal the policy wrote (a Fraction), or a float standing for
+#: the shortest decimal that reads back as it (:func:`decimal_fraction`)
+Bound = float | Fraction
+
 
 class ExactFloat(float):
     """A float that also carries the exact rational it rounds (``.exact``).
@@ -61,6 +65,30 @@ def decimal_fraction(t: float) -> Fraction:
     return Fraction(repr(float(t)))
 
 
+def written_bounds(text: str) -> list[Fraction]:
+    """The exact decimals of a threshold as written (``"0.1"``, ``"1e-400"``, or
+    ``"low,high"`` for ``between``): never rounded to a double first, so
+    ``0.09999999999999999999`` stays below 1/10 and ``1e-400`` above 0."""
+    return [Fraction(part.strip()) for part in text.split(",")]
+
+
+def exact_bound(t: Bound) -> Fraction:
+    """The exact decimal of a threshold: itself when written exactly, else the shortest
+    decimal of its double."""
+    return t if isinstance(t, Fraction) else decimal_fraction(t)
+
+
+def float_bound(t: Bound) -> float | Fraction:
+    """What a plain float value (a metric without an exact value) is compared with: the
+    threshold's double, except a written threshold that no double can hold without
+    becoming 0 (``1e-400``) stays exact (comparing a float with a Fraction is exact), so
+    it never turns into a different threshold."""
+    if isinstance(t, Fraction):
+        f = float(t)
+        return t if f == 0 and t != 0 else f
+    return float(t)
+
+
 def _holds(v: Fraction | float, op: Op, low: Fraction | float, high: Fraction | float) -> bool:
     if op == "between":
         return low <= v <= high
@@ -74,18 +102,20 @@ def _holds(v: Fraction | float, op: Op, low: Fraction | float, high: Fraction | 
     }[op]
 
 
-def compare(value: float, op: Op, low: float, high: float | None = None) -> bool:
+def compare(value: float, op: Op, low: Bound, high: Bound | None = None) -> bool:
     """Whether ``value <op> low`` (``between``: ``low <= value <= high``, inclusive).
 
     A value carrying its exact rational (:class:`ExactFloat`) is compared exactly against
-    the exact decimal thresholds; any other value as a float against the thresholds'
-    floats (a metric that is not a ratio of integers has no exact value to offer).
+    the exact decimal thresholds (a Fraction: the decimal as written; a float: its
+    shortest decimal); any other value as a float against the thresholds' floats (a
+    metric that is not a ratio of integers has no exact value to offer;
+    :func:`float_bound`).
     """
     hi = low if high is None else high
     exact = exact_of(value)
     if exact is not None:
-        return _holds(exact, op, decimal_fraction(low), decimal_fraction(hi))
-    return _holds(float(value), op, float(low), float(hi))
+        return _holds(exact, op, exact_bound(low), exact_bound(hi))
+    return _holds(float(value), op, float_bound(low), float_bound(hi))
 
 
 def _fixed(x: Fraction, digits: int) -> str:
@@ -119,8 +149,8 @@ _OPS = frozenset({"<", "<=", ">", ">=", "==", "!=", "between"})
 def shown(
     value: float,
     op: str | None = None,
-    low: float | None = None,
-    high: float | None = None,
+    low: Bound | None = None,
+    high: Bound | None = None,
     digits: int = 4,
     style: Literal["f", "g"] = "f",
 ) -> str:
@@ -153,17 +183,20 @@ def shown(
     for d in range(digits, 100):
         s = text(d)
         if exact is not None:
-            agrees = _holds(Fraction(s), operator, decimal_fraction(low), decimal_fraction(hi))
+            agrees = _holds(Fraction(s), operator, exact_bound(low), exact_bound(hi))
         else:
-            agrees = _holds(float(s), operator, float(low), float(hi))
+            agrees = _holds(float(s), operator, float_bound(low), float_bound(hi))
         if agrees == truth:
             return s
     return repr(float(value))
 
 
-def threshold_text(t: float) -> str:
-    """A threshold as written: ``g`` formatting when it reads back exactly, else the
+def threshold_text(t: float | str) -> str:
+    """A threshold as written: the policy's own text when known (``"0.09999999999999999999"``,
+    ``"1e-400"``); for a float, ``g`` formatting when it reads back exactly, else the
     shortest exact spelling (``0.1234567`` rather than ``0.123457``)."""
+    if isinstance(t, str):
+        return t.strip()
     g = f"{t:g}"
     return g if float(g) == t else repr(float(t))
 

@@ -276,6 +276,10 @@ class Finding(Record):
     p_value: PValue | None = None
     #: where the threshold came from (component-definition, profile, catalog, prop)
     threshold_source: str | None = None
+    #: the threshold as the policy wrote it ("0.09999999999999999999", "1e-400";
+    #: "low,high" for between): the exact decimal(s) the status was decided on, which
+    #: every output prints; ``threshold`` holds the nearest doubles
+    threshold_written: str | None = None
     objective_id: str | None = None
     statement_id: str | None = None
     #: what this finding does to the gate under the run's --inconclusive and --fail-on:

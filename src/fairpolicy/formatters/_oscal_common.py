@@ -90,10 +90,13 @@ def short(x: float | None) -> str:
 
 
 def threshold_text(f: Finding) -> str | None:
-    """The threshold as the policy spells it: ``0.8``, or ``0.8,1.25`` for ``between``."""
+    """The threshold as the policy spells it: ``0.8``, or ``0.8,1.25`` for ``between``
+    (the written text: no digit rounded away)."""
     t = f.threshold
     if t is None:
         return None
+    if f.threshold_written is not None:
+        return ",".join(p.strip() for p in f.threshold_written.split(","))
     if isinstance(t, list):
         return ",".join(num(v) for v in t)
     return num(t)

@@ -273,6 +273,8 @@ def _control(c: Control, cid: str, notes: list[str]) -> dict[str, Any]:
 
 
 def _threshold_values(t: Threshold) -> list[str]:
+    if t.text is not None:  # as written: no digit rounded away
+        return [p.strip() for p in t.text.split(",")]
     if t.value is not None:
         return [_number(t.value)]
     assert t.low is not None and t.high is not None
