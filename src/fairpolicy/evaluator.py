@@ -40,7 +40,6 @@ from fairpolicy.results import (
     ConfidenceInterval,
     PValue,
 )
-from fairpolicy.stats.exactsum import exact_bincount, exact_total
 from fairpolicy.stats import (
     MISSING_GROUP,
     ColumnCounts,
@@ -51,6 +50,7 @@ from fairpolicy.stats import (
     row_groups,
     weighted_bincount,
 )
+from fairpolicy.stats.exactsum import exact_bincount, exact_total
 
 DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 
@@ -333,9 +333,7 @@ class Evaluator:
         exact = None
         if exact_rows is not None and all(e is not None for e in exact_missing):
             exact = (exact_rows, tuple(e for e in exact_missing if e is not None), exact_complete)
-        counts = ColumnCounts(
-            rows, columns, missing, complete, available, bool(named), exact=exact
-        )
+        counts = ColumnCounts(rows, columns, missing, complete, available, bool(named), exact=exact)
         if not named and spec.column_counts == "each":
             shown = ", ".join(columns[:NAMED_COLUMNS]) + (
                 f", … ({len(columns) - NAMED_COLUMNS} more)" if len(columns) > NAMED_COLUMNS else ""

@@ -201,6 +201,35 @@ def threshold_text(t: float | str) -> str:
     return g if float(g) == t else repr(float(t))
 
 
+def written_text(text: str) -> str:
+    """One threshold bound as printed: the policy's decimal, spelled as its double is
+    (``0.10`` → ``0.1``) when that double's shortest decimal *is* the decimal written, else
+    exactly as written (``0.09999999999999999999``, ``1e-400``: no double says them)."""
+    t = text.strip()
+    x = Fraction(t)
+    f = float(x)
+    return threshold_text(f) if math.isfinite(f) and decimal_fraction(f) == x else t
+
+
+def written_parts(
+    threshold: float | list[float] | None, written: str | None
+) -> tuple[list[str], list[Bound]]:
+    """(printed bounds, decision bounds) of a result's threshold: the decimals the policy
+    wrote (``written``, "low,high" for between) when they match the floats' shape, else
+    the floats' own shortest decimals."""
+    if threshold is None:
+        return [], []
+    floats = threshold if isinstance(threshold, list) else [threshold]
+    if written is not None:
+        parts = [p.strip() for p in written.split(",")]
+        if len(parts) == len(floats):
+            try:
+                return [written_text(p) for p in parts], [Fraction(p) for p in parts]
+            except (ValueError, ZeroDivisionError):
+                pass
+    return [threshold_text(x) for x in floats], list(floats)
+
+
 def fraction_text(x: Fraction | None) -> str | None:
     """``"3/10"`` (or ``"0"``, ``"1"``), for the results' details."""
     if x is None:

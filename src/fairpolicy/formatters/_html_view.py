@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from fairpolicy.exact import written_parts
 from fairpolicy.formatters import _svg
 from fairpolicy.formatters._ci import STATUS_WORD, threshold
 from fairpolicy.formatters._svg import Axis, Band, Mark, Rule, esc, num
@@ -146,12 +147,7 @@ def group_value_label(f: Finding, spec: MetricSpec | None) -> str:
 def written(f: Finding) -> list[str]:
     """The threshold's bounds as the policy wrote them (``0.09999999999999999999``, not
     ``0.1``): the labels print these, the geometry uses the floats."""
-    if f.threshold_written is not None:
-        return [p.strip() for p in f.threshold_written.split(",")]
-    t = f.threshold
-    if t is None:
-        return []
-    return [f"{x:g}" for x in (t if isinstance(t, list) else [t])]
+    return written_parts(f.threshold, f.threshold_written)[0]
 
 
 def operator_band(

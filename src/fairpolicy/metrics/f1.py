@@ -137,7 +137,9 @@ def per_class_f1_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValu
     ``per_class_gap`` and ``worst_class``.
     """
     f1, ok = per_class_f1(stats)
-    return per_class_summary(stats, f1, ok, _F1_UNDEFINED, "max", exact=exact_parts(f1_parts, stats))
+    return per_class_summary(
+        stats, f1, ok, _F1_UNDEFINED, "max", exact=exact_parts(f1_parts, stats)
+    )
 
 
 def _matrix(stats: GroupStats, values: FloatArray, ok: BoolArray) -> dict[str, list[float | None]]:

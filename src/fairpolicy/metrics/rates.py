@@ -585,9 +585,7 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
         e_n = [int(x) for x in ex.counts.sum(axis=(1, 2)).tolist()]
         e_hits = [int(x) for x in ex.counts[:, :, stats.positive].sum(axis=1).tolist()]
         exact = (e_n, e_hits, sum(e_n) + ex.unknown_n)
-    measured = [
-        _level(name, keys, cols, n, hits, total, min_share, exact) for name, cols in plan
-    ]
+    measured = [_level(name, keys, cols, n, hits, total, min_share, exact) for name, cols in plan]
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels

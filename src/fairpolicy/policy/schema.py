@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import field
 from enum import StrEnum
+from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fairpolicy.exact import Bound, exact_bound, threshold_text, written_bounds
+from fairpolicy.exact import Bound, exact_bound, threshold_text, written_bounds, written_text
 from fairpolicy.records import Record, record
 
 if TYPE_CHECKING:
@@ -143,17 +144,30 @@ class Threshold(Record):
     def render(self) -> str:
         """The threshold as written (``0.1``, or ``[0.8, 1.25]`` for ``between``)."""
         if self.text is not None:
-            parts = [p.strip() for p in self.text.split(",")]
+            parts = [written_text(p) for p in self.text.split(",")]
             return parts[0] if len(parts) == 1 else f"[{parts[0]}, {parts[-1]}]"
         if self.value is not None:
             return threshold_text(self.value)
         assert self.low is not None and self.high is not None
         return f"[{threshold_text(self.low)}, {threshold_text(self.high)}]"
 
+    def exact(self) -> tuple[bool, Fraction, Fraction]:
+        """(one-sided, low, high) as exact decimals: what two equal thresholds share."""
+        low, high = self.bounds()
+        return (self.value is not None, exact_bound(low), exact_bound(high))
+
     def same(self, other: Threshold) -> bool:
-        """Whether both say the same exact decimal(s) (``0.10`` is ``0.1``)."""
-        a, b = self.bounds(), other.bounds()
-        return (exact_bound(a[0]), exact_bound(a[1])) == (exact_bound(b[0]), exact_bound(b[1]))
+        """Whether both say the same exact decimal(s) (``0.10`` is ``0.1``; ``0.1`` is not
+        ``0.1000000000000000000001``, though both have one double)."""
+        return self.exact() == other.exact()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Threshold):
+            return NotImplemented
+        return self.same(other)
+
+    def __hash__(self) -> int:
+        return hash(self.exact())
 
 
 @record

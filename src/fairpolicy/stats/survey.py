@@ -10,9 +10,9 @@ the number of rows, and a bootstrap resamples rows, each keeping its weight.
 ``counts[g, t, p] = Σ weights`` and the resampling units of :class:`SurveyCells`: the
 distinct (cell, weight) pairs of each group with their row counts, and the same sums
 exactly (:mod:`fairpolicy.stats.exactsum`: the float weights are binary rationals), which
-the metrics' exact values and so the decision at the threshold are computed from. :func:`survey_counts`
-draws replicates: per group, Multinomial(n_g rows, rows_u / n_g) over its units — exactly
-resampling the group's rows with replacement — then each replicate's cell sums are the
+the metrics' exact values and so the decision at the threshold are computed from.
+:func:`survey_counts` draws replicates: per group, Multinomial(n_g rows, rows_u / n_g)
+over its units — exactly resampling the group's rows with replacement — then each replicate's cell sums are the
 drawn row counts times the units' weights. Weights that repeat share a unit; continuous
 weights give about one unit per row, so the cost is O(B × rows), as for regression cells.
 """
