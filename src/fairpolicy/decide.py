@@ -34,9 +34,8 @@ def _shown(value: float, control: Control) -> str:
     """The value with 6 significant digits, or more when fewer would contradict the
     verdict at the threshold (``0.0999999 < 0.1`` is not written ``0.1``)."""
     low, high = control.threshold.bounds()
-    if control.operator is not Operator.BETWEEN:
-        high = None
-    return shown_text(value, control.operator.value, low, high, digits=6, style="g")
+    upper = high if control.operator is Operator.BETWEEN else None
+    return shown_text(value, control.operator.value, low, upper, digits=6, style="g")
 
 
 def _threshold_shown(control: Control) -> str:

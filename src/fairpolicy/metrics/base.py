@@ -306,9 +306,12 @@ def exact_stats(stats: GroupStats) -> GroupStats | None:
     import dataclasses
 
     unknown = stats.exact_unknown  # every count of the view in the one exact unit
-    part = {"sizes": table} if stats.sizes is not None else {"counts": table}
+    if stats.sizes is not None:
+        return dataclasses.replace(
+            stats, sizes=table, exact_counts=None, survey=None, unknown_n=unknown, secondary=None
+        )
     return dataclasses.replace(
-        stats, **part, exact_counts=None, survey=None, unknown_n=unknown, secondary=None
+        stats, counts=table, exact_counts=None, survey=None, unknown_n=unknown, secondary=None
     )
 
 

@@ -578,14 +578,14 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     plan: list[tuple[str, tuple[int, ...]]] = [(stats.dimension[i], (i,)) for i in range(d)]
     if d > 1:
         plan.append((",".join(stats.dimension), tuple(range(d))))
-    exact = None
+    sums = None
     ex = exact_stats(stats) if mode == "selection" and stats.survey is not None else None
     if ex is not None:  # fractional sample weights: the exact weight sums decide
         assert stats.positive is not None
         e_n = [int(x) for x in ex.counts.sum(axis=(1, 2)).tolist()]
         e_hits = [int(x) for x in ex.counts[:, :, stats.positive].sum(axis=1).tolist()]
-        exact = (e_n, e_hits, sum(e_n) + ex.unknown_n)
-    measured = [_level(name, keys, cols, n, hits, total, min_share, exact) for name, cols in plan]
+        sums = (e_n, e_hits, sum(e_n) + ex.unknown_n)
+    measured = [_level(name, keys, cols, n, hits, total, min_share, sums) for name, cols in plan]
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels

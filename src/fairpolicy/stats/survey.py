@@ -12,9 +12,10 @@ distinct (cell, weight) pairs of each group with their row counts, and the same 
 exactly (:mod:`fairpolicy.stats.exactsum`: the float weights are binary rationals), which
 the metrics' exact values and so the decision at the threshold are computed from.
 :func:`survey_counts` draws replicates: per group, Multinomial(n_g rows, rows_u / n_g)
-over its units — exactly resampling the group's rows with replacement — then each replicate's cell sums are the
-drawn row counts times the units' weights. Weights that repeat share a unit; continuous
-weights give about one unit per row, so the cost is O(B × rows), as for regression cells.
+over its units — exactly resampling the group's rows with replacement — then each
+replicate's cell sums are the drawn row counts times the units' weights. Weights that
+repeat share a unit; continuous weights give about one unit per row, so the cost is
+O(B × rows), as for regression cells.
 """
 
 from __future__ import annotations
