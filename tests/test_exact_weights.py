@@ -557,3 +557,50 @@ def test_ten_times_point_three_is_exactly_three_tenths_of_ten() -> None:
     w = np.full(10, 0.3)
     assert float(w.sum()) != 3 * 0.3 * 10 / 3  # the float sum rounds
     assert Fraction(exact_total(w), 2**EXACT_SCALE) == 10 * Fraction(0.3)
+
+
+# ---------------------------------------------------------------------------
+# data checks (column counts, group sizes) under fractional weights: exact too
+
+
+def _data_control(cid: str, key: str, t: str, op: str, **props: str) -> dict[str, Any]:
+    base = {"metric_key": key, "threshold": t, "operator": op, "input.weight": "w", **props}
+    return {"control-id": cid, "props": [{"name": k, "value": v} for k, v in base.items()]}
+
+
+@pytest.mark.parametrize("w", [0.1, 0.3, 0.7])
+@pytest.mark.parametrize(
+    "engine,form",
+    [
+        ("embedded", "dataframe"),
+        ("embedded", "csv"),
+        pytest.param("duckdb", "parquet", marks=needs_duckdb),
+    ],
+)
+def test_data_checks_are_exact_under_weights(
+    w: float, engine: str, form: str, tmp_path: Path
+) -> None:
+    df = pd.DataFrame(
+        [{"a": None if i == 0 else 1.0, "b": 1.0, "w": w, "sex": "FM"[i % 2]} for i in range(10)]
+    )
+    fields = {"input.fields": "a,b"}
+    columns = {"input.columns": "a,b"}
+    dim = {"input.dimension": "sex"}
+    pol = [
+        _data_control("prov-ge", "provenance_completeness", "0.9", ">=", **fields),
+        _data_control("prov-gt", "provenance_completeness", "0.9", ">", **fields),
+        _data_control("comp-ge", "data_completeness", "0.95", ">=", **columns),
+        _data_control("comp-gt", "data_completeness", "0.95", ">", **columns),
+        _data_control("share-ge", "min_group_share", "0.5", ">=", **dim),
+        _data_control("share-gt", "min_group_share", "0.5", ">", **dim),
+    ]
+    res = check(pol, _source(df, form, tmp_path), engine=engine, deterministic=True)
+    got = {f.control_id: (f.status, f.details.get("exact_value")) for f in res.findings}
+    assert got == {
+        "prov-ge": ("pass", "9/10"),
+        "prov-gt": ("fail", "9/10"),
+        "comp-ge": ("pass", "19/20"),
+        "comp-gt": ("fail", "19/20"),
+        "share-ge": ("pass", "1/2"),
+        "share-gt": ("fail", "1/2"),
+    }
