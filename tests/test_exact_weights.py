@@ -604,3 +604,28 @@ def test_data_checks_are_exact_under_weights(
         "share-ge": ("pass", "1/2"),
         "share-gt": ("fail", "1/2"),
     }
+
+
+@pytest.mark.parametrize("rows", [None, 2**25])
+@pytest.mark.parametrize("seed", range(3))
+def test_exact_bincount_vectorised_path(rows: int | None, seed: int) -> None:
+    """Many entries with row counts below 2**26 take the bincount path (halves of the
+    mantissa summed in float64, exact below 2**53): still the Fraction sum."""
+    from fairpolicy.stats.exactsum import EXACT_SCALE, exact_bincount
+
+    rng = np.random.default_rng(seed)
+    n = 3000
+    idx = rng.integers(0, 5, n)
+    w = rng.choice([0.1, 0.3, 1e-200, 3e150, 7.25, 1.0 / 3.0], n) * rng.uniform(0.5, 2.0, n)
+    r = None if rows is None else rng.integers(1, rows, n)
+    got = exact_bincount(idx, w, r, 5)
+    for b in range(5):
+        want = sum(
+            (
+                Fraction(float(w[i])) * (1 if r is None else int(r[i]))
+                for i in range(n)
+                if idx[i] == b
+            ),
+            Fraction(0),
+        )
+        assert Fraction(int(got[b]), 2**EXACT_SCALE) == want

@@ -48,17 +48,63 @@ def exact_bincount(
     m = (mant * 2.0**53).astype(np.int64)  # exact: 53 significant bits
     e = expo.astype(np.int64) - 53  # w = m · 2**e
     base = int(e.min())
-    shift = (e - base).tolist()
+    shift = e - base
     acc = [0] * minlength
-    if r is None:
-        for b, mi, s in zip(idx.tolist(), m.tolist(), shift, strict=True):
-            acc[b] += mi << s
-    else:
-        for b, mi, s, ri in zip(idx.tolist(), m.tolist(), shift, r.tolist(), strict=True):
+    if r is None or int(r.max()) < 1 << 26:  # products m·r below 2**53 per half
+        _grouped(acc, idx, m, shift, r)
+    else:  # products or sums that could overflow int64: Python integers throughout
+        rows_ = [1] * len(m) if r is None else r.tolist()
+        for b, mi, s, ri in zip(idx.tolist(), m.tolist(), shift.tolist(), rows_, strict=True):
             acc[b] += (mi * ri) << s
     up = base + EXACT_SCALE  # >= 0: base >= -1074 - 52... normalised below
     out[:] = [a << up if up >= 0 else _down(a, -up) for a in acc]
     return out
+
+
+#: entries × largest row count per chunk: sums of 27-bit halves stay below 2**53, so
+#: float64 bincounts of them are exact
+_CHUNK = 1 << 26
+#: at most this many (bin, exponent) slots per bincount; more: sort instead
+_SLOTS = 1 << 22
+
+
+def _grouped(
+    acc: list[int],
+    idx: NDArray[np.int64],
+    m: NDArray[np.int64],
+    shift: NDArray[np.int64],
+    r: NDArray[np.int64] | None,
+) -> None:
+    """Add Σ m·r·2**shift per bin into ``acc``, vectorised: the entries of one (bin,
+    shift) slot are summed as two halves of the mantissa (27 and 26 bits) with float64
+    bincounts, exact because every partial sum is an integer below 2**53 (chunks of at
+    most :data:`_CHUNK` / max(r) entries); each slot's sum is then shifted in Python."""
+    span = int(shift.max()) + 1
+    key = idx * span + shift
+    slots = len(acc) * span
+    if slots > _SLOTS:  # many bins and exponents: number the slots that occur
+        uniq, key = np.unique(key, return_inverse=True)
+        key = key.ravel()
+    else:
+        uniq = None
+    n_slots = slots if uniq is None else len(uniq)
+    hi, lo = (m >> 26).astype(np.float64), (m & ((1 << 26) - 1)).astype(np.float64)
+    if r is not None:
+        hi, lo = hi * r, lo * r  # exact: below 2**53 (r <= _CHUNK / 2**27 · … checked)
+    most = 1 if r is None else int(r.max())
+    step = max(1, _CHUNK // most)
+    sums = [0] * n_slots
+    for a in range(0, len(m), step):
+        part = slice(a, a + step)
+        h = np.bincount(key[part], weights=hi[part], minlength=n_slots)
+        low = np.bincount(key[part], weights=lo[part], minlength=n_slots)
+        for k in np.flatnonzero((h != 0) | (low != 0)).tolist():
+            sums[k] += (int(h[k]) << 26) + int(low[k])
+    for k, total in enumerate(sums):
+        if total:
+            slot = k if uniq is None else int(uniq[k])
+            b, sh = divmod(slot, span)
+            acc[b] += total << sh
 
 
 def _down(a: int, bits: int) -> int:
