@@ -340,39 +340,47 @@ def test_registry_constant_weights_change_no_exact_value() -> None:
     assert len(exact_keys) > 10, exact_keys
 
 
-def test_every_exact_key_is_exact_under_survey_weights() -> None:
-    """Each count-table key whose unweighted value is exact is exact under fractional
-    weights too (no key falls back to a float decision)."""
-    from fairpolicy.stats import GroupStats
+@pytest.mark.parametrize("k", [2, 3])
+def test_every_exact_key_is_exact_under_survey_weights(k: int) -> None:
+    """Each count-table key whose value is exact on whole counts is exact under fractional
+    weights too (no key falls back to a float decision), and constant weights give the
+    unweighted exact value."""
+    from fairpolicy.stats import build_group_stats
     from fairpolicy.stats.survey import build_survey_stats
 
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(5 + k)
     n = 400
-    t, p = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    t, p = rng.integers(0, k, n), rng.integers(0, k, n)
     g = rng.integers(0, 3, n)
     dims = {"sex": (g, ["A", "B", "C"])}
+    classes = tuple(str(c) for c in range(k))
+    positive = 1 if k == 2 else None
+    req = [("sex",)]
+    (plain,) = build_group_stats(t, p, classes, dims, req, positive).values()
     w = rng.choice([0.3, 0.7, 1.1], n)
-    (st_w,) = build_survey_stats(t, p, ("0", "1"), dims, [("sex",)], 1, None, w).values()
-    (st_1,) = build_survey_stats(t, p, ("0", "1"), dims, [("sex",)], 1, None, np.ones(n)).values()
-    assert isinstance(st_w, GroupStats)
+    (varying,) = build_survey_stats(t, p, classes, dims, req, positive, None, w).values()
+    (const,) = build_survey_stats(
+        t, p, classes, dims, req, positive, None, np.full(n, 0.3)
+    ).values()
     checked = 0
     for key, spec in REGISTRY.items():
         if spec.kind != "classification" or spec.needs_scores or spec.secondary_role:
             continue
-        if "binary" not in spec.tasks:
+        if ("binary" if k == 2 else "multiclass") not in spec.tasks:
             continue
         params = spec.resolve_params({})
         try:
-            plain = spec.fn(st_1, params)
+            base = spec.fn(plain, params)
         except Exception:
+            continue  # a key that needs other inputs is not this test's
+        if base.exact is None:
             continue
-        if plain.exact is None:
-            continue
-        mv = spec.fn(st_w, params)
+        mv = spec.fn(varying, params)
         assert mv.exact is not None, key
         assert mv.value is not None and abs(mv.value - float(mv.exact)) <= 1e-12, key
+        assert spec.fn(const, params).exact == base.exact, key
         checked += 1
-    assert checked > 10
+    assert checked > (10 if k == 2 else 5), checked
 
 
 # ---------------------------------------------------------------------------
