@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairpolicy.cli import main
+from fairpolicy.exact import written_text, written_threshold
 from fairpolicy.formatters import RenderOptions, get
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.policy.schema import Control, Policy
@@ -189,10 +190,12 @@ def assert_exact_verdicts(res: Any, expected: dict[str, tuple[Fraction, str, str
         truth = holds(v, op, Fraction(text))
         assert f.status == ("pass" if truth else "fail"), (f.control_id, f.message, str(v))
         assert f.details.get("exact_value") == str(v), (f.control_id, f.details)
-        # the threshold as written, in the record and the table
-        assert f.threshold_written == text
+        # the threshold as written (canonical), in the record and the table
+        assert f.threshold_written == written_threshold([text], [float(text)])
         row = next(line for line in table.splitlines() if line.startswith(f.control_id + " "))
-        assert f" {text} " in row, row
+        assert f" {written_text(text)} " in row, row
+        if f.threshold_written is not None:
+            assert Fraction(f.threshold_written) == Fraction(text)
     assert res.exit_code == (0 if all(f.status == "pass" for f in res.findings) else 1)
 
 
@@ -456,9 +459,13 @@ def test_policy_error_names_the_threshold_as_written(tmp_path: Path) -> None:
 def test_threshold_equality_is_exact() -> None:
     from fairpolicy.policy.schema import Threshold
 
-    assert Threshold(value=0.1, text="0.10") == Threshold(value=0.1)
-    assert Threshold(value=0.1, text="0.1000000000000000000001") != Threshold(value=0.1)
+    assert written_threshold(["0.10"], [0.1]) is None  # the double says it: nothing kept
+    long = written_threshold(["0.099999999999999999990"], [0.1])
+    assert long == written_threshold(["0.09999999999999999999"], [0.1]) == "0.09999999999999999999"
+    assert Threshold(value=0.1, text=long) != Threshold(value=0.1)
+    assert Threshold(value=0.1, text=long).same(Threshold(value=0.1, text="0.09999999999999999999"))
     assert Threshold(value=0.0, text="1e-400").render() == "1e-400"
+    assert written_threshold(["0.8", "1e-400"], [0.8, 0.0]) == "0.8,1e-400"
 
 
 # ---------------------------------------------------------------------------

@@ -208,7 +208,20 @@ def written_text(text: str) -> str:
     t = text.strip()
     x = Fraction(t)
     f = float(x)
-    return threshold_text(f) if math.isfinite(f) and decimal_fraction(f) == x else t
+    if math.isfinite(f) and decimal_fraction(f) == x:
+        return threshold_text(f)
+    d = Decimal(t).normalize(Context(prec=max(28, len(t))))  # no digit dropped
+    return str(d).replace("E", "e")
+
+
+def written_threshold(texts: list[str], floats: list[float]) -> str | None:
+    """What a threshold keeps of its text (``Threshold.text``): None when every bound's
+    double already says the decimal written (``0.1``, ``0.10``), else the bounds' exact
+    decimals, canonical (:func:`written_text`), joined by commas — so two thresholds
+    are equal exactly when they say the same decimals."""
+    if all(decimal_fraction(f) == Fraction(t) for t, f in zip(texts, floats, strict=True)):
+        return None
+    return ",".join(written_text(t) for t in texts)
 
 
 def written_parts(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
-from fairpolicy.exact import exact_bound
+from fairpolicy.exact import exact_bound, written_threshold
 from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
@@ -604,12 +604,12 @@ def _threshold_of(
                 f"write '{texts[1]},{texts[0]}'",
             )
             return None
-        return Threshold(low=low, high=high, text=written)
+        return Threshold(low=low, high=high, text=written_threshold(texts, numbers))
     if len(numbers) != 1:
         if operator is not None:
             err(f"operator '{operator.value}' needs one number, got '{written}'", key)
         return None
-    return Threshold(value=numbers[0], text=written)
+    return Threshold(value=numbers[0], text=written_threshold(texts, numbers))
 
 
 def _parse_threshold(values: list[Any], operator: Operator) -> Threshold | None:
@@ -620,7 +620,7 @@ def _parse_threshold(values: list[Any], operator: Operator) -> Threshold | None:
         numbers = [parse_float(t) for t in texts]
     except ValueError:
         return None
-    written = ",".join(texts)
+    written = written_threshold(texts, numbers)
     if operator is Operator.BETWEEN:
         ok = len(numbers) == 2 and Fraction(texts[0]) <= Fraction(texts[1])
         return Threshold(low=numbers[0], high=numbers[1], text=written) if ok else None

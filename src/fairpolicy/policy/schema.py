@@ -118,10 +118,11 @@ class Threshold(Record):
     value: float | None = None
     low: float | None = None
     high: float | None = None
-    #: the threshold as the policy wrote it (``"0.09999999999999999999"``, ``"1e-400"``;
-    #: ``"low,high"`` for ``between``): the exact decimal the decision compares with and
-    #: what every output prints. The floats are its nearest doubles. None: the floats are
-    #: the shortest decimals of the doubles (a threshold built in code).
+    #: the decimal the policy wrote when its double says another one
+    #: (``"0.09999999999999999999"``, ``"1e-400"``; ``"low,high"`` for ``between``), in a
+    #: canonical spelling (:func:`fairpolicy.exact.written_threshold`): the exact decimal
+    #: the decision compares with and what every output prints. None: the floats' shortest
+    #: decimals are what was written (``0.1``, ``0.10``), so equal thresholds are equal.
     text: str | None = None
 
     def __post_init__(self) -> None:
@@ -160,14 +161,6 @@ class Threshold(Record):
         """Whether both say the same exact decimal(s) (``0.10`` is ``0.1``; ``0.1`` is not
         ``0.1000000000000000000001``, though both have one double)."""
         return self.exact() == other.exact()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Threshold):
-            return NotImplemented
-        return self.same(other)
-
-    def __hash__(self) -> int:
-        return hash(self.exact())
 
 
 @record
