@@ -501,10 +501,21 @@ def test_duckdb_total_weight_is_the_embedded_total(tmp_path: Path) -> None:
     assert msgs[0] == msgs[1]
 
 
-@pytest.mark.parametrize("engine", ["embedded", pytest.param("duckdb", marks=needs_duckdb)])
-def test_p_value_over_a_billion_rows_gives_the_reason(engine: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "embedded",
+        pytest.param("duckdb", marks=needs_duckdb),
+        pytest.param("spark", marks=needs_spark),
+    ],
+)
+def test_p_value_over_a_billion_rows_gives_the_reason(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """2·10^9 rows as frequency weights: numpy's hypergeometric draw cannot deal them; the
     p-value is absent with the reason (a p-value never gates), never an internal error."""
+    if engine == "spark":
+        request.getfixturevalue("spark_session")
     path = tmp_path / "data.parquet"
     GAP.assign(w=10**8).to_parquet(path)
     pol = [control(threshold="0.2", operator="<", input__weight="w", min_samples=1, p_value=50)]
