@@ -65,11 +65,30 @@ def decimal_fraction(t: float) -> Fraction:
     return Fraction(repr(float(t)))
 
 
+#: the largest decimal exponent a written threshold may have: ``1e-99999999`` is a short
+#: text for a 10^8-digit integer, and no metric value is closer to 0 than ~1e-650 (ratios of
+#: weight sums in units of 2**-1074 up to 1e300), so no threshold needs more
+MAX_EXPONENT = 1000
+
+
+def exact_decimal(text: str) -> Fraction:
+    """A written decimal as an exact Fraction; ValueError for text that is not a decimal
+    or whose exponent is beyond ±:data:`MAX_EXPONENT` (never a huge integer built)."""
+    t = text.strip()
+    _, _, exponent = t.replace("E", "e").partition("e")
+    if exponent:
+        if len(exponent.lstrip("+-").lstrip("0")) > 6 or abs(int(exponent)) > MAX_EXPONENT:
+            raise ValueError(f"'{t}' has an exponent beyond ±{MAX_EXPONENT}")
+    if len(t) > 10_000:
+        raise ValueError(f"'{t[:20]}…' has more than 10000 characters")
+    return Fraction(t)
+
+
 def written_bounds(text: str) -> list[Fraction]:
     """The exact decimals of a threshold as written (``"0.1"``, ``"1e-400"``, or
     ``"low,high"`` for ``between``): never rounded to a double first, so
     ``0.09999999999999999999`` stays below 1/10 and ``1e-400`` above 0."""
-    return [Fraction(part.strip()) for part in text.split(",")]
+    return [exact_decimal(part) for part in text.split(",")]
 
 
 def exact_bound(t: Bound) -> Fraction:
@@ -206,7 +225,7 @@ def written_text(text: str) -> str:
     (``0.10`` → ``0.1``) when that double's shortest decimal *is* the decimal written, else
     exactly as written (``0.09999999999999999999``, ``1e-400``: no double says them)."""
     t = text.strip()
-    x = Fraction(t)
+    x = exact_decimal(t)
     f = float(x)
     if math.isfinite(f) and decimal_fraction(f) == x:
         return threshold_text(f)
@@ -219,7 +238,7 @@ def written_threshold(texts: list[str], floats: list[float]) -> str | None:
     double already says the decimal written (``0.1``, ``0.10``), else the bounds' exact
     decimals, canonical (:func:`written_text`), joined by commas — so two thresholds
     are equal exactly when they say the same decimals."""
-    if all(decimal_fraction(f) == Fraction(t) for t, f in zip(texts, floats, strict=True)):
+    if all(decimal_fraction(f) == exact_decimal(t) for t, f in zip(texts, floats, strict=True)):
         return None
     return ",".join(written_text(t) for t in texts)
 
@@ -237,7 +256,7 @@ def written_parts(
         parts = [p.strip() for p in written.split(",")]
         if len(parts) == len(floats):
             try:
-                return [written_text(p) for p in parts], [Fraction(p) for p in parts]
+                return [written_text(p) for p in parts], [exact_decimal(p) for p in parts]
             except (ValueError, ZeroDivisionError):
                 pass
     return [threshold_text(x) for x in floats], list(floats)

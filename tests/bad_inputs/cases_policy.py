@@ -133,6 +133,18 @@ CASES: list[Case] = [
         note="issue 26: the message shows the threshold written, not its double ('>= 0')",
     ),
     Case(
+        "policy-threshold-exponent-too-far",
+        ("threshold '1e-99999999' has an exponent beyond ±1000", "nearer to 0"),
+        policy=policy(operator="'>='", threshold='"1e-99999999"'),
+        file="policy.yaml",
+        control="c1",
+        key="threshold",
+        subprocess=True,
+        note="issue 26: a threshold is decided on its exact decimal, and this short text is "
+        "a 10^8-digit number: refused before it is built (no metric value lies nearer to 0 "
+        "than about 1e-650)",
+    ),
+    Case(
         "policy-threshold-tiny-positive-is-a-real-threshold",
         (">=  1e-400", "PASS"),
         policy=policy(operator="'>='", threshold='"1e-400"'),

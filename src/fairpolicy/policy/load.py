@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
-from fairpolicy.exact import exact_bound, written_threshold
+from fairpolicy.exact import MAX_EXPONENT, exact_bound, exact_decimal, written_threshold
 from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
@@ -589,6 +589,16 @@ def _threshold_of(
             except ValueError as exc:
                 err(f"{key} {exc}", key, NUMBER_HINT)
                 return None
+            try:
+                exact_decimal(part)  # the decision reads the decimal written, exactly
+            except ValueError as exc:
+                err(
+                    f"{key} {exc}",
+                    key,
+                    f"write the threshold with an exponent within ±{MAX_EXPONENT} (no metric "
+                    "value lies nearer to 0 than about 1e-650)",
+                )
+                return None
             numbers.append(number)
             texts.append(part.strip())
     written = ",".join(texts)
@@ -597,7 +607,7 @@ def _threshold_of(
             err(f"operator 'between' needs two bounds 'low,high', got '{written}'", key)
             return None
         low, high = numbers
-        if Fraction(texts[0]) > Fraction(texts[1]):
+        if exact_decimal(texts[0]) > exact_decimal(texts[1]):
             err(
                 f"between bounds '{written}' are reversed (low > high)",
                 key,
@@ -618,11 +628,13 @@ def _parse_threshold(values: list[Any], operator: Operator) -> Threshold | None:
     texts = [part.strip() for v in values for part in str(_text(v) or "").split(",")]
     try:
         numbers = [parse_float(t) for t in texts]
+        for t in texts:
+            exact_decimal(t)
     except ValueError:
         return None
     written = written_threshold(texts, numbers)
     if operator is Operator.BETWEEN:
-        ok = len(numbers) == 2 and Fraction(texts[0]) <= Fraction(texts[1])
+        ok = len(numbers) == 2 and exact_decimal(texts[0]) <= exact_decimal(texts[1])
         return Threshold(low=numbers[0], high=numbers[1], text=written) if ok else None
     return Threshold(value=numbers[0], text=written) if len(numbers) == 1 else None
 
