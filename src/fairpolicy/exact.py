@@ -76,9 +76,9 @@ def exact_decimal(text: str) -> Fraction:
     or whose exponent is beyond ±:data:`MAX_EXPONENT` (never a huge integer built)."""
     t = text.strip()
     _, _, exponent = t.replace("E", "e").partition("e")
-    if exponent:
-        if len(exponent.lstrip("+-").lstrip("0")) > 6 or abs(int(exponent)) > MAX_EXPONENT:
-            raise ValueError(f"'{t}' has an exponent beyond ±{MAX_EXPONENT}")
+    digits = exponent.lstrip("+-").lstrip("0")
+    if exponent and (len(digits) > 6 or abs(int(exponent)) > MAX_EXPONENT):
+        raise ValueError(f"'{t}' has an exponent beyond ±{MAX_EXPONENT}")
     if len(t) > 10_000:
         raise ValueError(f"'{t[:20]}…' has more than 10000 characters")
     return Fraction(t)
