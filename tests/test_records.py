@@ -205,6 +205,7 @@ def test_equality_hash_and_repr_are_the_dataclass_ones() -> None:
         value: float | None = None
         low: float | None = None
         high: float | None = None
+        text: str | None = None
 
     a, b = schema.Threshold(value=0.5), schema.Threshold(value=0.5)
     assert a == b and hash(a) == hash(b) and a is not b

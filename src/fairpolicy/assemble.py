@@ -94,6 +94,12 @@ def is_deterministic(flag: bool = False) -> bool:
     return flag or source_date_epoch() is not None  # also validates it (exit 2)
 
 
+def _written(control: Control) -> str | None:
+    """The threshold as the policy wrote it (``0.09999999999999999999``, ``1e-400``;
+    ``0.8,1.25`` for ``between``)."""
+    return control.threshold.text
+
+
 def _threshold(control: Control) -> float | list[float] | None:
     t = control.threshold
     if control.operator is Operator.BETWEEN:
@@ -114,6 +120,7 @@ def finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
         params=params,
         operator=control.operator.value,
         threshold=_threshold(control),
+        threshold_written=_written(control),
         enforcement_mode=control.enforcement_mode.value,
         gating=control.gating,
         severity=control.severity,

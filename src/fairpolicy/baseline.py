@@ -25,11 +25,13 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
 from fairpolicy.decide import change_verdict
 from fairpolicy.errors import DataError, UsageError
+from fairpolicy.exact import decimal_fraction, written_bounds
 from fairpolicy.metrics.direction import Better
 from fairpolicy.results import BaselineRef, Change, Finding, Results, load_results
 
@@ -226,11 +228,29 @@ def _differs(f: Finding, old: Finding) -> str | None:
         keys = sorted(k for k in {*a, *b} if a.get(k) != b.get(k))
         shown = ", ".join(f"{k}: {b.get(k)} → {a.get(k)}" for k in keys)
         return f"the parameters changed ({shown})"
-    if f.operator != old.operator or f.threshold != old.threshold:
+    if f.operator != old.operator or _threshold_key(f) != _threshold_key(old):
         return (
-            f"the threshold changed ({old.operator} {old.threshold} → {f.operator} {f.threshold})"
+            f"the threshold changed ({old.operator} {_written(old)} → {f.operator} {_written(f)})"
         )
     return None
+
+
+def _written(f: Finding) -> str:
+    """The threshold as the policy wrote it."""
+    return f.threshold_written if f.threshold_written is not None else f"{f.threshold}"
+
+
+def _threshold_key(f: Finding) -> tuple[Fraction, ...] | None:
+    """The threshold's exact decimals: 0.10 is 0.1, 0.09999999999999999999 is not."""
+    if f.threshold_written is not None:
+        try:
+            return tuple(written_bounds(f.threshold_written))
+        except (ValueError, ZeroDivisionError):
+            pass
+    t = f.threshold
+    if t is None:
+        return None
+    return tuple(decimal_fraction(x) for x in (t if isinstance(t, list) else [t]))
 
 
 def _badness(v: float, better: Better, ideal: float | None) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from fairpolicy.exact import compare, threshold_text
+from fairpolicy.exact import compare, float_bound
 from fairpolicy.exact import shown as shown_text
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
 from fairpolicy.results import ConfidenceInterval, Status, Verdict
@@ -21,31 +21,26 @@ def satisfies(value: float, operator: Operator, threshold: Threshold) -> bool:
 
     A count-based value carries its exact rational (:class:`fairpolicy.exact.ExactFloat`)
     and is decided exactly against the exact decimal the policy wrote (``0.3 − 0.2``
-    is not ``< 0.1``); any other value is compared as a float.
+    is not ``< 0.1``; ``0.1`` is not ``<= 0.09999999999999999999``, a threshold no
+    double holds); any other value is compared as a float.
     """
+    low, high = threshold.bounds()
     if operator is Operator.BETWEEN:
-        assert threshold.low is not None and threshold.high is not None
-        return compare(value, "between", threshold.low, threshold.high)
-    t = threshold.value
-    assert t is not None
-    return compare(value, operator.value, t)  # type: ignore[arg-type]
+        return compare(value, "between", low, high)
+    return compare(value, operator.value, low)  # type: ignore[arg-type]
 
 
 def _shown(value: float, control: Control) -> str:
     """The value with 6 significant digits, or more when fewer would contradict the
     verdict at the threshold (``0.0999999 < 0.1`` is not written ``0.1``)."""
-    t = control.threshold
-    low, high = (t.low, t.high) if control.operator is Operator.BETWEEN else (t.value, None)
-    return shown_text(value, control.operator.value, low, high, digits=6, style="g")
+    low, high = control.threshold.bounds()
+    upper = high if control.operator is Operator.BETWEEN else None
+    return shown_text(value, control.operator.value, low, upper, digits=6, style="g")
 
 
 def _threshold_shown(control: Control) -> str:
     """The threshold as the policy wrote it (no digit rounded away)."""
-    t = control.threshold
-    if t.value is not None:
-        return threshold_text(t.value)
-    assert t.low is not None and t.high is not None
-    return f"[{threshold_text(t.low)}, {threshold_text(t.high)}]"
+    return control.threshold.render()
 
 
 def status_for(
@@ -97,14 +92,13 @@ def _interval_inside(low: float, high: float, control: Control) -> bool | None:
     None if the interval straddles the threshold."""
     op, t = control.operator, control.threshold
     if op is Operator.BETWEEN:
-        assert t.low is not None and t.high is not None
-        if t.low <= low and high <= t.high:
+        t_lo, t_hi = (float_bound(b) for b in t.bounds())
+        if t_lo <= low and high <= t_hi:
             return True
-        if high < t.low or low > t.high:
+        if high < t_lo or low > t_hi:
             return False
         return None
-    target = t.value
-    assert target is not None
+    target = float_bound(t.bounds()[0])
     if op is Operator.EQ:  # an interval of positive width never proves equality
         if low == high == target:
             return True

@@ -50,6 +50,7 @@ from fairpolicy.stats import (
     row_groups,
     weighted_bincount,
 )
+from fairpolicy.stats.exactsum import exact_bincount, exact_total
 
 DimCodes = dict[str, tuple[np.ndarray, list[str]]]
 
@@ -312,16 +313,27 @@ class Evaluator:
         columns = named or available
         t = self.table
         rows: float = t.rows if t.weights is None or t.source is not None else int(t.weights.sum())
+        exact_rows: int | None = None
         if t.sample_weights is not None:  # fractional weights: every count is a weight sum
             rows = float(_effective(t).sum())
+            exact_rows = exact_total(t.sample_weights, t.weights)
         missing: tuple[float, ...] = ()
-        complete = None
+        exact_missing: tuple[int | None, ...] = ()
+        complete = exact_complete = None
         if spec.column_counts != "names":
             tokens = missing_tokens(c)
-            missing = tuple(self._missing((col,), tokens, c) for col in columns)
+            each = [self._missing((col,), tokens, c) for col in columns]
+            missing = tuple(m for m, _ in each)
+            exact_missing = tuple(e for _, e in each)
             if spec.column_counts == "joint":
-                complete = rows - self._missing(columns, tokens, c)
-        counts = ColumnCounts(rows, columns, missing, complete, available, bool(named))
+                gone, exact_gone = self._missing(columns, tokens, c)
+                complete = rows - gone
+                if exact_rows is not None and exact_gone is not None:
+                    exact_complete = exact_rows - exact_gone
+        exact = None
+        if exact_rows is not None and all(e is not None for e in exact_missing):
+            exact = (exact_rows, tuple(e for e in exact_missing if e is not None), exact_complete)
+        counts = ColumnCounts(rows, columns, missing, complete, available, bool(named), exact=exact)
         if not named and spec.column_counts == "each":
             shown = ", ".join(columns[:NAMED_COLUMNS]) + (
                 f", … ({len(columns) - NAMED_COLUMNS} more)" if len(columns) > NAMED_COLUMNS else ""
@@ -340,7 +352,9 @@ class Evaluator:
             columns=counts,
         )
 
-    def _missing(self, columns: tuple[str, ...], tokens: frozenset[str], control: Control) -> float:
+    def _missing(
+        self, columns: tuple[str, ...], tokens: frozenset[str], control: Control
+    ) -> tuple[float, int | None]:
         """Data rows where any of ``columns`` holds no value (:func:`missing_mask`): over
         the rows read (embedded), or an engine's distinct tuples of those columns (with
         the sample weight column, folded into the row counts)."""
@@ -369,9 +383,11 @@ class Evaluator:
                     hint="measure columns of text, numbers, booleans or dates "
                     "(input.columns / input.fields).",
                 ) from None
-        if table.sample_weights is not None:
-            return float(_effective(table)[mask].sum())
-        return table.count(mask)
+        if table.sample_weights is not None:  # the float sum, and the exact one
+            w = table.sample_weights[mask]
+            n = None if table.weights is None else table.weights[mask]
+            return float(_effective(table)[mask].sum()), exact_total(w, n)
+        return table.count(mask), None
 
     def _seed(self, plan: Plan, stats: GroupStats, salt: str) -> int:
         """A seed per binding and grouping: controls sharing statistics share replicates,
@@ -583,11 +599,18 @@ class Evaluator:
         ok = rows >= 0
         sizes = weighted_bincount(rows[ok], None if weights is None else weights[ok], len(names))
         survey = None
+        exact: dict[str, Any] = {}
         if table.sample_weights is not None:  # fractional weights: sizes are total weights
             eff = _effective(table) if keep is None else _effective(table)[keep]
             unknown_w = float(eff[~ok].sum())
             survey = SurveyCells(sizes, tuple(_NO_UNITS for _ in names), unknown_w)
             sizes = np.bincount(rows[ok], weights=eff[ok], minlength=len(names))
+            sw = table.sample_weights if keep is None else table.sample_weights[keep]
+            n_rows = weights if weights is not None else np.ones(len(sw), dtype=np.int64)
+            exact = {  # the same sums exactly (stats/exactsum.py): the decision's sizes
+                "exact_counts": exact_bincount(rows[ok], sw[ok], n_rows[ok], len(names)),
+                "exact_unknown": exact_total(sw[~ok], n_rows[~ok]),
+            }
         st = GroupStats(
             dimension=c.dimension_columns,
             groups=names,
@@ -597,6 +620,7 @@ class Evaluator:
             sizes=sizes,
             group_keys=keys,
             survey=survey,
+            **exact,
         )
         if keep is not None:
             numeric = {r: v[keep] for r, v in numeric.items()}

@@ -23,6 +23,10 @@ from typing import Literal
 
 Op = Literal["<", "<=", ">", ">=", "==", "!=", "between"]
 
+#: a threshold: the exact decimal the policy wrote (a Fraction), or a float standing for
+#: the shortest decimal that reads back as it (:func:`decimal_fraction`)
+Bound = float | Fraction
+
 
 class ExactFloat(float):
     """A float that also carries the exact rational it rounds (``.exact``).
@@ -61,6 +65,49 @@ def decimal_fraction(t: float) -> Fraction:
     return Fraction(repr(float(t)))
 
 
+#: the largest decimal exponent a written threshold may have: ``1e-99999999`` is a short
+#: text for a 10^8-digit integer, and no metric value is closer to 0 than ~1e-650 (ratios of
+#: weight sums in units of 2**-1074 up to 1e300), so no threshold needs more
+MAX_EXPONENT = 1000
+
+
+def exact_decimal(text: str) -> Fraction:
+    """A written decimal as an exact Fraction; ValueError for text that is not a decimal
+    or whose exponent is beyond ±:data:`MAX_EXPONENT` (never a huge integer built)."""
+    t = text.strip()
+    _, _, exponent = t.replace("E", "e").partition("e")
+    digits = exponent.lstrip("+-").lstrip("0")
+    if exponent and (len(digits) > 6 or abs(int(exponent)) > MAX_EXPONENT):
+        raise ValueError(f"'{t}' has an exponent beyond ±{MAX_EXPONENT}")
+    if len(t) > 10_000:
+        raise ValueError(f"'{t[:20]}…' has more than 10000 characters")
+    return Fraction(t)
+
+
+def written_bounds(text: str) -> list[Fraction]:
+    """The exact decimals of a threshold as written (``"0.1"``, ``"1e-400"``, or
+    ``"low,high"`` for ``between``): never rounded to a double first, so
+    ``0.09999999999999999999`` stays below 1/10 and ``1e-400`` above 0."""
+    return [exact_decimal(part) for part in text.split(",")]
+
+
+def exact_bound(t: Bound) -> Fraction:
+    """The exact decimal of a threshold: itself when written exactly, else the shortest
+    decimal of its double."""
+    return t if isinstance(t, Fraction) else decimal_fraction(t)
+
+
+def float_bound(t: Bound) -> float | Fraction:
+    """What a plain float value (a metric without an exact value) is compared with: the
+    threshold's double, except a written threshold that no double can hold without
+    becoming 0 (``1e-400``) stays exact (comparing a float with a Fraction is exact), so
+    it never turns into a different threshold."""
+    if isinstance(t, Fraction):
+        f = float(t)
+        return t if f == 0 and t != 0 else f
+    return float(t)
+
+
 def _holds(v: Fraction | float, op: Op, low: Fraction | float, high: Fraction | float) -> bool:
     if op == "between":
         return low <= v <= high
@@ -74,18 +121,20 @@ def _holds(v: Fraction | float, op: Op, low: Fraction | float, high: Fraction | 
     }[op]
 
 
-def compare(value: float, op: Op, low: float, high: float | None = None) -> bool:
+def compare(value: float, op: Op, low: Bound, high: Bound | None = None) -> bool:
     """Whether ``value <op> low`` (``between``: ``low <= value <= high``, inclusive).
 
     A value carrying its exact rational (:class:`ExactFloat`) is compared exactly against
-    the exact decimal thresholds; any other value as a float against the thresholds'
-    floats (a metric that is not a ratio of integers has no exact value to offer).
+    the exact decimal thresholds (a Fraction: the decimal as written; a float: its
+    shortest decimal); any other value as a float against the thresholds' floats (a
+    metric that is not a ratio of integers has no exact value to offer;
+    :func:`float_bound`).
     """
     hi = low if high is None else high
     exact = exact_of(value)
     if exact is not None:
-        return _holds(exact, op, decimal_fraction(low), decimal_fraction(hi))
-    return _holds(float(value), op, float(low), float(hi))
+        return _holds(exact, op, exact_bound(low), exact_bound(hi))
+    return _holds(float(value), op, float_bound(low), float_bound(hi))
 
 
 def _fixed(x: Fraction, digits: int) -> str:
@@ -119,8 +168,8 @@ _OPS = frozenset({"<", "<=", ">", ">=", "==", "!=", "between"})
 def shown(
     value: float,
     op: str | None = None,
-    low: float | None = None,
-    high: float | None = None,
+    low: Bound | None = None,
+    high: Bound | None = None,
     digits: int = 4,
     style: Literal["f", "g"] = "f",
 ) -> str:
@@ -153,19 +202,64 @@ def shown(
     for d in range(digits, 100):
         s = text(d)
         if exact is not None:
-            agrees = _holds(Fraction(s), operator, decimal_fraction(low), decimal_fraction(hi))
+            agrees = _holds(Fraction(s), operator, exact_bound(low), exact_bound(hi))
         else:
-            agrees = _holds(float(s), operator, float(low), float(hi))
+            agrees = _holds(float(s), operator, float_bound(low), float_bound(hi))
         if agrees == truth:
             return s
     return repr(float(value))
 
 
-def threshold_text(t: float) -> str:
-    """A threshold as written: ``g`` formatting when it reads back exactly, else the
+def threshold_text(t: float | str) -> str:
+    """A threshold as written: the policy's own text when known (``"0.09999999999999999999"``,
+    ``"1e-400"``); for a float, ``g`` formatting when it reads back exactly, else the
     shortest exact spelling (``0.1234567`` rather than ``0.123457``)."""
+    if isinstance(t, str):
+        return t.strip()
     g = f"{t:g}"
     return g if float(g) == t else repr(float(t))
+
+
+def written_text(text: str) -> str:
+    """One threshold bound as printed: the policy's decimal, spelled as its double is
+    (``0.10`` → ``0.1``) when that double's shortest decimal *is* the decimal written, else
+    exactly as written (``0.09999999999999999999``, ``1e-400``: no double says them)."""
+    t = text.strip()
+    x = exact_decimal(t)
+    f = float(x)
+    if math.isfinite(f) and decimal_fraction(f) == x:
+        return threshold_text(f)
+    d = Decimal(t).normalize(Context(prec=max(28, len(t))))  # no digit dropped
+    return str(d).replace("E", "e")
+
+
+def written_threshold(texts: list[str], floats: list[float]) -> str | None:
+    """What a threshold keeps of its text (``Threshold.text``): None when every bound's
+    double already says the decimal written (``0.1``, ``0.10``), else the bounds' exact
+    decimals, canonical (:func:`written_text`), joined by commas — so two thresholds
+    are equal exactly when they say the same decimals."""
+    if all(decimal_fraction(f) == exact_decimal(t) for t, f in zip(texts, floats, strict=True)):
+        return None
+    return ",".join(written_text(t) for t in texts)
+
+
+def written_parts(
+    threshold: float | list[float] | None, written: str | None
+) -> tuple[list[str], list[Bound]]:
+    """(printed bounds, decision bounds) of a result's threshold: the decimals the policy
+    wrote (``written``, "low,high" for between) when they match the floats' shape, else
+    the floats' own shortest decimals."""
+    if threshold is None:
+        return [], []
+    floats = threshold if isinstance(threshold, list) else [threshold]
+    if written is not None:
+        parts = [p.strip() for p in written.split(",")]
+        if len(parts) == len(floats):
+            try:
+                return [written_text(p) for p in parts], [exact_decimal(p) for p in parts]
+            except (ValueError, ZeroDivisionError):
+                pass
+    return [threshold_text(x) for x in floats], list(floats)
 
 
 def fraction_text(x: Fraction | None) -> str | None:

@@ -34,8 +34,9 @@ FLAGS = {
 def _threshold(c: Control) -> str:
     t = c.threshold
     if c.operator.value == "between":
-        return f"between {t.low:g} and {t.high:g}"
-    return f"{c.operator.value} {t.value:g}"
+        low, high = t.render().strip("[]").split(", ")
+        return f"between {low} and {high}"
+    return f"{c.operator.value} {t.render()}"
 
 
 def explain(

@@ -35,10 +35,13 @@ def _value(f: Finding) -> str:
 
 
 def _threshold(f: Finding) -> str:
-    t = f.threshold
-    if isinstance(t, list):
-        return "[" + ", ".join(f"{x:g}" for x in t) + "]"
-    return "—" if t is None else f"{t:g}"
+    """The threshold as the policy wrote it."""
+    from fairpolicy.exact import written_parts
+
+    parts, _ = written_parts(f.threshold, f.threshold_written)
+    if not parts:
+        return "—"
+    return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
 
 
 def short_repr(results: _model.Results) -> str:

@@ -276,6 +276,11 @@ class Finding(Record):
     p_value: PValue | None = None
     #: where the threshold came from (component-definition, profile, catalog, prop)
     threshold_source: str | None = None
+    #: the decimal(s) the policy wrote when ``threshold``'s doubles say others
+    #: ("0.09999999999999999999", "1e-400"; "low,high" for between): what the status was
+    #: decided on and what every output prints; null when the doubles' shortest decimals
+    #: are what was written
+    threshold_written: str | None = None
     objective_id: str | None = None
     statement_id: str | None = None
     #: what this finding does to the gate under the run's --inconclusive and --fail-on:

@@ -124,6 +124,49 @@ CASES: list[Case] = [
         key="threshold",
     ),
     Case(
+        "policy-threshold-below-every-double-is-named-as-written",
+        ("'>= -1e-400' can never fail", "takes values in [0, 1]"),
+        policy=policy(operator="'>='", threshold='"-1e-400"'),
+        file="policy.yaml",
+        control="c1",
+        key="threshold",
+        note="issue 26: the message shows the threshold written, not its double ('>= 0')",
+    ),
+    Case(
+        "policy-threshold-exponent-too-far",
+        ("threshold '1e-99999999' has an exponent beyond ±1000", "nearer to 0"),
+        policy=policy(operator="'>='", threshold='"1e-99999999"'),
+        file="policy.yaml",
+        control="c1",
+        key="threshold",
+        subprocess=True,
+        note="issue 26: a threshold is decided on its exact decimal, and this short text is "
+        "a 10^8-digit number: refused before it is built (no metric value lies nearer to 0 "
+        "than about 1e-650)",
+    ),
+    Case(
+        "policy-threshold-tiny-positive-is-a-real-threshold",
+        (">=  1e-400", "PASS"),
+        policy=policy(operator="'>='", threshold='"1e-400"'),
+        code=0,
+        report=True,
+        subprocess=True,
+        note="issue 26: 1e-400 is a positive threshold decided exactly (no double holds it; "
+        "it is not read as 0), so a gap of exactly 0 would fail it",
+    ),
+    Case(
+        "policy-threshold-longer-than-a-double",
+        ("violates <= 0.09999999999999999999",),
+        policy=policy(operator="'<='", threshold='"0.09999999999999999999"', min_samples='"1"'),
+        data="y_true,y_pred,sex\n"
+        + "".join(f"{i % 2},{int(i < 5)},F\n" for i in range(10))
+        + "".join(f"{i % 2},{int(i < 4)},M\n" for i in range(10)),
+        code=1,
+        report=True,
+        note="issue 26: a gap of exactly 1/10 is above the decimal written (the double "
+        "nearest to it is 0.1, which passed); the report prints the threshold as written",
+    ),
+    Case(
         "policy-ratio-ge-above-one",
         ("'>= 1.2' can never pass", "takes values in [0, 1]"),
         policy=policy(metric_key="demographic_parity_ratio", operator="'>='", threshold='"1.2"'),

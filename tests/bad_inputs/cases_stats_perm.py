@@ -33,6 +33,20 @@ CASES: list[Case] = [
         "limit gives no p-value with the reason",
     ),
     Case(
+        "stats-perm-a-billion-weighted-rows",
+        ("no p-value", "numpy's limit"),
+        policy=policy(p_value='"50"', input__weight="w"),
+        data="y_true,y_pred,sex,w\n"
+        + "".join(f"{i % 2},{i // 2 % 2},{'FM'[i % 2]},100000000\n" for i in range(40)),
+        args=("-v",),
+        code=0,
+        report=True,
+        subprocess=True,
+        note="issue 26: 4·10^9 rows as frequency weights exceed numpy's multivariate "
+        "hypergeometric draw (10^9); a p-value never gates, so the finding gives the reason "
+        "(it was an internal error)",
+    ),
+    Case(
         "stats-perm-pooled-metric",
         ("no p-value", "is not a comparison of groups"),
         policy=policy(

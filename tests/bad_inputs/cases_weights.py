@@ -33,6 +33,20 @@ def _missing_prediction_at_row_13() -> str:
 
 CASES: list[Case] = [
     Case(
+        "weights-constant-fraction-decided-exactly",
+        ("violates < 0.1",),
+        policy=policy(input__weight="w", threshold='"0.1"', min_samples='"1"'),
+        data="y_true,y_pred,sex,w\n"
+        + "".join(f"{i % 2},{int(i < 5)},F,0.3\n" for i in range(10))
+        + "".join(f"{i % 2},{int(i < 4)},M,0.3\n" for i in range(10)),
+        code=1,
+        report=True,
+        subprocess=True,
+        note="issue 26: a parity gap of exactly 1/10 under a constant weight 0.3 (float sums "
+        "give 0.10000000000000003 or 0.09999999999999998) is decided on the exact weighted "
+        "sums: a constant weight never changes a verdict",
+    ),
+    Case(
         "weights-negative",
         ("weight column", "negative value", "-1.0"),
         policy=WEIGHTED,

@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from fairpolicy.exact import ExactFloat, shown, threshold_text
+from fairpolicy.exact import ExactFloat, shown, written_parts
 
 if TYPE_CHECKING:
     from fairpolicy.results import Finding, Results
@@ -176,11 +176,12 @@ def num(x: float | None, digits: int = 4) -> str:
 
 
 def threshold(f: Finding) -> str:
-    """The threshold as the policy wrote it (``0.1234567``, not ``0.123457``)."""
-    t = f.threshold
-    if isinstance(t, list):
-        return f"[{threshold_text(t[0])}, {threshold_text(t[1])}]"
-    return "—" if t is None else threshold_text(t)
+    """The threshold as the policy wrote it (``0.1234567``, not ``0.123457``;
+    ``0.09999999999999999999``, not ``0.1``)."""
+    parts, _ = written_parts(f.threshold, f.threshold_written)
+    if not parts:
+        return "—"
+    return parts[0] if len(parts) == 1 else f"[{parts[0]}, {parts[-1]}]"
 
 
 def value_text(f: Finding, digits: int = 4, style: Literal["f", "g"] = "f") -> str:
@@ -198,10 +199,12 @@ def value_text(f: Finding, digits: int = 4, style: Literal["f", "g"] = "f") -> s
             value = ExactFloat(Fraction(exact))
         except (ValueError, ZeroDivisionError):
             value = f.value
-    t = f.threshold
-    if isinstance(t, list):
-        return shown(value, f.operator, t[0], t[1], digits=digits, style=style)
-    return shown(value, f.operator, t, digits=digits, style=style)
+    _, bounds = written_parts(f.threshold, f.threshold_written)  # as decided: exact
+    if len(bounds) == 2:
+        return shown(value, f.operator, bounds[0], bounds[1], digits=digits, style=style)
+    if bounds:
+        return shown(value, f.operator, bounds[0], digits=digits, style=style)
+    return shown(value, digits=digits, style=style)
 
 
 def ci_text(f: Finding) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from fairpolicy.exact import written_parts
 from fairpolicy.formatters import _svg
 from fairpolicy.formatters._ci import STATUS_WORD, threshold
 from fairpolicy.formatters._svg import Axis, Band, Mark, Rule, esc, num
@@ -143,24 +144,40 @@ def group_value_label(f: Finding, spec: MetricSpec | None) -> str:
     return label
 
 
-def operator_band(op: str, t: float | list[float] | None, axis: Axis, what: str) -> Band | None:
-    """The region of ``axis`` that ``<op> t`` allows."""
+def written(f: Finding) -> list[str]:
+    """The threshold's bounds as the policy wrote them (``0.09999999999999999999``, not
+    ``0.1``): the labels print these, the geometry uses the floats."""
+    return written_parts(f.threshold, f.threshold_written)[0]
+
+
+def operator_band(
+    op: str,
+    t: float | list[float] | None,
+    axis: Axis,
+    what: str,
+    texts: Sequence[str] = (),
+) -> Band | None:
+    """The region of ``axis`` that ``<op> t`` allows (labelled with ``texts``, the
+    threshold as written, when given)."""
     if isinstance(t, list):
         if op == "between" and len(t) == 2:
-            return Band(t[0], t[1], f"allowed: {t[0]:g} ≤ {what} ≤ {t[1]:g}")
+            lo, hi = texts if len(texts) == 2 else (f"{t[0]:g}", f"{t[1]:g}")
+            return Band(t[0], t[1], f"allowed: {lo} ≤ {what} ≤ {hi}")
         return None
     if t is None:
         return None
+    shown = texts[0] if len(texts) == 1 else f"{t:g}"
     if op in (">", ">="):
-        return Band(t, axis.hi, f"allowed: {what} {op} {t:g}")
+        return Band(t, axis.hi, f"allowed: {what} {op} {shown}")
     if op in ("<", "<="):
-        return Band(axis.lo, t, f"allowed: {what} {op} {t:g}")
+        return Band(axis.lo, t, f"allowed: {what} {op} {shown}")
     return None
 
 
 def finding_view(f: Finding) -> ChartView:
     spec = spec_of(f.metric_key)
     op, t = display_op(f), f.threshold
+    tw = written(f)  # the labels print the threshold as written
     label = group_value_label(f, spec)
     view = ChartView(label=label)
     compared = [g for g in f.groups if g.value is not None]
@@ -204,22 +221,22 @@ def finding_view(f: Finding) -> ChartView:
             view.rules.append(Rule(top, f"reference: the highest group, {hi_g.group} ({num(top)})"))
             if isinstance(t, list) and op == "between" and len(t) == 2:
                 view.band = Band(
-                    t[0] * top, t[1] * top, f"allowed: {t[0]:g} to {t[1]:g} × the highest group"
+                    t[0] * top, t[1] * top, f"allowed: {tw[0]} to {tw[-1]} × the highest group"
                 )
             elif isinstance(t, float | int) and op in (">", ">="):
-                view.band = Band(t * top, top, f"allowed: {op} {t:g} × the highest group")
+                view.band = Band(t * top, top, f"allowed: {op} {tw[0]} × the highest group")
                 extra.append(t * top)
             if view.band is not None:
                 view.notes.append(
                     f"Rate chart: the shaded band is the range a group's {label} must reach — "
-                    f"at least {t if not isinstance(t, list) else t[0]:g} × the highest group's."
+                    f"at least {tw[0]} × the highest group's."
                 )
     if ratios is not None:
         rvals = [v for m in ratios for v in (m.value, m.ci_low, m.ci_high) if v is not None]
         rvals += t if isinstance(t, list) else ([t] if t is not None and t > 0 else [])
         raxis = _svg.log_axis(rvals)
         view.ratio_axis = raxis
-        view.ratio_band = operator_band(op, t, raxis, "ratio")
+        view.ratio_band = operator_band(op, t, raxis, "ratio", tw)
         view.ratios = [
             replace(m, outside=m.value is not None and satisfies(m.value, op, t) is False)
             for m in ratios
@@ -247,7 +264,7 @@ def finding_view(f: Finding) -> ChartView:
         ref = low if anchor_low else top
         side = "lowest" if anchor_low else "highest"
         lo_b, hi_b = (ref, ref + t) if anchor_low else (ref - t, ref)
-        view.band = Band(lo_b, hi_b, f"allowed band: within {t:g} of the reference group")
+        view.band = Band(lo_b, hi_b, f"allowed band: within {tw[0]} of the reference group")
         view.rules.append(Rule(ref, f"reference: the {side} group, {ref_g.group} ({num(ref)})"))
         view.marks = [
             replace(
@@ -258,18 +275,18 @@ def finding_view(f: Finding) -> ChartView:
         away = "above" if anchor_low else "below"
         view.notes.append(
             f"The control's value is the gap between the highest and the lowest bar "
-            f"({num(top)} − {num(low)} = {num(value)}, must be {op} {t:g}). The dashed line is "
+            f"({num(top)} − {num(low)} = {num(value)}, must be {op} {tw[0]}). The dashed line is "
             f"the reference group, {ref_g.group} — the {side} value, opposite the worst group "
             f"{f.worst_group or ''}; the shaded band is where every group must lie (within "
-            f"{t:g} of it). A bar {away} the band is labelled “outside”."
+            f"{tw[0]} of it). A bar {away} the band is labelled “outside”."
         )
     elif value is not None and vals and any(near(value, v) for v in (min(vals), max(vals))):
         which = "lowest" if near(value, min(vals)) else "highest"
         view.outside_text = "fails the threshold"
         if isinstance(t, list) and op == "between":
-            view.band = Band(t[0], t[1], f"allowed: {t[0]:g} to {t[1]:g}")
+            view.band = Band(t[0], t[1], f"allowed: {tw[0]} to {tw[-1]}")
         elif isinstance(t, float | int):
-            view.rules.append(Rule(float(t), f"threshold: {op} {t:g}", kind="threshold"))
+            view.rules.append(Rule(float(t), f"threshold: {op} {tw[0]}", kind="threshold"))
             extra.append(float(t))
         view.marks = [
             replace(m, outside=m.value is not None and satisfies(m.value, op, t) is False)

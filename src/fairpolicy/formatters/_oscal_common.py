@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fairpolicy.errors import OutputError, Problem
+from fairpolicy.exact import written_parts
 from fairpolicy.people import parse_person
 from fairpolicy.policy.schema import NS
 
@@ -90,13 +91,10 @@ def short(x: float | None) -> str:
 
 
 def threshold_text(f: Finding) -> str | None:
-    """The threshold as the policy spells it: ``0.8``, or ``0.8,1.25`` for ``between``."""
-    t = f.threshold
-    if t is None:
-        return None
-    if isinstance(t, list):
-        return ",".join(num(v) for v in t)
-    return num(t)
+    """The threshold as the policy spells it: ``0.8``, or ``0.8,1.25`` for ``between``
+    (the written text: no digit rounded away)."""
+    parts, _ = written_parts(f.threshold, f.threshold_written)
+    return ",".join(parts) if parts else None
 
 
 def param_text(value: Any) -> str | None:

@@ -70,6 +70,7 @@ from fairpolicy.formatters._html_view import (
     num4,
     spec_of,
     threshold_text,
+    written,
 )
 from fairpolicy.formatters._shown import for_humans
 from fairpolicy.formatters._svg import Axis, Cell, esc
@@ -189,7 +190,8 @@ def _value_text(f: Finding) -> str:
 def _rule_text(f: Finding) -> str:
     op, t = display_op(f), f.threshold
     if op == "between" and isinstance(t, list):
-        rule = f"value must lie between {t[0]:g} and {t[1]:g} (inclusive)"
+        low, high = written(f)
+        rule = f"value must lie between {esc(low)} and {esc(high)} (inclusive)"
     else:
         rule = f"value must be {esc(op)} {esc(threshold_text(f))}"
     src = (

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairpolicy.errors import OutputError
+from fairpolicy.exact import written_parts
 from fairpolicy.formatters._oscal_common import (
     Doc,
     Ids,
@@ -43,7 +44,7 @@ from fairpolicy.formatters._oscal_common import (
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
-    from fairpolicy.results import Results
+    from fairpolicy.results import Finding, Results
 
 
 def render(results: Results, opts: RenderOptions) -> str:
@@ -78,7 +79,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                         "uuid": v5_uuid("by-component", ids.subject_title, f.control_id),
                         "description": (
                             f"The model's predictions are evaluated with `{f.metric_key}` "
-                            f"against the threshold ({f.operator} {_threshold(f.threshold)}) "
+                            f"against the threshold ({f.operator} {_threshold(f)}) "
                             "by fairpolicy on every release candidate."
                         ),
                         "implementation-status": {"state": "planned"},
@@ -159,7 +160,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     return dump(model, opts)
 
 
-def _threshold(t: float | list[float] | None) -> str:
-    if isinstance(t, list):
-        return ",".join(repr(v) for v in t)
-    return "—" if t is None else repr(t)
+def _threshold(f: Finding) -> str:
+    """The threshold as the policy wrote it (``0.8``, ``0.8,1.25`` for between)."""
+    parts, _ = written_parts(f.threshold, f.threshold_written)
+    return ",".join(parts) if parts else "—"

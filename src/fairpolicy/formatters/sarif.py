@@ -146,7 +146,7 @@ def _rule(f: Finding) -> Doc:
         "enforcement_mode": f.enforcement_mode,
         "gating": f.gating,
     }
-    for key in ("severity", "risk_id", "lifecycle_phase", "threshold_source"):
+    for key in ("severity", "risk_id", "lifecycle_phase", "threshold_source", "threshold_written"):
         value = getattr(f, key)
         if value is not None:
             props[key] = value
@@ -199,6 +199,8 @@ def _result(results: Results, f: Finding, index: int) -> Doc:
         "threshold": f.threshold,
         "decision": f.decision,
     }
+    if f.threshold_written is not None:  # the exact decimal(s) the status was decided on
+        props["threshold_written"] = f.threshold_written
     if f.ci is not None:
         props["ci"] = f.ci.model_dump(mode="json")
     if f.reason:

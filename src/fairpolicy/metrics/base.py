@@ -9,7 +9,7 @@ is ``None`` with a reason.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -272,8 +272,47 @@ Exact = tuple[NDArray[Any], NDArray[Any]] | Sequence[Fraction | None]
 
 
 def is_integral(*arrays: NDArray[Any]) -> bool:
-    """Whether every array holds integers (counts), so exact rationals can be formed."""
-    return all(np.issubdtype(np.asarray(a).dtype, np.integer) for a in arrays)
+    """Whether every array holds integers (counts, or the exact weight sums of
+    :attr:`GroupStats.exact_table`: Python ints), so exact rationals can be formed."""
+    for a in arrays:
+        arr = np.asarray(a)
+        if np.issubdtype(arr.dtype, np.integer):
+            continue
+        if arr.dtype != object or not all(type(x) is int for x in arr.ravel().tolist()):
+            return False
+    return True
+
+
+def exact_parts(
+    parts: Callable[[GroupStats], tuple[NDArray[Any], NDArray[Any]]], stats: GroupStats
+) -> tuple[NDArray[Any], NDArray[Any]] | None:
+    """``parts(stats)`` (a metric's exact numerators and denominators) computed on the
+    exact counts (:func:`exact_stats`), or None when there are none."""
+    ex = exact_stats(stats)
+    return None if ex is None else parts(ex)
+
+
+def exact_stats(stats: GroupStats) -> GroupStats | None:
+    """``stats`` with a count table whose cells are integers in proportion to the exact
+    counts (:attr:`GroupStats.exact_table`): ``stats`` itself for whole counts; under
+    fractional sample weights the exact sums of the weights, so every ratio a metric forms
+    from them is the exact ratio of the weighted sums (a constant weight changes none).
+    None when there is no exact table. Only a metric's exact value is computed from it."""
+    table = stats.exact_table
+    if table is None:
+        return None
+    if table is stats.counts or table is stats.sizes:
+        return stats
+    import dataclasses
+
+    unknown = stats.exact_unknown  # every count of the view in the one exact unit
+    if stats.sizes is not None:
+        return dataclasses.replace(
+            stats, sizes=table, exact_counts=None, survey=None, unknown_n=unknown, secondary=None
+        )
+    return dataclasses.replace(
+        stats, counts=table, exact_counts=None, survey=None, unknown_n=unknown, secondary=None
+    )
 
 
 def exact_rates(exact: Exact | None, idx: NDArray[np.intp]) -> list[Fraction] | None:

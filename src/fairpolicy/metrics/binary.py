@@ -24,6 +24,7 @@ from fairpolicy.metrics.base import (
     BoolArray,
     FloatArray,
     MetricValue,
+    exact_parts,
     gap,
     ratio,
     safe_rate,
@@ -147,10 +148,13 @@ def batch(
     return fn
 
 
-def _exact_parts(stats: GroupStats, rate: Rate) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+def _exact_parts(stats: GroupStats, rate: Rate) -> tuple[NDArray[Any], NDArray[Any]] | None:
+    """The rate's exact (numerators, denominators): from whole counts, or the exact sums
+    of fractional sample weights (:func:`exact_stats`); None when there are none."""
     if stats.positive is None:
         raise ValueError("positive class not set")
-    return rate_parts(stats.counts, stats.positive, rate)
+    positive = stats.positive
+    return exact_parts(lambda ex: rate_parts(ex.counts, positive, rate), stats)
 
 
 def rate_gap(stats: GroupStats, rate: Rate) -> MetricValue:

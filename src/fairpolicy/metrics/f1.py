@@ -24,6 +24,8 @@ from fairpolicy.metrics.base import (
     FloatArray,
     MetricValue,
     exact_matrix,
+    exact_parts,
+    exact_stats,
     gap,
     safe_rate,
 )
@@ -49,6 +51,10 @@ def per_class_f1(stats: GroupStats) -> tuple[FloatArray, BoolArray]:
 
 def _exact_f1(stats: GroupStats, ok: BoolArray, how: str) -> list[Fraction | None] | None:
     """Each group's exact weighted (``how="weighted"``) or macro F1, None where undefined."""
+    ex = exact_stats(stats)  # whole counts, or the exact sums of fractional weights
+    if ex is None:
+        return None
+    stats = ex
     num, den = f1_parts(stats)
     cells = exact_matrix(num, den, ok)
     if cells is None:
@@ -131,7 +137,9 @@ def per_class_f1_gap(stats: GroupStats, params: Mapping[str, Any]) -> MetricValu
     ``per_class_gap`` and ``worst_class``.
     """
     f1, ok = per_class_f1(stats)
-    return per_class_summary(stats, f1, ok, _F1_UNDEFINED, "max", exact=f1_parts(stats))
+    return per_class_summary(
+        stats, f1, ok, _F1_UNDEFINED, "max", exact=exact_parts(f1_parts, stats)
+    )
 
 
 def _matrix(stats: GroupStats, values: FloatArray, ok: BoolArray) -> dict[str, list[float | None]]:

@@ -48,6 +48,7 @@ from fairpolicy.metrics.base import (
     FloatArray,
     GroupValue,
     MetricValue,
+    exact_stats,
     gap,
     is_integral,
     safe_rate,
@@ -68,8 +69,11 @@ ExactDistance = Callable[[int, int, BoolArray], Fraction]
 
 def _exact_rows(stats: GroupStats) -> list[list[list[Fraction] | None]] | None:
     """R_g[t, p] as Fractions (None for a true class t without rows in g), or None when
-    the counts are not integers."""
-    c = stats.counts
+    there are no exact counts (whole counts, or the exact sums of fractional weights)."""
+    ex = exact_stats(stats)
+    if ex is None:
+        return None
+    c = ex.counts
     if not is_integral(c):
         return None
     out: list[list[list[Fraction] | None]] = []
@@ -80,7 +84,10 @@ def _exact_rows(stats: GroupStats) -> list[list[list[Fraction] | None]] | None:
 
 def _exact_shares(stats: GroupStats) -> list[list[Fraction] | None] | None:
     """S_g(p) = P(Ŷ = p | A = g) as Fractions (None for a group without rows)."""
-    c = stats.counts
+    ex = exact_stats(stats)
+    if ex is None:
+        return None
+    c = ex.counts
     if not is_integral(c):
         return None
     pred = c.sum(axis=1).tolist()
@@ -500,7 +507,12 @@ def intersectional_disparity(stats: GroupStats, params: Mapping[str, Any]) -> Me
             "values": None if key is None else dict(zip(stats.dimension, key, strict=True)),
         }
     details: dict[str, Any] = {"dimension": list(stats.dimension), "slice_details": slice_details}
-    mv = gap(stats, acc, ok, _NO_ROWS, worst="min", details=details, exact=(hits, rows))
+    ex = exact_stats(stats)
+    exact = None
+    if ex is not None:
+        e = ex.counts
+        exact = (np.trace(e, axis1=1, axis2=2), e.sum(axis=(1, 2)))
+    mv = gap(stats, acc, ok, _NO_ROWS, worst="min", details=details, exact=exact)
     if mv.value is None:
         return mv
     out = dict(mv.details)

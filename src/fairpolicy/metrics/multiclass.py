@@ -29,6 +29,8 @@ from fairpolicy.metrics.base import (
     MetricValue,
     class_gaps,
     exact_matrix,
+    exact_parts,
+    exact_stats,
     gap,
     is_integral,
     safe_rate,
@@ -43,6 +45,19 @@ _REASON = {
     "tpr": "no row of this group has this true class, so its recall is undefined",
     "ppv": "this group is never predicted this class, so its precision is undefined",
 }
+
+
+def _hits(stats: GroupStats) -> tuple[NDArray[Any], NDArray[Any]]:
+    """(correct predictions, rows) per group: the parts of each group's accuracy."""
+    c = stats.counts
+    return np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2))
+
+
+def _class_weights(stats: GroupStats) -> NDArray[Any] | None:
+    """The predicted-class totals that weigh the class gaps, exactly (None: no exact
+    counts)."""
+    ex = exact_stats(stats)
+    return None if ex is None else ex.counts.sum(axis=(0, 1))
 
 
 def prediction_parts(stats: GroupStats) -> tuple[NDArray[Any], NDArray[Any]]:
@@ -204,7 +219,7 @@ def multiclass_demographic_parity(stats: GroupStats, params: Mapping[str, Any]) 
     values, defined = prediction_rates(stats)
     agg = "max" if params.get("aggregation", "max") == "max" else "mean"
     return per_class_summary(
-        stats, values, defined, _REASON["sr"], agg, exact=prediction_parts(stats)
+        stats, values, defined, _REASON["sr"], agg, exact=exact_parts(prediction_parts, stats)
     )
 
 
@@ -223,7 +238,7 @@ def multiclass_equal_opportunity(stats: GroupStats, params: Mapping[str, Any]) -
     """
     values, defined = recalls(stats)
     return per_class_summary(
-        stats, values, defined, _REASON["tpr"], "max", exact=recall_parts(stats)
+        stats, values, defined, _REASON["tpr"], "max", exact=exact_parts(recall_parts, stats)
     )
 
 
@@ -244,7 +259,7 @@ def macro_equal_opportunity_multiclass(stats: GroupStats, params: Mapping[str, A
     """
     values, defined = recalls(stats)
     return per_class_summary(
-        stats, values, defined, _REASON["tpr"], "mean", exact=recall_parts(stats)
+        stats, values, defined, _REASON["tpr"], "mean", exact=exact_parts(recall_parts, stats)
     )
 
 
@@ -271,7 +286,7 @@ def weighted_demographic_parity_multiclass(
     """
     strategy = params.get("strategy", "macro")
     values, defined = prediction_rates(stats)
-    parts = prediction_parts(stats)
+    parts = exact_parts(prediction_parts, stats)
     if strategy == "macro":
         return per_class_summary(stats, values, defined, _REASON["sr"], "max", exact=parts)
     if strategy == "weighted":
@@ -283,7 +298,7 @@ def weighted_demographic_parity_multiclass(
             "weighted",
             weights=predicted_share(stats),
             exact=parts,
-            exact_weights=stats.counts.sum(axis=(0, 1)),
+            exact_weights=_class_weights(stats),
         )
     base = per_class_summary(stats, values, defined, _REASON["sr"], "max")
     if base.value is None:
@@ -334,7 +349,7 @@ def micro_equalized_odds_multiclass(stats: GroupStats, params: Mapping[str, Any]
     c = stats.counts
     hits, n = np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2))
     acc, ok = safe_rate(hits, n)
-    mv = gap(stats, acc, ok, "group has no rows", worst="min", exact=(hits, n))
+    mv = gap(stats, acc, ok, "group has no rows", worst="min", exact=exact_parts(_hits, stats))
     if mv.value is None:
         return mv
     details = dict(mv.details, accuracy_gap=mv.value, error_rate_gap=mv.value)
@@ -362,7 +377,7 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
     above the truth near a gap of 0.
     """
     values, defined = precisions(stats)
-    parts = precision_parts(stats)
+    parts = exact_parts(precision_parts, stats)
     if params.get("strategy", "macro") == "weighted":
         return per_class_summary(
             stats,
@@ -372,7 +387,7 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
             "weighted",
             weights=predicted_share(stats),
             exact=parts,
-            exact_weights=stats.counts.sum(axis=(0, 1)),
+            exact_weights=_class_weights(stats),
         )
     return per_class_summary(stats, values, defined, _REASON["ppv"], "max", exact=parts)
 

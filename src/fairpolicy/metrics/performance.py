@@ -26,6 +26,7 @@ from fairpolicy.metrics.base import (
     GroupValue,
     MetricValue,
     exact_rates,
+    exact_stats,
     is_integral,
     safe_rate,
 )
@@ -280,8 +281,9 @@ def group_min_positive_rate(stats: GroupStats, params: Mapping[str, Any]) -> Met
     if not defined.any():
         return MetricValue(None, groups, (), details, reason="no group has rows")
     worst = _best(stats, per)
-    num, den = rate_parts(c, stats.positive, "prev")
-    rates = exact_rates((num, den), np.flatnonzero(defined))
+    ex = exact_stats(stats)  # whole counts, or the exact sums of fractional weights
+    parts = None if ex is None else rate_parts(ex.counts, stats.positive, "prev")
+    rates = exact_rates(parts, np.flatnonzero(defined))
     exact = min(rates) if rates else None
     return MetricValue(
         float(values[defined].min()), groups, (), details, worst_group=worst, exact=exact
@@ -307,12 +309,12 @@ def min_group_share(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue
     total = float(n.sum()) + stats.unknown_total
     shares = [float(v) / total for v in n]
     details = {"rows": int(stats.rows_n.sum()) + stats.unknown_n, "unknown_n": stats.unknown_n}
-    sizes = stats.n
-    exact = (
-        Fraction(int(sizes.min()), int(sizes.sum()) + stats.unknown_n)
-        if is_integral(sizes) and len(sizes) and int(sizes.sum()) + stats.unknown_n > 0
-        else None
-    )
+    ex = exact_stats(stats)  # whole counts, or the exact sums of fractional weights
+    exact = None
+    if ex is not None and is_integral(ex.n) and len(ex.n):
+        sizes = [int(x) for x in np.asarray(ex.n).tolist()]
+        if sum(sizes) + ex.unknown_n > 0:
+            exact = Fraction(min(sizes), sum(sizes) + ex.unknown_n)
     return MetricValue(
         float(min(shares)),
         _group_values(stats, list(shares)),

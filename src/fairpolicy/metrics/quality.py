@@ -48,8 +48,8 @@ def _pooled(stats: GroupStats, value: float) -> tuple[GroupValue, ...]:
 
 
 def _exact(num: float, den: float) -> Fraction | None:
-    """num/den exactly when both are counts; None under fractional sample weights (sums
-    of weights: the float value is decided)."""
+    """num/den exactly when both are counts; None for float sums of weights (their exact
+    sums are in ``ColumnCounts.exact``)."""
     if isinstance(num, int) and isinstance(den, int):
         return Fraction(num, den)
     return None
@@ -78,6 +78,9 @@ def data_completeness(stats: GroupStats, params: Mapping[str, Any]) -> MetricVal
     per = {c: (n - m) / n for c, m in zip(cc.columns, cc.missing, strict=True)}
     present = sum(n - m for m in cc.missing)
     exact = _exact(present, n * k)
+    if cc.exact is not None:  # fractional sample weights: the exact weight sums
+        rows_e, missing_e, _ = cc.exact
+        exact = Fraction(sum(rows_e - m for m in missing_e), rows_e * k) if rows_e else None
     value = sum(per.values()) / k
     worst = min(per, key=lambda c: per[c])
     return MetricValue(
@@ -112,6 +115,8 @@ def provenance_completeness(stats: GroupStats, params: Mapping[str, Any]) -> Met
     if cc.rows == 0 or cc.complete is None:
         return MetricValue(None, reason="no rows")
     exact = _exact(cc.complete, cc.rows)
+    if cc.exact is not None and cc.exact[2] is not None and cc.exact[0]:
+        exact = Fraction(cc.exact[2], cc.exact[0])  # fractional weights: exact weight sums
     return MetricValue(
         cc.complete / cc.rows,
         _pooled(stats, cc.complete / cc.rows),

@@ -29,6 +29,7 @@ from fairpolicy.metrics.base import (
     FloatArray,
     GroupValue,
     MetricValue,
+    exact_stats,
     is_integral,
     safe_rate,
     too_few_groups,
@@ -291,14 +292,17 @@ def _disparity_rates(stats: GroupStats, rate: str) -> tuple[FloatArray, Any, str
 def _disparity_exact(stats: GroupStats, rate: str, ok: Any) -> list[Fraction | None] | None:
     """The exact per-group rates of :func:`_disparity_rates` (None where undefined), or
     None when the counts are not integers."""
+    ex = exact_stats(stats)  # whole counts, or the exact sums of fractional weights
+    if ex is None:
+        return None
     if rate == "ppr":
-        tp, fp, _, _ = stats.binary()
+        tp, fp, _, _ = ex.binary()
         num = tp + fp
         den = np.full_like(num, num.sum())
     else:
         assert stats.positive is not None
         r = cast(Rate, _SYNONYM.get(rate, rate))
-        num, den = rate_parts(stats.counts, stats.positive, r)
+        num, den = rate_parts(ex.counts, stats.positive, r)
     if not is_integral(num, den):
         return None
     nums, dens = np.asarray(num).tolist(), np.asarray(den).tolist()
@@ -467,32 +471,42 @@ def _level(
     hits: FloatArray,
     total: float,
     min_share: float,
+    exact: tuple[list[int], list[int], int] | None = None,
 ) -> tuple[dict[str, Any], Fraction | None]:
     """Impact ratios of one level (a column, or the intersection of all columns), and
     the exact lowest kept impact ratio (None when undefined).
 
     Counts are integers, so shares and ratios are decided exactly: a category holding
     exactly ``min_share`` of the rows is kept, and the lowest ratio is exact."""
+    # the exact counts decide (under fractional sample weights the exact weight sums,
+    # :attr:`GroupStats.exact_table`); the shown ones are the table's
+    e_n, e_hits, e_total = (
+        exact
+        if exact is not None
+        else ([_count(x) for x in n], [_count(x) for x in hits], _count(total))
+    )
     agg: dict[tuple[str, ...], list[int | Fraction]] = {}
-    for k, ni, hi in zip(keys, n, hits, strict=True):
-        cell = agg.setdefault(tuple(k[c] for c in cols), [0, 0])
-        cell[0] += _count(ni)
-        cell[1] += _count(hi)
+    for i, k in enumerate(keys):
+        cell = agg.setdefault(tuple(k[c] for c in cols), [0, 0, 0, 0])
+        cell[0] += _count(n[i])
+        cell[1] += _count(hits[i])
+        cell[2] += e_n[i]
+        cell[3] += e_hits[i]
     share_floor = decimal_fraction(min_share)
     exact_rate: dict[str, Fraction] = {}
     cats: list[dict[str, Any]] = []
     for key in sorted(agg):
-        size, hit = agg[key]
+        size, hit, e_size, e_hit = agg[key]
         category = INTERSECTION_SEP.join(key)
-        exact_rate[category] = Fraction(hit, size)
+        exact_rate[category] = Fraction(e_hit) / e_size
         cats.append(
             {
                 "category": group_name(key),
                 "n": _shown(size),
                 "selected": _shown(hit),
-                "share": float(size / Fraction(total)),
-                "rate": float(Fraction(hit) / size),
-                "excluded": Fraction(size) / Fraction(total) < share_floor,
+                "share": float(Fraction(e_size) / Fraction(e_total)),
+                "rate": float(exact_rate[category]),
+                "excluded": Fraction(e_size) / Fraction(e_total) < share_floor,
                 "impact_ratio": None,
             }
         )
@@ -564,7 +578,14 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     plan: list[tuple[str, tuple[int, ...]]] = [(stats.dimension[i], (i,)) for i in range(d)]
     if d > 1:
         plan.append((",".join(stats.dimension), tuple(range(d))))
-    measured = [_level(name, keys, cols, n, hits, total, min_share) for name, cols in plan]
+    sums = None
+    ex = exact_stats(stats) if mode == "selection" and stats.survey is not None else None
+    if ex is not None:  # fractional sample weights: the exact weight sums decide
+        assert stats.positive is not None
+        e_n = [int(x) for x in ex.counts.sum(axis=(1, 2)).tolist()]
+        e_hits = [int(x) for x in ex.counts[:, :, stats.positive].sum(axis=1).tolist()]
+        sums = (e_n, e_hits, sum(e_n) + ex.unknown_n)
+    measured = [_level(name, keys, cols, n, hits, total, min_share, sums) for name, cols in plan]
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpolicy.errors import Problem, UsageError
+from fairpolicy.exact import written_text
 from fairpolicy.outputs import target, write_atomic
 from fairpolicy.policy import oscal
 from fairpolicy.policy.schema import NS, ROLES, Control, Operator, Policy, Threshold
@@ -273,6 +274,8 @@ def _control(c: Control, cid: str, notes: list[str]) -> dict[str, Any]:
 
 
 def _threshold_values(t: Threshold) -> list[str]:
+    if t.text is not None:  # the decimals written: no digit rounded away
+        return [written_text(p) for p in t.text.split(",")]
     if t.value is not None:
         return [_number(t.value)]
     assert t.low is not None and t.high is not None

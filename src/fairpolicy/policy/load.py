@@ -12,10 +12,12 @@ import dataclasses
 import os
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
+from fairpolicy.exact import MAX_EXPONENT, exact_bound, exact_decimal, written_threshold
 from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
@@ -569,6 +571,7 @@ def _threshold_of(
         err("has no threshold", "threshold", "add a threshold prop, e.g. 0.1")
         return None
     numbers: list[float] = []
+    texts: list[str] = []  # as written: the exact decimals the decision compares with
     for value in values:
         text = _text(value)
         if not text:
@@ -586,55 +589,72 @@ def _threshold_of(
             except ValueError as exc:
                 err(f"{key} {exc}", key, NUMBER_HINT)
                 return None
+            try:
+                exact_decimal(part)  # the decision reads the decimal written, exactly
+            except ValueError as exc:
+                err(
+                    f"{key} {exc}",
+                    key,
+                    f"write the threshold with an exponent within ±{MAX_EXPONENT} (no metric "
+                    "value lies nearer to 0 than about 1e-650)",
+                )
+                return None
             numbers.append(number)
-    written = ",".join(f"{x:g}" for x in numbers)
+            texts.append(part.strip())
+    written = ",".join(texts)
     if operator is Operator.BETWEEN:
         if len(numbers) != 2:
             err(f"operator 'between' needs two bounds 'low,high', got '{written}'", key)
             return None
         low, high = numbers
-        if low > high:
+        if exact_decimal(texts[0]) > exact_decimal(texts[1]):
             err(
                 f"between bounds '{written}' are reversed (low > high)",
                 key,
-                f"write '{high:g},{low:g}'",
+                f"write '{texts[1]},{texts[0]}'",
             )
             return None
-        return Threshold(low=low, high=high)
+        return Threshold(low=low, high=high, text=written_threshold(texts, numbers))
     if len(numbers) != 1:
         if operator is not None:
             err(f"operator '{operator.value}' needs one number, got '{written}'", key)
         return None
-    return Threshold(value=numbers[0])
+    return Threshold(value=numbers[0], text=written_threshold(texts, numbers))
 
 
 def _parse_threshold(values: list[Any], operator: Operator) -> Threshold | None:
     """``values`` (a param's values or a prop's value) as a threshold for ``operator``;
     None when they do not make one (the winning value's problems are reported elsewhere)."""
+    texts = [part.strip() for v in values for part in str(_text(v) or "").split(",")]
     try:
-        numbers = [
-            parse_float(part.strip()) for v in values for part in str(_text(v) or "").split(",")
-        ]
+        numbers = [parse_float(t) for t in texts]
+        for t in texts:
+            exact_decimal(t)
     except ValueError:
         return None
+    written = written_threshold(texts, numbers)
     if operator is Operator.BETWEEN:
-        ok = len(numbers) == 2 and numbers[0] <= numbers[1]
-        return Threshold(low=numbers[0], high=numbers[1]) if ok else None
-    return Threshold(value=numbers[0]) if len(numbers) == 1 else None
+        ok = len(numbers) == 2 and exact_decimal(texts[0]) <= exact_decimal(texts[1])
+        return Threshold(low=numbers[0], high=numbers[1], text=written) if ok else None
+    return Threshold(value=numbers[0], text=written) if len(numbers) == 1 else None
 
 
 def _loosens(op: Operator, new: Threshold, old: Threshold) -> bool:
     """Does ``value op new`` pass some value that ``value op old`` fails? (The set of
     passing values under ``new`` is not inside the one under ``old``.)"""
+    (n_lo, n_hi), (o_lo, o_hi) = _exact(new), _exact(old)  # the decimals as written
     if op is Operator.BETWEEN:
-        assert None not in (new.low, new.high, old.low, old.high)
-        return new.low < old.low or new.high > old.high  # type: ignore[operator]
-    assert new.value is not None and old.value is not None
+        return n_lo < o_lo or n_hi > o_hi
     if op in (Operator.LT, Operator.LE):
-        return new.value > old.value
+        return n_lo > o_lo
     if op in (Operator.GT, Operator.GE):
-        return new.value < old.value
-    return new.value != old.value  # == and !=: any change passes something new
+        return n_lo < o_lo
+    return n_lo != o_lo  # == and !=: any change passes something new
+
+
+def _exact(t: Threshold) -> tuple[Fraction, Fraction]:
+    low, high = t.bounds()
+    return exact_bound(low), exact_bound(high)
 
 
 def _precedence(
@@ -667,7 +687,7 @@ def _precedence(
         prop_t = _parse_threshold(prop if isinstance(prop, list) else [prop], op)
         prop_at = raw.prop_where.get("threshold") or (raw.file or "policy")
         written = _text(prop) if not isinstance(prop, list) else ",".join(map(str, prop))
-        if prop_t is None or prop_t == winner:
+        if prop_t is None or prop_t.same(winner):
             pass
         elif _loosens(op, winner, prop_t):
             err(
@@ -708,13 +728,12 @@ def _vacuous(spec: MetricSpec, op: Operator, t: Threshold) -> str | None:
     """``never pass`` or ``never fail`` when no value in the metric's declared range
     ``[lo, hi]`` can make ``value op t`` false (or true); None otherwise."""
     lo, hi = spec.value_range
+    t_lo, t_hi = _exact(t)  # the decimals as written: 1e-400 is not 0
     if op is Operator.BETWEEN:
-        assert t.low is not None and t.high is not None
-        if t.high < lo or t.low > hi:
+        if t_hi < lo or t_lo > hi:
             return "never pass"
-        return "never fail" if t.low <= lo and t.high >= hi else None
-    assert t.value is not None
-    v = t.value
+        return "never fail" if t_lo <= lo and t_hi >= hi else None
+    v = t_lo
     always, never = {
         Operator.LT: (hi < v, v <= lo),
         Operator.LE: (hi <= v, v < lo),

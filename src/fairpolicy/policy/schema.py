@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import field
 from enum import StrEnum
+from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Any
 
+from fairpolicy.exact import Bound, exact_bound, threshold_text, written_bounds, written_text
 from fairpolicy.records import Record, record
 
 if TYPE_CHECKING:
@@ -116,6 +118,12 @@ class Threshold(Record):
     value: float | None = None
     low: float | None = None
     high: float | None = None
+    #: the decimal the policy wrote when its double says another one
+    #: (``"0.09999999999999999999"``, ``"1e-400"``; ``"low,high"`` for ``between``), in a
+    #: canonical spelling (:func:`fairpolicy.exact.written_threshold`): the exact decimal
+    #: the decision compares with and what every output prints. None: the floats' shortest
+    #: decimals are what was written (``0.1``, ``0.10``), so equal thresholds are equal.
+    text: str | None = None
 
     def __post_init__(self) -> None:
         for v in (self.value, self.low, self.high):
@@ -123,10 +131,36 @@ class Threshold(Record):
                 raise ValueError("threshold must be a finite number")
         super().__post_init__()
 
-    def render(self) -> str:
+    def bounds(self) -> tuple[Bound, Bound]:
+        """(low, high) for the decision: the exact decimals written (Fractions), else the
+        floats; a one-sided threshold gives its value twice."""
+        if self.text is not None:
+            parts = written_bounds(self.text)
+            return (parts[0], parts[-1])
         if self.value is not None:
-            return f"{self.value:g}"
-        return f"[{self.low:g}, {self.high:g}]"
+            return (self.value, self.value)
+        assert self.low is not None and self.high is not None
+        return (self.low, self.high)
+
+    def render(self) -> str:
+        """The threshold as written (``0.1``, or ``[0.8, 1.25]`` for ``between``)."""
+        if self.text is not None:
+            parts = [written_text(p) for p in self.text.split(",")]
+            return parts[0] if len(parts) == 1 else f"[{parts[0]}, {parts[-1]}]"
+        if self.value is not None:
+            return threshold_text(self.value)
+        assert self.low is not None and self.high is not None
+        return f"[{threshold_text(self.low)}, {threshold_text(self.high)}]"
+
+    def exact(self) -> tuple[bool, Fraction, Fraction]:
+        """(one-sided, low, high) as exact decimals: what two equal thresholds share."""
+        low, high = self.bounds()
+        return (self.value is not None, exact_bound(low), exact_bound(high))
+
+    def same(self, other: Threshold) -> bool:
+        """Whether both say the same exact decimal(s) (``0.10`` is ``0.1``; ``0.1`` is not
+        ``0.1000000000000000000001``, though both have one double)."""
+        return self.exact() == other.exact()
 
 
 @record

@@ -31,3 +31,7 @@ class ColumnCounts:
     available: tuple[str, ...] = ()
     #: the columns were named by the control (False: every column of the data)
     named: bool = True
+    #: under fractional sample weights, ``rows``, ``missing`` and ``complete`` as exact
+    #: weight sums (Python ints in units of 2**-1074, :mod:`fairpolicy.stats.exactsum`),
+    #: so the metrics' ratios are decided exactly; None otherwise (the counts are whole)
+    exact: tuple[int, tuple[int, ...], int | None] | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -126,6 +126,13 @@ class GroupStats:
     survey: SurveyCells | None = None
     #: missing-value counts per column (the data-quality metrics: stats/columns.py)
     columns: ColumnCounts | None = None
+    #: fractional sample weights: the exact sums behind ``counts`` (or ``sizes``), Python
+    #: ints in units of 2**-1074 (:mod:`fairpolicy.stats.exactsum`), so ratios of them are
+    #: decided exactly; None otherwise. A copy with other counts (a bootstrap replicate)
+    #: must drop them: :attr:`exact_table` only offers them beside the table they sum.
+    exact_counts: NDArray[Any] | None = None
+    #: the exact total weight of the rows without a group, in the same unit
+    exact_unknown: int = 0
 
     def __post_init__(self) -> None:
         g, k = len(self.groups), len(self.classes)
@@ -155,6 +162,22 @@ class GroupStats:
         return self.survey.unknown_weight if self.survey is not None else self.unknown_n
 
     @property
+    def exact_table(self) -> NDArray[Any] | None:
+        """The count table (``sizes`` when there is none) as integers in proportion to the
+        exact counts: the counts themselves when they are integers, the exact sums of the
+        weights under fractional sample weights, else None. Ratios of its cells are the
+        exact ratios of the counts."""
+        table = self.sizes if self.sizes is not None else self.counts
+        if self.exact_counts is not None and self.exact_counts.shape == table.shape:
+            return self.exact_counts
+        return table if np.issubdtype(table.dtype, np.integer) else None
+
+    @property
+    def exact_unknown_total(self) -> int:
+        """:attr:`unknown_total` in the unit of :attr:`exact_table`."""
+        return self.exact_unknown if self.exact_counts is not None else self.unknown_n
+
+    @property
     def num_classes(self) -> int:
         return len(self.classes)
 
@@ -180,6 +203,8 @@ class GroupStats:
             secondary=self.secondary,
             survey=None if self.survey is None else self.survey.select(idx),
             columns=self.columns,
+            exact_counts=None if self.exact_counts is None else self.exact_counts[idx],
+            exact_unknown=self.exact_unknown,
         )
 
     def with_extras(self, **extras: object) -> GroupStats:

@@ -38,6 +38,8 @@ IntArray = NDArray[np.int64]
 JACKKNIFE_MAX = 2000
 #: up to this many cells per group, jackknife blocks are dealt (hypergeometric), not shuffled
 _BLOCKS_BY_DEAL = 10_000
+#: numpy's multivariate hypergeometric draw takes fewer than this many units in total
+_DEAL_LIMIT = 10**9
 #: fewest blocks per group in the grouped jackknife
 JACKKNIFE_MIN_BLOCKS = 20
 
@@ -167,6 +169,12 @@ def jackknife(
     sizes: list[float] = []
     grouped = False
     n_all = max(int(n.sum()), 1)
+    if total_cells > JACKKNIFE_MAX and len(n) and int(n.max()) >= _DEAL_LIMIT:
+        return (
+            f"BCa's grouped jackknife deals a group's {int(n.max()):,} rows into blocks with "
+            f"a multivariate hypergeometric draw, which takes fewer than {_DEAL_LIMIT:,} "
+            "(numpy's limit)"
+        )
     for g in range(n_groups):
         if total_cells <= JACKKNIFE_MAX:
             budget = sizes_cells[g]

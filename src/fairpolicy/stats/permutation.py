@@ -109,6 +109,10 @@ def _pool(cells: Sequence[Cells], num_classes: int) -> tuple[Cells, list[IntArra
     return pooled, maps
 
 
+#: numpy's multivariate hypergeometric draw (:func:`_deal`) takes fewer units in total
+DEAL_LIMIT = 10**9
+
+
 def _deal(rng: np.random.Generator, pool: IntArray, sizes: Sequence[int]) -> list[IntArray]:
     """Deal the pooled units to groups of the given sizes (multivariate hypergeometric)."""
     remaining = pool.astype(np.int64).copy()
@@ -321,6 +325,13 @@ def permutation_test(
         why = "a permutation test needs at least two groups"
     if why is None:
         why = _permutation_cost(stats, n_p)
+    if why is None and stats.total >= DEAL_LIMIT:
+        why = (
+            f"the permutation test deals the compared groups' {stats.total:,} rows (total "
+            "frequency weight) back to the groups with a multivariate hypergeometric draw, "
+            f"which takes fewer than {DEAL_LIMIT:,} (numpy's limit); test a sample of the "
+            "rows, or use a bootstrap interval (ci)"
+        )
     if why is not None or stratum is None:
         return Permutation(None, n_p, int(seed), reason=why, stratum=stratum, null_hypothesis=null)
     p, valid, why = _p_value(

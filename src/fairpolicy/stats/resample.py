@@ -525,7 +525,9 @@ def replicate_groups(
     if reps.rank_positions is not None and stats.ranking is not None:
         order = _ranking_order(stats.ranking.order, reps.rank_positions, reps.seed, b)
         extras["ranking"] = RankingStats(order).select(idx, len(stats.groups))
-    return dataclasses.replace(base, counts=counts, scores=scores, secondary=None, **extras)
+    return dataclasses.replace(
+        base, counts=counts, scores=scores, secondary=None, exact_counts=None, **extras
+    )
 
 
 def replicate(stats: GroupStats, reps: Replicates, b: int) -> GroupStats:

@@ -8,11 +8,14 @@ the number of rows, and a bootstrap resamples rows, each keeping its weight.
 
 :func:`build_survey_stats` builds, per requested grouping, the float table
 ``counts[g, t, p] = Σ weights`` and the resampling units of :class:`SurveyCells`: the
-distinct (cell, weight) pairs of each group with their row counts. :func:`survey_counts`
-draws replicates: per group, Multinomial(n_g rows, rows_u / n_g) over its units — exactly
-resampling the group's rows with replacement — then each replicate's cell sums are the
-drawn row counts times the units' weights. Weights that repeat share a unit; continuous
-weights give about one unit per row, so the cost is O(B × rows), as for regression cells.
+distinct (cell, weight) pairs of each group with their row counts, and the same sums
+exactly (:mod:`fairpolicy.stats.exactsum`: the float weights are binary rationals), which
+the metrics' exact values and so the decision at the threshold are computed from.
+:func:`survey_counts` draws replicates: per group, Multinomial(n_g rows, rows_u / n_g)
+over its units — exactly resampling the group's rows with replacement — then each
+replicate's cell sums are the drawn row counts times the units' weights. Weights that
+repeat share a unit; continuous weights give about one unit per row, so the cost is
+O(B × rows), as for regression cells.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from numpy.typing import NDArray
 
 from fairpolicy.stats.bincount import IntArray
 from fairpolicy.stats.counts import build_group_stats, row_groups
+from fairpolicy.stats.exactsum import exact_bincount, exact_total
 from fairpolicy.stats.groups import GroupStats, SurveyCells
 
 FloatArray = NDArray[np.float64]
@@ -74,6 +78,8 @@ def build_survey_stats(
         u_g, u_c, u_w = gi[start], ci[start], wi[start]
         u_r = np.add.reduceat(ri, start) if len(start) else ri[:0]
         flat = np.bincount(u_g * k * k + u_c, weights=u_w * u_r, minlength=g * k * k)
+        # the same sums exactly (float addition rounds them): the decision's counts
+        exact = exact_bincount(u_g * k * k + u_c, u_w, u_r, g * k * k)
         bounds = np.searchsorted(u_g, np.arange(g + 1))
         spans = [slice(bounds[i], bounds[i + 1]) for i in range(g)]
         units = tuple((u_c[s], u_w[s], u_r[s]) for s in spans)
@@ -83,6 +89,8 @@ def build_survey_stats(
             survey=SurveyCells(
                 np.asarray(st.counts.sum(axis=(1, 2)), dtype=np.int64), units, unknown
             ),
+            exact_counts=exact.reshape(g, k, k),
+            exact_unknown=exact_total(w[~ok], n_rows[~ok]),
         )
     return out
 

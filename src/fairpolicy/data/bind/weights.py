@@ -216,8 +216,8 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
     for bad, what, hint in checks:
         if bad.any():
             raise _bad(table, column, what, float(values[np.flatnonzero(bad)[0]]), hint)
-    with np.errstate(over="ignore"):
-        total = float(values.sum()) * (1.0 if table.weights is None else float(table.weights.max()))
+    with np.errstate(over="ignore"):  # each entry weighs its rows (an engine's tuple counts)
+        total = float(values.sum() if table.weights is None else values @ table.weights)
     fractional = values != np.floor(values)
     if reading == "frequency" and fractional.any():
         raise _bad(
@@ -249,6 +249,10 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
                 "do not change with the scale.",
             )
         return values
+    if total >= MAX_TOTAL_WEIGHT // 2:  # near the limit: the exact total decides
+        from fairpolicy.stats.exactsum import EXACT_SCALE, exact_total
+
+        total = exact_total(values, table.weights) >> EXACT_SCALE  # whole weights: exact
     if total >= MAX_TOTAL_WEIGHT:
         raise _bad(
             table,
