@@ -191,8 +191,10 @@ def _p_value(
     permutations: int,
     rng: np.random.Generator,
     stratum: Stratum = "rows",
+    direction: tuple[str, float | None] | None = None,
 ) -> tuple[float | None, int, str | None]:
     """(p, defined permutations, reason when p is None)."""
+    better, ideal = direction if direction is not None else (spec.better, None)
     compared = compared_groups(spec.fn(stats, params))
     pooled = None
     if stats.scores is not None:
@@ -210,7 +212,9 @@ def _p_value(
             differ += 1
         elif not isinstance(got, str):
             theta = got[0]
-            if spec.better == "higher":
+            if better == "ideal" and ideal is not None:  # farther from the ideal
+                extreme += abs(theta - ideal) >= abs(observed - ideal) - tol
+            elif better == "higher":
                 extreme += theta <= observed + tol
             else:
                 extreme += theta >= observed - tol
@@ -297,12 +301,17 @@ def permutation_test(
     permutations: int,
     seed: int,
     bonferroni: bool,
+    direction: tuple[str, float | None] | None = None,
 ) -> Permutation:
     """Permutation test of the group labels within the metric's stratum
     (``spec.stratum(params)``: all rows, each actual class or each predicted class), done on
     counts: the pooled cells of each stratum are dealt back to the groups by a multivariate
     hypergeometric draw with the groups' sizes in that stratum. p = (1 + #{θ* ≥ θ}) / (1 + P)
-    for a gap ("lower is better") metric; θ* ≤ θ for "higher is better" metrics (ratios).
+    for a gap ("lower is better") metric; θ* ≤ θ for "higher is better" metrics (ratios);
+    |θ* − ideal| ≥ |θ − ideal| when closer to an ideal inside the range is better.
+    ``direction``: (better, ideal) of the quantity measured, resolved by the caller from
+    the key and the parameters that select the value
+    (:func:`fairpolicy.metrics.direction.resolve`); default the key's ``spec.better``.
     Per-group p: that group against the rest, the same test; Bonferroni multiplies by the
     family size (the number of groups; 1 with two groups, where both per-group tests are
     the overall test), capped at 1."""
@@ -331,6 +340,7 @@ def permutation_test(
         n_p,
         np.random.default_rng((seed, PERMUTATION_STREAM)),
         stratum,
+        direction,
     )
     names = stats.groups
     family = 1 if len(names) == 2 else len(names)
@@ -346,7 +356,7 @@ def permutation_test(
             if observed is None or not math.isfinite(observed):
                 continue
             rng = np.random.default_rng((seed, PERMUTATION_STREAM, g + 1))
-            pg, _, _ = _p_value(spec, two, params, observed, n_p, rng, stratum)
+            pg, _, _ = _p_value(spec, two, params, observed, n_p, rng, stratum, direction)
             if pg is not None:
                 groups[name] = min(1.0, pg * factor)
     return Permutation(
