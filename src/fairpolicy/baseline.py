@@ -438,6 +438,9 @@ def change_cell(c: Change | None) -> str:
     if word in ("better", "worse") and amount is not None:
         text += f" {amount:.4g}"
     mark = {"regressed": " > δ", "ok": " ≤ δ", "inconclusive": " ? δ", "none": ""}[c.verdict]
+    if mark and c.max_regression is not None:  # the δ applied and where it came from
+        where = f" ({c.max_regression_source})" if c.max_regression_source else ""
+        mark += f"={c.max_regression:g}{where}"
     return text + mark
 
 
