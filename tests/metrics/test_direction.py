@@ -138,3 +138,20 @@ def test_declared_directions_match_what_the_metric_computes() -> None:
         before, after = value(good, which), value(bad, which)
         assert before != after, which
         assert (after > before) == (better == "lower"), (which, before, after)
+
+
+def test_the_permutation_test_reads_the_values_direction(tmp_path: object) -> None:
+    """A large accuracy gap is significant: the test counts permuted gaps at least as large
+    (it counted accuracies at most as small, the key's direction, and gave p ≈ 1)."""
+    from pathlib import Path
+
+    import fairpolicy
+    from tests.test_verdict_paths import ITEM3, data, policy
+
+    tmp = Path(str(tmp_path))
+    (tmp / "p.yaml").write_text(policy(ITEM3) + '    - {name: p_value, value: "199"}\n')
+    (tmp / "d.csv").write_text(data((98, 70)))  # a gap of 0.28
+    res = fairpolicy.check(str(tmp / "p.yaml"), str(tmp / "d.csv"))
+    pv = res.findings[0].p_value
+    assert pv is not None and pv.p_value is not None
+    assert pv.p_value < 0.05, pv
