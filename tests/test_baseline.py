@@ -28,8 +28,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairpolicy.baseline import compare, direction, mover
+from fairpolicy.baseline import compare, mover
 from fairpolicy.cli import main
+from fairpolicy.metrics.direction import resolve
 from fairpolicy.metrics.registry import REGISTRY
 from fairpolicy.results import ConfidenceInterval, Results
 
@@ -132,40 +133,49 @@ def test_regression_beyond_delta_fails_a_passing_control(files: dict[str, Path])
     assert code == 0 and "worse 0.01667 ≤ δ" in out
 
 
-def test_policy_prop_wins_over_flag(files: dict[str, Path]) -> None:
+def test_the_stricter_delta_applies_and_is_recorded(files: dict[str, Path]) -> None:
+    """Issue 26 item 5: a policy's looser max_regression (0.5) does not override a stricter
+    --max-regression 0.01; a policy's stricter one (0.001) does override a looser flag."""
     p, old, new = files["policy"], files["old"], files["new"]
     own = 'value: sex}\n    - {name: max_regression, value: "0.5"}\n'
     p.write_text(POLICY.replace("value: sex}\n", own, 1))
-    code, out = run(
-        [
-            "check",
-            str(p),
-            str(new),
-            "--baseline",
-            str(old),
-            "--max-regression",
-            "0.01",
-            "--allow-policy-change",
-            "-o",
-            "json",
-        ]
-    )
+    argv = ["check", str(p), str(new), "--baseline", str(old), "--allow-policy-change"]
+    code, out = run([*argv, "--max-regression", "0.01", "-o", "json"])
     doc = json.loads(out)
-    deltas = {f["control_id"]: f["change"]["max_regression"] for f in doc["findings"]}
-    assert deltas == {"dp": 0.5, "ratio": 0.01}
-    assert code == 1  # the ratio regressed beyond the flag's δ
+    applied = {
+        f["control_id"]: (f["change"]["max_regression"], f["change"]["max_regression_source"])
+        for f in doc["findings"]
+    }
+    assert applied == {"dp": (0.01, "flag"), "ratio": (0.01, "flag")}
+    assert doc["baseline"]["max_regression_source"] == "flag"
+    assert code == 1  # both regressed beyond the flag's δ (dp by 0.0167 > 0.01)
+    # a looser flag cannot loosen a stricter policy
+    own = 'value: sex}\n    - {name: max_regression, value: "0.001"}\n'
+    p.write_text(POLICY.replace("value: sex}\n", own, 1))
+    code, out = run([*argv, "--max-regression", "0.5", "-o", "json"])
+    doc = json.loads(out)
+    applied = {
+        f["control_id"]: (f["change"]["max_regression"], f["change"]["max_regression_source"])
+        for f in doc["findings"]
+    }
+    assert applied == {"dp": (0.001, "policy"), "ratio": (0.5, "flag")}
+    assert code == 1
+    # every message names the δ applied and its source
+    messages = {f["control_id"]: f["message"] for f in doc["findings"]}
+    assert "max_regression 0.001 (policy): regressed" in messages["dp"]
+    assert "max_regression 0.5 (flag): ok" in messages["ratio"]
 
 
 def test_every_format_shows_the_change(files: dict[str, Path]) -> None:
     p, old, new, tmp = files["policy"], files["old"], files["new"], files["tmp"]
     marks = {
         "text": "worse 0.01667 > δ",
-        "markdown": "max_regression 0.01: regressed",
+        "markdown": "max_regression 0.01 (flag): regressed",
         "html": "Change vs baseline",
         "json": '"worsened_by"',
-        "junit": "max_regression 0.01: regressed",
-        "sarif": "max_regression 0.01: regressed",
-        "github": "max_regression 0.01: regressed",
+        "junit": "max_regression 0.01 (flag): regressed",
+        "sarif": "max_regression 0.01 (flag): regressed",
+        "github": "max_regression 0.01 (flag): regressed",
         "oscal": "baseline-results-uuid",
     }
     argv = ["check", str(p), str(new), "--baseline", str(old), "--max-regression", "0.01"]
@@ -193,7 +203,7 @@ def test_diff_exit_codes(files: dict[str, Path]) -> None:
     newj = str(tmp / "new.json")
     assert run(["diff", str(old), newj])[0] == 0  # no δ: reported only
     code, out = run(["diff", str(old), newj, "--max-regression", "0.01", "-o", "markdown"])
-    assert code == 1 and "**regressed**" in out
+    assert code == 1 and "**REGRESSED**" in out
     code, out = run(["diff", str(old), newj, "--max-regression", "0.05", "-o", "json"])
     assert code == 0 and json.loads(out)["regressed"] == 0
     assert run(["diff", str(old), str(old), "--max-regression", "0"])[0] == 0
@@ -211,7 +221,10 @@ def test_diff_exit_codes(files: dict[str, Path]) -> None:
             f"json={tmp / 'checked.json'}",
         ]
     )
-    assert run(["diff", str(old), str(tmp / "checked.json")])[0] == 1
+    # diff decides by its own options: the δ NEW was checked with is not inherited
+    code, out = run(["diff", str(old), str(tmp / "checked.json")])
+    assert code == 0 and "no max_regression given" in out
+    assert run(["diff", str(old), str(tmp / "checked.json"), "--max-regression", "0.01"])[0] == 1
     # another policy: 2, unless allowed
     (tmp / "p2.yaml").write_text(POLICY.replace('"0.2"', '"0.3"'))
     run(["check", str(tmp / "p2.yaml"), str(new), "-o", f"json={tmp / 'other.json'}"])
@@ -274,14 +287,20 @@ def test_same_change_on_every_engine_and_input(files: dict[str, Path], kind: str
 
 
 def test_every_registry_key_has_a_direction() -> None:
+    from fairpolicy.metrics.direction import SELECTS, regression_direction
+
+    selecting = {k for k, _ in SELECTS}
     for key, spec in REGISTRY.items():
-        better, ideal = direction(key)
+        params = spec.resolve_params({})
+        if key in selecting:
+            continue  # tests/metrics/test_direction.py: every value of the parameter
+        assert resolve(spec, params) == regression_direction(spec), key
         lo, hi = spec.value_range
+        better, ideal = regression_direction(spec)
         if lo < spec.ideal < hi:
             assert better == "ideal" and ideal == spec.ideal, key
         else:
             assert better == spec.better, key
-    assert direction("disparity_ratio")[0] == "ideal"
     from fairpolicy.metrics.docs import show_metric
 
     for key in REGISTRY:  # metrics show states the direction of every key
@@ -319,7 +338,16 @@ values = st.floats(0, 1, allow_nan=False) | st.sampled_from([0.0, 0.1, 0.2, 0.3,
     old_v=values,
     new_v=values,
     delta=st.sampled_from([0.0, 0.01, 0.1, 0.2]) | st.floats(0, 1),
-    key=st.sampled_from(["demographic_parity_diff", "demographic_parity_ratio", "disparity_ratio"]),
+    key=st.sampled_from(
+        [
+            ("demographic_parity_diff", ()),
+            ("demographic_parity_ratio", ()),
+            ("disparity_ratio", ()),
+            ("multiclass_confusion_metrics", (("value", "accuracy_gap"),)),
+            ("multiclass_confusion_metrics", (("value", "worst_group_accuracy"),)),
+            ("multiclass_confusion_metrics", (("value", "min_class_recall"),)),
+        ]
+    ),
     decision=st.sampled_from(["point", "ci_upper", "ci_lower"]),
     widths=st.tuples(*(st.floats(0, 0.2) for _ in range(4))) | st.none(),
     mode=st.sampled_from(["block", "warn"]),
@@ -329,7 +357,7 @@ def test_a_regression_beyond_delta_never_passes(
     old_v: float,
     new_v: float,
     delta: float,
-    key: str,
+    key: tuple[str, tuple[tuple[str, str], ...]],
     decision: str,
     widths: tuple[float, float, float, float] | None,
     mode: str,
@@ -350,13 +378,15 @@ def test_a_regression_beyond_delta_never_passes(
             )
         return f0.model_copy(
             update={
-                "metric_key": key,
+                "metric_key": key[0],
                 "value": v,
                 "ci": ci,
                 "status": "pass",
                 "decision": decision,
                 "enforcement_mode": mode,
-                "params": {**f0.params, "decision": decision},
+                "params": {**f0.params, "decision": decision, **dict(key[1])},
+                "better": None,  # derived from the key and the value-selecting parameter
+                "ideal": None,
             }
         )
 
@@ -366,7 +396,9 @@ def test_a_regression_beyond_delta_never_passes(
     f = out.findings[0]
     c = f.change
     assert c is not None and c.state == "paired"
-    better, ideal = direction(key)
+    better, ideal = resolve(REGISTRY[key[0]], dict(key[1]))
+    if key[1] == (("value", "accuracy_gap"),):  # issue 26 item 3: a gap, whatever its key
+        assert better == "lower"
     oracle = _badness(new_v, better, ideal) - _badness(old_v, better, ideal)
     assert c.worsened_by == pytest.approx(float(oracle), abs=1e-12)
     worse = Decimal(repr(c.worsened_by)) > Decimal(repr(delta))

@@ -20,6 +20,7 @@ from fairpolicy import present
 from fairpolicy.data.sources import Table
 from fairpolicy.errors import UsageError
 from fairpolicy.metrics.base import MetricSpec
+from fairpolicy.metrics.direction import resolve
 from fairpolicy.policy.schema import Control, Operator, Policy
 from fairpolicy.records import lean
 from fairpolicy.results import (
@@ -111,7 +112,10 @@ def _threshold(control: Control) -> float | list[float] | None:
 def finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
     params = spec.resolve_params(control.params)
     params.update({k: v for k, v in control.params.items() if k not in params})
+    better, ideal = resolve(spec, params)
     return Finding(
+        better=better,
+        ideal=ideal,
         control_id=control.control_id,
         title=control.title,
         description=control.description,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
@@ -32,17 +33,20 @@ from typing import Any, Literal
 from fairpolicy.decide import change_verdict
 from fairpolicy.errors import DataError, UsageError
 from fairpolicy.exact import decimal_fraction, written_bounds
-from fairpolicy.metrics.direction import Better
+from fairpolicy.metrics.direction import Better, Direction
 from fairpolicy.results import BaselineRef, Change, Finding, Results, load_results
 
 __all__ = [
+    "applied_delta",
     "change_cell",
     "change_text",
     "check_max_regression",
     "compare",
+    "delta_text",
     "direction",
     "load_baseline",
     "mover",
+    "trend",
 ]
 
 
@@ -52,16 +56,75 @@ _NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://fairpolicy.example.org/ns/results"
 #: parameters that say how a run is judged, not what is measured: never a mismatch
 _NOT_COMPARED = frozenset({"max_regression"})
 
+RunSource = Literal["flag", "config", "api"]
+DeltaSource = Literal["flag", "config", "api", "policy"]
 
-def direction(metric_key: str) -> tuple[Better, float | None]:
-    """Which way is worse for ``metric_key`` (from its registry entry) and the ideal."""
-    from fairpolicy.metrics.direction import regression_direction
+
+def direction(f: Finding, file: str | None = None) -> Direction:
+    """Which way is worse for the quantity ``f`` measured, and the ideal: resolved from
+    its metric key and the parameters that select the value
+    (:func:`fairpolicy.metrics.direction.resolve`). A finding that records its direction
+    (results written since issue 26) must agree with that resolution — a file that says
+    otherwise was edited, and is refused naming ``file``; an older file's findings are
+    resolved from their recorded key and parameters."""
+    from fairpolicy.metrics.direction import UnknownDirection, resolve
     from fairpolicy.metrics.registry import REGISTRY
 
-    spec = REGISTRY.get(metric_key)
+    spec = REGISTRY.get(f.metric_key)
     if spec is None:
-        raise UsageError(f"unknown metric_key '{metric_key}' in the results being compared.")
-    return regression_direction(spec)
+        raise UsageError(f"unknown metric_key '{f.metric_key}' in the results being compared.")
+    fix = "rerun `fairpolicy check -o json=PATH` to get an unedited results file."
+    try:
+        resolved = resolve(spec, f.params)
+    except UnknownDirection as exc:
+        raise DataError(
+            f"the finding's parameters select a value fairpolicy does not know "
+            f"({exc.args[0]}), so which way is better cannot be told.",
+            file=file,
+            control=f.control_id,
+            key="params",
+            hint=fix,
+        ) from None
+    if f.better is not None and (f.better, f.ideal) != resolved:
+        raise DataError(
+            f"the finding records that {f.better} is better (ideal {f.ideal}), but "
+            f"{f.metric_key} with these parameters is {_said(resolved)}; the direction of a "
+            "change cannot be taken from an edited file.",
+            file=file,
+            control=f.control_id,
+            key="better",
+            hint=fix,
+        )
+    return resolved
+
+
+def _said(d: Direction) -> str:
+    better, ideal = d
+    if better == "ideal":
+        return f"better closer to {ideal:g}"
+    return f"{better}-is-better"
+
+
+def applied_delta(
+    f: Finding, run: float | None, source: RunSource | None
+) -> tuple[float | None, DeltaSource | None]:
+    """The δ a change of ``f`` is decided with, and where it came from: the stricter
+    (smaller) of the run's (``source``: flag, config or api) and the control's own
+    ``max_regression`` (the policy: a control prop or the policy-wide prop). Neither may
+    loosen the other — a policy's 0.05 does not override a stricter ``--max-regression
+    0.01``, and a looser flag does not override a policy's 0.01. On a tie the policy is
+    named (it would have applied alone)."""
+    own = f.params.get("max_regression")
+    mine = None if own is None else float(own)
+    if mine is not None and (run is None or _dec(mine) <= _dec(run)):
+        return mine, "policy"
+    if run is None:
+        return None, None
+    return run, source or "api"
+
+
+def _dec(x: float) -> Decimal:
+    return Decimal(repr(float(x)))
 
 
 def check_max_regression(value: Any, where: str) -> float:
@@ -102,11 +165,17 @@ def compare(
     sha256: str,
     max_regression: float | None = None,
     allow_policy_change: bool = False,
+    max_regression_source: RunSource | None = None,
+    new_path: str | None = None,
 ) -> Results:
     """``new`` with a :class:`Change` on every finding and the baseline reference; a
     regression beyond δ makes a passing finding fail (a warn/monitor control: warn), an
     undecidable one makes it inconclusive. Different policy hashes are a DataError naming
-    the baseline unless ``allow_policy_change``; so is a mismatched control without it."""
+    the baseline unless ``allow_policy_change``; so is a mismatched control without it.
+    ``max_regression_source`` says where the run's δ came from (flag, config, api; default
+    api); each change applies the stricter of it and the control's own
+    (:func:`applied_delta`). ``new_path``: the file ``new`` was read from (``diff``), named
+    when its findings cannot be read."""
     if max_regression is not None:
         max_regression = check_max_regression(max_regression, "--max-regression")
     if not allow_policy_change and (
@@ -126,7 +195,8 @@ def compare(
     before = {f.control_id: f for f in old.findings}
     findings: list[Finding] = []
     for f in new.findings:
-        change = _change(f, before.get(f.control_id), max_regression)
+        source = None if max_regression is None else (max_regression_source or "api")
+        change = _change(f, before.get(f.control_id), max_regression, source, path, new_path)
         if change.state == "mismatch" and not allow_policy_change:
             what = (change.reason or "").split(" ", 2)[1]  # metric, bindings, parameters…
             field = {"bindings": "inputs", "parameters": "params", "metric": "metric_key"}
@@ -147,6 +217,7 @@ def compare(
         uuid=str(uuid.uuid5(_NS, sha256)),
         policy_sha256=old.policy.sha256,
         max_regression=max_regression,
+        max_regression_source=None if max_regression is None else (max_regression_source or "api"),
         allow_policy_change=allow_policy_change,
         vanished_controls=[f.control_id for f in old.findings if f.control_id not in seen],
     )
@@ -166,15 +237,22 @@ def _short(h: str | None) -> str:
     return "unknown" if h is None else h[:12] + "…"
 
 
-def _change(f: Finding, old: Finding | None, default: float | None) -> Change:
-    own = f.params.get("max_regression")
-    delta = float(own) if own is not None else default
-    better, ideal = direction(f.metric_key)
+def _change(
+    f: Finding,
+    old: Finding | None,
+    run_delta: float | None,
+    source: RunSource | None,
+    old_path: str,
+    new_path: str | None,
+) -> Change:
+    delta, delta_source = applied_delta(f, run_delta, source)
+    better, ideal = direction(f, new_path)
     base: dict[str, Any] = {
         "better": better,
         "ideal": ideal,
         "value": f.value,
         "max_regression": delta,
+        "max_regression_source": delta_source,
         "worst_group_now": f.worst_group,
     }
     if old is None:
@@ -190,6 +268,7 @@ def _change(f: Finding, old: Finding | None, default: float | None) -> Change:
             worst_group_before=old.worst_group,
             **base,
         )
+    direction(old, old_path)  # the same key and parameters: only an edited record differs
     now_groups = [g.group for g in f.groups]
     then_groups = [g.group for g in old.groups]
     worse = _worsened(old.value, f.value, better, ideal)
@@ -319,6 +398,24 @@ def mover(
     return d - down, d + up
 
 
+def trend(c: Change) -> tuple[Literal["better", "worse", "unchanged"] | None, float | None]:
+    """The change as a word and a positive amount (``worsened_by`` is signed: positive is
+    worse): ``("better", 0.0069)`` for ``worsened_by = -0.0069``; ``(None, None)`` when
+    undefined. Every renderer says better/worse with this, never a signed "worse by"."""
+    w = c.worsened_by
+    if w is None:
+        return None, None
+    if w == 0:
+        return "unchanged", 0.0
+    return ("worse" if w > 0 else "better"), abs(w)
+
+
+def delta_text(c: Change) -> str:
+    """``max_regression 0.01 (flag)``: the δ applied and where it came from."""
+    where = f" ({c.max_regression_source})" if c.max_regression_source else ""
+    return f"max_regression {c.max_regression:g}{where}"
+
+
 def change_text(c: Change) -> str:
     """The change in words, for every human format."""
     if c.state == "new":
@@ -328,15 +425,14 @@ def change_text(c: Change) -> str:
     then = "undefined" if c.baseline_value is None else f"{c.baseline_value:.6g}"
     now = "undefined" if c.value is None else f"{c.value:.6g}"
     out = f"{then} → {now}"
-    if c.worsened_by is not None:
-        w = c.worsened_by
-        word = "worse" if w > 0 else "better" if w < 0 else "unchanged"
-        out += f" ({word} by {abs(w):.6g}" if w else " (unchanged"
+    word, amount = trend(c)
+    if word is not None and amount is not None:
+        out += f" ({word} by {amount:.6g}" if word != "unchanged" else " (unchanged"
         if c.low is not None and c.high is not None and c.level is not None:
             out += f"; {c.level:.0%} CI of the worsening [{c.low:.6g}, {c.high:.6g}]"
         out += ")"
     if c.max_regression is not None:
-        out += f"; max_regression {c.max_regression:g}: {c.verdict}"
+        out += f"; {delta_text(c)}: {c.verdict}"
     if c.reason and c.verdict == "inconclusive":
         out += f" ({c.reason})"
     if c.worst_group_before != c.worst_group_now:
@@ -349,20 +445,22 @@ def change_text(c: Change) -> str:
 
 
 def change_cell(c: Change | None) -> str:
-    """The change in a table cell: how much worse, and the decision against δ."""
+    """The change in a table cell: better/worse by a positive amount, and the decision
+    against δ."""
     if c is None:
         return ""
     if c.state == "new":
         return "new"
     if c.state == "mismatch":
         return "not compared"
-    w = c.worsened_by
-    text = (
-        "undefined"
-        if w is None
-        else (f"worse {w:.4g}" if w > 0 else f"better {-w:.4g}" if w < 0 else "unchanged")
-    )
+    word, amount = trend(c)
+    text: str = "undefined" if word is None else word
+    if word in ("better", "worse") and amount is not None:
+        text += f" {amount:.4g}"
     mark = {"regressed": " > δ", "ok": " ≤ δ", "inconclusive": " ? δ", "none": ""}[c.verdict]
+    if mark and c.max_regression is not None:  # the δ applied and where it came from
+        where = f" ({c.max_regression_source})" if c.max_regression_source else ""
+        mark += f"={c.max_regression:g}{where}"
     return text + mark
 
 

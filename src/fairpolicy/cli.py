@@ -74,6 +74,8 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     subject = args.subject or os.path.basename(args.data)
     chain = prepare(outputs, args.ssp, args.plan, subject)  # SSP and plan, before any work
     deterministic = is_deterministic(args.deterministic)
+    from_config = any(k.replace("_", "-") == "max-regression" for k in applied.settings)
+    args.max_regression_source = "config" if from_config else "flag"
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
     if applied.path is not None:  # the configuration used, recorded with the run
@@ -138,6 +140,7 @@ def _run_check(
         meta=parse_meta(args.meta),
         baseline=args.baseline,
         max_regression=args.max_regression,
+        max_regression_source=getattr(args, "max_regression_source", "flag"),
         allow_policy_change=args.allow_policy_change,
     )
 
@@ -179,6 +182,8 @@ def cmd_diff(args: argparse.Namespace, stdout: TextIO) -> int:
         fmt=args.output,
         max_regression=args.max_regression,
         allow_policy_change=args.allow_policy_change,
+        fail_on=args.fail_on,
+        inconclusive=args.inconclusive,
     )
 
 

@@ -366,12 +366,27 @@ def _diff(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         "diff",
         help="the change table between two results JSON files",
         description="Compare NEW with OLD (results JSON of the same policy) control by control; "
-        "exit 0 no regression beyond max_regression, 1 a regression, 2 cannot compare.",
+        "exit 0 no regression beyond max_regression, 1 a regression, 2 cannot compare. "
+        "Decided by diff's own options alone, never by those stored in either file.",
     )
     d.add_argument("old", metavar="OLD.json")
     d.add_argument("new", metavar="NEW.json")
     d.add_argument("-o", "--output", choices=("text", "markdown", "json"), default="text")
     _baseline_options(d, check=False)
+    d.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "never"),
+        default="error",
+        help="which regressions fail diff's gate: on blocking controls (error, default), also "
+        "on warn-mode controls (warning), or none (never); the options NEW or OLD were "
+        "checked with are never read",
+    )
+    d.add_argument(
+        "--inconclusive",
+        choices=("pass", "warn", "fail"),
+        default="fail",
+        help="how a change that cannot be decided affects diff's gate (default: fail)",
+    )
     d.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return d
 
@@ -548,7 +563,7 @@ def _baseline_options(parser: argparse.ArgumentParser, check: bool = True) -> No
         "--max-regression",
         metavar="DELTA",
         help="fail a control whose value got worse than the baseline's by more than DELTA "
-        "(a control's max_regression prop wins)",
+        "(a control's own max_regression applies where it is stricter)",
     )
     parser.add_argument(
         "--allow-policy-change",

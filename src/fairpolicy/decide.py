@@ -8,12 +8,24 @@ whether that fails the gate is the run's ``--inconclusive`` choice.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 from fairpolicy.exact import compare, float_bound
 from fairpolicy.exact import shown as shown_text
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
-from fairpolicy.results import ConfidenceInterval, Status, Verdict
+from fairpolicy.results import (
+    ConfidenceInterval,
+    FailOn,
+    Finding,
+    GateEffect,
+    InconclusivePolicy,
+    Results,
+    Status,
+    Verdict,
+    gate_effect,
+)
 
 
 def satisfies(value: float, operator: Operator, threshold: Threshold) -> bool:
@@ -184,3 +196,101 @@ def change_verdict(
 
 def _dec(x: float) -> Decimal:
     return Decimal(repr(float(x)))
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One control's change and what it alone does to ``diff``'s gate."""
+
+    finding: Finding
+    #: the change's effect on the gate (its status left aside): :func:`gate_effect` of the
+    #: finding as if it had passed, so only the change against the baseline counts
+    effect: GateEffect
+
+    @property
+    def fails(self) -> bool:
+        return self.effect == "fail"
+
+    @property
+    def verdict(self) -> Verdict:
+        c = self.finding.change
+        return "none" if c is None else c.verdict
+
+    @property
+    def mark(self) -> str:
+        """The row's verdict word: what the change is, and whether it fails the gate."""
+        verdict = self.verdict
+        if self.fails:
+            return "REGRESSED" if verdict == "regressed" else "INCONCLUSIVE"
+        if verdict in ("regressed", "inconclusive") and self.effect != "pass":
+            return f"{verdict} (does not fail the gate)"
+        if verdict == "inconclusive":
+            return "inconclusive (passes: --inconclusive pass)"
+        return verdict
+
+
+@dataclass(frozen=True)
+class ChangeDecision:
+    """``fairpolicy diff``'s one decision: every row's effect, the headline and the exit
+    code all come from here, under ``diff``'s own ``--fail-on`` and ``--inconclusive``
+    (never the gate options stored in either results file), so they cannot disagree."""
+
+    rows: tuple[ChangeRow, ...]
+    fail_on: FailOn
+    inconclusive: InconclusivePolicy
+
+    @property
+    def failing(self) -> int:
+        return sum(r.fails for r in self.rows)
+
+    @property
+    def gate(self) -> Literal["pass", "fail"]:
+        return "fail" if self.failing else "pass"
+
+    @property
+    def exit_code(self) -> int:
+        from fairpolicy.errors import EXIT_FAIL, EXIT_PASS
+
+        return EXIT_FAIL if self.failing else EXIT_PASS
+
+    @property
+    def headline(self) -> str:
+        """The header sentence: it names every row that is not a plain ``ok``."""
+        held = sum(not r.fails and r.verdict == "regressed" for r in self.rows)
+        open_ = sum(not r.fails and r.verdict == "inconclusive" for r in self.rows)
+        if self.failing:
+            parts = [f"gate FAIL: {self.failing} control(s) fail the gate on their change"]
+        elif not any(
+            r.finding.change is not None and r.finding.change.max_regression is not None
+            for r in self.rows
+        ):
+            return "no max_regression given: the changes are reported, none is decided"
+        else:
+            parts = ["gate PASS: no change fails the gate"]
+        if held:
+            parts.append(f"{held} regression(s) beyond max_regression that do not fail it")
+        if open_:
+            parts.append(f"{open_} undecided change(s) that do not fail it")
+        opts = []
+        if self.fail_on != "error":
+            opts.append(f"--fail-on {self.fail_on}")
+        if self.inconclusive != "fail":
+            opts.append(f"--inconclusive {self.inconclusive}")
+        if opts and (held or open_):
+            parts.append(f"under {' '.join(opts)}")
+        return "; ".join(parts)
+
+
+def decide_changes(
+    results: Results, fail_on: FailOn = "error", inconclusive: InconclusivePolicy = "fail"
+) -> ChangeDecision:
+    """The gate on the changes alone (``diff``): each finding's change decided by
+    :func:`gate_effect` with its status left aside, under the given options only."""
+    rows = []
+    for f in results.findings:
+        if f.change is None or f.change.verdict in ("ok", "none"):
+            rows.append(ChangeRow(f, "pass"))
+            continue
+        alone = f.model_copy(update={"status": "pass"})
+        rows.append(ChangeRow(f, gate_effect(alone, inconclusive, fail_on)))
+    return ChangeDecision(tuple(rows), fail_on, inconclusive)

@@ -1,9 +1,16 @@
 """``fairpolicy diff OLD.json NEW.json``: the change table alone (for a PR comment).
 
-Exit 0 when no control regressed beyond its ``max_regression``, 1 when one did (decided
-by :func:`fairpolicy.results.gate_effect`, the gate table, on the change alone), 2 when the
-two results cannot be compared (not results JSON, another policy without
-``--allow-policy-change``, a changed control).
+``diff`` decides by its own options alone — ``--max-regression`` (δ, source ``flag``),
+``--fail-on`` and ``--inconclusive`` (defaults as ``check``'s) — and the policy both runs
+were checked against (a control's own ``max_regression``, applied where it is stricter
+than the flag's). The gate options stored in either results file (a ``--fail-on never``
+or ``--inconclusive pass`` run, the δ NEW was checked with) are never read: a loosened
+run cannot loosen its comparison. Header, rows and exit code are rendered from one
+:class:`fairpolicy.decide.ChangeDecision`.
+
+Exit 0 when no change fails the gate, 1 when one does, 2 when the two results cannot be
+compared (not results JSON, another policy without ``--allow-policy-change``, a changed
+control, an edited direction).
 """
 
 from __future__ import annotations
@@ -11,19 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from fairpolicy.baseline import change_text, compare, load_baseline
-from fairpolicy.errors import EXIT_FAIL, EXIT_PASS
-from fairpolicy.results import Finding, Results, gate_effect
+from fairpolicy.baseline import change_text, compare, delta_text, load_baseline, trend
+from fairpolicy.decide import ChangeDecision, ChangeRow, decide_changes
+from fairpolicy.results import FailOn, InconclusivePolicy
 
-__all__ = ["diff", "regressed", "render"]
-
-
-def regressed(results: Results, f: Finding) -> bool:
-    """Whether ``f``'s change alone fails the gate (its status left aside)."""
-    if f.change is None or f.change.verdict in ("ok", "none"):
-        return False
-    alone = f.model_copy(update={"status": "pass"})
-    return gate_effect(alone, results.run.inconclusive, results.run.fail_on) == "fail"
+__all__ = ["diff", "render"]
 
 
 def diff(
@@ -34,13 +33,13 @@ def diff(
     fmt: str = "text",
     max_regression: float | None = None,
     allow_policy_change: bool = False,
+    fail_on: FailOn = "error",
+    inconclusive: InconclusivePolicy = "fail",
 ) -> int:
     old, sha = load_baseline(old_path)
     new, _ = load_baseline(new_path)
-    if max_regression is None and new.baseline is not None:
-        # NEW was checked with --max-regression: the same δ, unless one is given here
-        max_regression = new.baseline.max_regression
-    # the new results' own findings, without a change from another comparison
+    # the new results' own findings, without a change from another comparison; NEW's
+    # stored gate options and δ are not read (see the module docstring)
     plain = [f.model_copy(update={"change": None}) for f in new.findings]
     compared = compare(
         new.model_copy(update={"findings": plain, "baseline": None}),
@@ -49,14 +48,19 @@ def diff(
         sha256=sha,
         max_regression=max_regression,
         allow_policy_change=allow_policy_change,
+        max_regression_source="flag",
+        new_path=new_path,
     )
-    stdout.write(render(compared, fmt))
-    return EXIT_FAIL if any(regressed(compared, f) for f in compared.findings) else EXIT_PASS
+    decision = decide_changes(compared, fail_on, inconclusive)
+    stdout.write(render(decision, fmt, compared.baseline, compared.policy.sha256))
+    return decision.exit_code
 
 
-def _row(results: Results, f: Finding) -> dict[str, Any]:
+def _row(r: ChangeRow) -> dict[str, Any]:
+    f = r.finding
     c = f.change
     assert c is not None
+    word, amount = trend(c)
     return {
         "control_id": f.control_id,
         "metric_key": f.metric_key,
@@ -64,12 +68,18 @@ def _row(results: Results, f: Finding) -> dict[str, Any]:
         "before": c.baseline_value,
         "now": c.value,
         "better": c.better,
+        "ideal": c.ideal,
+        # signed (positive: worse), with the word and the positive amount beside it
         "worsened_by": c.worsened_by,
+        "trend": word,
+        "by": amount,
         "interval": None if c.low is None else [c.low, c.high],
         "level": c.level,
         "max_regression": c.max_regression,
+        "max_regression_source": c.max_regression_source,
         "verdict": c.verdict,
-        "fails_gate": regressed(results, f),
+        "effect": r.effect,
+        "fails_gate": r.fails,
         "worst_group_before": c.worst_group_before,
         "worst_group_now": c.worst_group_now,
         "groups_appeared": c.groups_appeared,
@@ -82,48 +92,62 @@ def _num(x: float | None) -> str:
     return "—" if x is None else f"{x:.6g}"
 
 
-def render(results: Results, fmt: str) -> str:
-    """The change table as ``text``, ``markdown`` or ``json``."""
-    ref = results.baseline
+def render(decision: ChangeDecision, fmt: str, ref: Any, policy_sha256: str | None) -> str:
+    """The change table as ``text``, ``markdown`` or ``json``: every part from
+    ``decision`` (header, rows, the gate)."""
     assert ref is not None
-    rows = [_row(results, f) for f in results.findings]
+    rows = [_row(r) for r in decision.rows]
     if fmt == "json":
         doc = {
             "baseline": ref.model_dump(mode="json"),
-            "policy_sha256": results.policy.sha256,
-            "regressed": sum(r["fails_gate"] for r in rows),
+            "policy_sha256": policy_sha256,
+            "gate": decision.gate,
+            "exit_code": decision.exit_code,
+            "fail_on": decision.fail_on,
+            "inconclusive": decision.inconclusive,
+            "headline": decision.headline,
+            "regressed": decision.failing,
             "changes": rows,
         }
         return json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
-    n = sum(r["fails_gate"] for r in rows)
-    verdict = f"{n} control(s) regressed beyond max_regression" if n else "no regression beyond δ"
+    headline = decision.headline
     if fmt == "markdown":
         out = [
-            f"### fairpolicy diff: {verdict}",
+            f"### fairpolicy diff: {headline}",
             "",
             f"Baseline `{ref.path}` (SHA-256 `{ref.sha256[:12]}`).",
             "",
-            "| control | metric | before | now | worse by | δ | verdict | change |",
+            "| control | metric | before | now | change | δ | verdict | detail |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        for f, r in zip(results.findings, rows, strict=True):
-            assert f.change is not None
+        for r in decision.rows:
+            f = r.finding
+            c = f.change
+            assert c is not None
+            delta = "—" if c.max_regression is None else _cell(delta_text(c))
             out.append(
-                f"| {_cell(f.control_id)} | {_cell(f.metric_key)} | {_num(r['before'])} | "
-                f"{_num(r['now'])} | {_num(r['worsened_by'])} | {_num(r['max_regression'])} | "
-                f"{'**regressed**' if r['fails_gate'] else r['verdict']} | "
-                f"{_cell(change_text(f.change))} |"
+                f"| {_cell(f.control_id)} | {_cell(f.metric_key)} | {_num(c.baseline_value)} | "
+                f"{_num(c.value)} | {_trend_cell(c)} | {delta} | "
+                f"{'**' + r.mark + '**' if r.fails else r.mark} | "
+                f"{_cell(change_text(c))} |"
             )
         for cid in ref.vanished_controls:
             out.append(f"| {_cell(cid)} | — | — | — | — | — | removed | not in the new results |")
         return "\n".join(out) + "\n"
-    out = [f"fairpolicy diff against {ref.path}: {verdict}"]
-    for f, r in zip(results.findings, rows, strict=True):
+    out = [f"fairpolicy diff against {ref.path}: {headline}"]
+    for r in decision.rows:
+        f = r.finding
         assert f.change is not None
-        mark = "REGRESSED" if r["fails_gate"] else r["verdict"]
-        out.append(f"  {f.control_id} [{mark}] {f.metric_key}: {change_text(f.change)}")
+        out.append(f"  {f.control_id} [{r.mark}] {f.metric_key}: {change_text(f.change)}")
     out += [f"  {cid} [removed]: not in the new results" for cid in ref.vanished_controls]
     return "\n".join(out) + "\n"
+
+
+def _trend_cell(c: Any) -> str:
+    word, amount = trend(c)
+    if word is None or amount is None:
+        return "—"
+    return word if word == "unchanged" else f"{word} {amount:.6g}"
 
 
 def _cell(text: str) -> str:

@@ -450,15 +450,19 @@ class Evaluator:
         from fairpolicy.stats import permutation
 
         bonferroni = bool(c.params.get("bonferroni", False))
+        from fairpolicy.metrics.direction import resolve
+
         stats, point = self.resampled(plan, stats, keep, mv)
+        params = plan.spec.resolve_params(c.params)
         res = permutation.permutation_test(
             plan.spec,
             stats.select(keep),
-            plan.spec.resolve_params(c.params),
+            params,
             point,
             permutations,
             self._seed(plan, stats, "permutation"),
             bonferroni,
+            resolve(plan.spec, params),  # the value's direction, not the key's
         )
         return PValue(
             p_value=res.p_value,

@@ -197,8 +197,9 @@ class Change(Record):
     state: Literal["paired", "new", "mismatch"]
     baseline_value: float | None = None
     value: float | None = None
-    #: which way is worse (from the registry): ``lower`` is better, ``higher`` is better, or
-    #: closer to ``ideal`` is better
+    #: which way is worse: ``lower`` is better, ``higher`` is better, or closer to ``ideal``
+    #: is better — the direction of the quantity measured, resolved from the metric key and
+    #: the parameters that select the value (:func:`fairpolicy.metrics.direction.resolve`)
     better: Literal["lower", "higher", "ideal"] = "lower"
     ideal: float | None = None
     #: how much worse the value got (positive: worse, negative: better); null when a side
@@ -208,8 +209,14 @@ class Change(Record):
     low: float | None = None
     high: float | None = None
     level: float | None = None
-    #: the allowed worsening δ (``max_regression``); null: the change is reported only
+    #: the allowed worsening δ applied (``max_regression``): the strictest of the run's
+    #: (``--max-regression``, the configuration file, the API) and the control's own (the
+    #: policy); null: the change is reported only
     max_regression: float | None = None
+    #: where the applied δ came from: ``flag`` (the command line: ``check`` or ``diff``),
+    #: ``config`` (a configuration file), ``api`` (the Python API), ``policy`` (the
+    #: control's or the policy-wide prop); null when none applies
+    max_regression_source: Literal["flag", "config", "api", "policy"] | None = None
     #: the decision on the change: ok, regressed (worse by more than δ), inconclusive (it
     #: could not be decided: ``reason``), or none (no δ, or not paired)
     verdict: Verdict = "none"
@@ -230,8 +237,11 @@ class BaselineRef(Record):
     #: the baseline results' UUID: a v5 UUID of its SHA-256 (stable for the same file)
     uuid: str
     policy_sha256: str | None
-    #: ``--max-regression`` (a control's own or the policy-wide prop wins)
+    #: the run's δ (``--max-regression``, the configuration file or the API); a control's
+    #: own or the policy-wide ``max_regression`` applies instead only where it is stricter
+    #: (each finding's change records the δ applied and its source)
     max_regression: float | None = None
+    max_regression_source: Literal["flag", "config", "api"] | None = None
     allow_policy_change: bool = False
     #: control ids in the baseline with no finding in this run
     vanished_controls: list[str] = field(default_factory=list)
@@ -283,6 +293,12 @@ class Finding(Record):
     threshold_written: str | None = None
     objective_id: str | None = None
     statement_id: str | None = None
+    #: which way is better for the quantity measured (``lower``, ``higher``, or closer to
+    #: ``ideal``), resolved from the metric key and the parameters that select the value
+    #: (``multiclass_confusion_metrics`` with ``value: accuracy_gap`` is a gap: lower);
+    #: null in results written before it was recorded (then derived from key and params)
+    better: Literal["lower", "higher", "ideal"] | None = None
+    ideal: float | None = None
     #: what this finding does to the gate under the run's --inconclusive and --fail-on:
     #: decided once by :func:`gate_effect` when the results are built (never by a formatter)
     gate_effect: GateEffect = "pass"

@@ -26,7 +26,7 @@ import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 from fairpolicy.assemble import assemble
 from fairpolicy.data.bind.weights import apply_weights
@@ -83,6 +83,7 @@ def check(
     strict: bool = False,
     subject: str | None = None,
     meta: Mapping[str, str] | None = None,
+    max_regression_source: Literal["flag", "config", "api"] = "api",
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -116,8 +117,11 @@ def check(
     ``allow_paths``: folders outside the policy's own folder tree that its hrefs and
     sources may name (``--allow-path``).
     ``baseline``: a results JSON of an earlier run (``--baseline``), or its ``Results``:
-    every finding gets its change against it, and ``max_regression`` (or a control's own
-    prop) fails a control that got worse by more than it (:mod:`fairpolicy.baseline`);
+    every finding gets its change against it, and ``max_regression`` fails a control that
+    got worse by more than it — or a control's own ``max_regression`` (the policy) where
+    that is stricter: the stricter applies, never the looser (:mod:`fairpolicy.baseline`);
+    ``max_regression_source`` names where it came from in the results (``api``; the
+    command line passes ``flag`` or ``config``);
     ``allow_policy_change`` compares with a baseline of another policy version.
     ``strict`` (``--strict``): the policy must be valid OSCAL; by default what NIST's
     schema would reject in an OSCAL-shaped document is one warning and it is evaluated.
@@ -218,6 +222,7 @@ def check(
         path="(Results)" if isinstance(baseline, Results) else os.fspath(baseline or ""),
         sha256=old[1],
         max_regression=max_regression,
+        max_regression_source=max_regression_source,
         allow_policy_change=allow_policy_change,
     )
 

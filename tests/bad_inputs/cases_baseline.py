@@ -59,6 +59,14 @@ def _rebind(doc: dict[str, object]) -> None:
     doc["findings"][0]["inputs"]["dimension"] = "race"  # type: ignore[index]
 
 
+def _flip_direction(doc: dict[str, object]) -> None:
+    doc["findings"][0]["better"] = "higher"  # type: ignore[index]  # a gap: lower is better
+
+
+def _bad_direction(doc: dict[str, object]) -> None:
+    doc["findings"][0]["better"] = "sideways"  # type: ignore[index]
+
+
 def _nan_value(doc: dict[str, object]) -> None:
     doc["findings"][0]["value"] = float("nan")  # type: ignore[index]
 
@@ -125,6 +133,25 @@ CASES = [
         file="baseline.json",
         control="c1",
         key="inputs",
+    ),
+    Case(
+        # issue 26 item 3: the direction of a change is the measured quantity's, resolved
+        # from key and parameters; a results file recording another one was edited
+        "baseline-direction-edited",
+        ("records that higher is better", "lower-is-better", "rerun `fairpolicy check"),
+        data=_with_baseline(edit=_flip_direction),
+        args=("--baseline", BASE, "--max-regression", "0.01"),
+        file="baseline.json",
+        control="c1",
+        key="better",
+        subprocess=True,
+    ),
+    Case(
+        "baseline-direction-not-a-direction",
+        ("not a fairpolicy results JSON", "better"),
+        data=_with_baseline(edit=_bad_direction),
+        args=("--baseline", BASE),
+        file="baseline.json",
     ),
     Case(
         "baseline-with-nan-value",

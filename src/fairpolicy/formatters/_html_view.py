@@ -193,7 +193,14 @@ def finding_view(f: Finding) -> ChartView:
     value = f.value
     hi_g = max(compared, key=lambda g: g.value or 0.0) if compared else None
     top = max(vals) if vals else None
-    is_ratio = spec is not None and spec.better == "higher" and spec.ideal == 1.0
+    # the direction of the quantity measured (recorded on the finding; a key's default
+    # only for results written before it was): accuracy_gap is a gap whatever its key
+    better, ideal = (
+        (f.better, f.ideal)
+        if f.better is not None
+        else ((spec.better, spec.ideal) if spec is not None else (None, None))
+    )
+    is_ratio = better == "higher" and ideal == 1.0
     ratios: list[Mark] | None = None
     extra: list[float] = []
     if is_ratio and value is not None and vals and top is not None and hi_g is not None:
@@ -251,7 +258,7 @@ def finding_view(f: Finding) -> ChartView:
         and len(vals) >= 2
         and top is not None
         and hi_g is not None
-        and (spec is None or spec.better == "lower")
+        and (better is None or better == "lower")
         and near(top - min(vals), value)
         and op in ("<", "<=")
         and isinstance(t, float | int)

@@ -575,10 +575,15 @@ def _change_pairs(results: Results, f: Finding) -> list[tuple[str, object]]:
     ]
     if c.baseline_value is not None:
         pairs.append(("baseline-value", num(c.baseline_value)))
-    if c.worsened_by is not None:
-        pairs.append(("worsened-by", num(c.worsened_by)))
+    if c.worsened_by is not None:  # signed (positive: worse), labelled beside it
+        from fairpolicy.baseline import trend
+
+        pairs += [("worsened-by", num(c.worsened_by)), ("change-trend", trend(c)[0])]
+        pairs.append(("better-when", c.better))
     if c.low is not None and c.high is not None:
         pairs += [("worsened-by-low", num(c.low)), ("worsened-by-high", num(c.high))]
     if c.max_regression is not None:
         pairs += [("max-regression", num(c.max_regression)), ("change-verdict", c.verdict)]
+        if c.max_regression_source is not None:
+            pairs.append(("max-regression-source", c.max_regression_source))
     return pairs

@@ -195,8 +195,12 @@ def _p_value(
     permutations: int,
     rng: np.random.Generator,
     stratum: Stratum = "rows",
+    direction: tuple[str, float | None] | None = None,
 ) -> tuple[float | None, int, str | None]:
     """(p, defined permutations, reason when p is None)."""
+    # the resolved direction of the quantity (accuracy_gap: lower) where it is one way;
+    # "closer to an ideal" keeps the key's side (see permutation_test)
+    better = direction[0] if direction is not None and direction[0] != "ideal" else spec.better
     compared = compared_groups(spec.fn(stats, params))
     pooled = None
     if stats.scores is not None:
@@ -214,7 +218,7 @@ def _p_value(
             differ += 1
         elif not isinstance(got, str):
             theta = got[0]
-            if spec.better == "higher":
+            if better == "higher":
                 extreme += theta <= observed + tol
             else:
                 extreme += theta >= observed - tol
@@ -301,12 +305,19 @@ def permutation_test(
     permutations: int,
     seed: int,
     bonferroni: bool,
+    direction: tuple[str, float | None] | None = None,
 ) -> Permutation:
     """Permutation test of the group labels within the metric's stratum
     (``spec.stratum(params)``: all rows, each actual class or each predicted class), done on
     counts: the pooled cells of each stratum are dealt back to the groups by a multivariate
     hypergeometric draw with the groups' sizes in that stratum. p = (1 + #{θ* ≥ θ}) / (1 + P)
     for a gap ("lower is better") metric; θ* ≤ θ for "higher is better" metrics (ratios).
+    ``direction``: (better, ideal) of the quantity measured, resolved by the caller from
+    the key and the parameters that select the value
+    (:func:`fairpolicy.metrics.direction.resolve`: ``multiclass_confusion_metrics`` with
+    ``value: accuracy_gap`` is a gap, tested θ* ≥ θ); when it is "closer to an ideal"
+    (``disparity_ratio``, ``group_min_positive_rate``) the key's ``spec.better`` side is
+    tested, as before (which side of the ideal signals a disparity is the metric's own).
     Per-group p: that group against the rest, the same test; Bonferroni multiplies by the
     family size (the number of groups; 1 with two groups, where both per-group tests are
     the overall test), capped at 1."""
@@ -342,6 +353,7 @@ def permutation_test(
         n_p,
         np.random.default_rng((seed, PERMUTATION_STREAM)),
         stratum,
+        direction,
     )
     names = stats.groups
     family = 1 if len(names) == 2 else len(names)
@@ -357,7 +369,7 @@ def permutation_test(
             if observed is None or not math.isfinite(observed):
                 continue
             rng = np.random.default_rng((seed, PERMUTATION_STREAM, g + 1))
-            pg, _, _ = _p_value(spec, two, params, observed, n_p, rng, stratum)
+            pg, _, _ = _p_value(spec, two, params, observed, n_p, rng, stratum, direction)
             if pg is not None:
                 groups[name] = min(1.0, pg * factor)
     return Permutation(
