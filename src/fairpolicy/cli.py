@@ -76,8 +76,8 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
-    if applied.path is not None:  # the configuration used, recorded with the run
-        options = {**results.run.options, "config": applied.record()}
+    if applied.path is not None:  # the configuration file, its settings and their sources
+        options = {**results.run.options, "config": applied.record(args)}
         results = results.model_copy(
             update={"run": results.run.model_copy(update={"options": options})}
         )
