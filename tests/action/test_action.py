@@ -114,9 +114,8 @@ def run_action(work: Path, runner: Path, **inputs: str) -> Step:
         **{f"INPUT_{k.upper()}": v for k, v in inputs.items()},
     }
     done = subprocess.run(["bash", str(RUN)], capture_output=True, text=True, cwd=work, env=env)
-    return Step(
-        done.returncode, read_outputs(out.read_text()), summary.read_text(), done.stdout, done.stderr
-    )
+    outputs = read_outputs(out.read_text())
+    return Step(done.returncode, outputs, summary.read_text(), done.stdout, done.stderr)
 
 
 def commands(log: str) -> list[str]:
@@ -279,9 +278,7 @@ def test_bad_inputs_are_exit_2(
         "never\n",
     ],
 )
-def test_an_input_cannot_start_a_workflow_command(
-    tmp_path: Path, runner: Path, value: str
-) -> None:
+def test_an_input_cannot_start_a_workflow_command(tmp_path: Path, runner: Path, value: str) -> None:
     """Issue 26 item 9: a line break in ``fail-on`` started a new workflow command."""
     step = run_action(tmp_path, runner, policy="p.yaml", data="d.csv", fail_on=value)
     assert step.code == 2 and step.outputs == {"gate": "error", "exit-code": "2"}
