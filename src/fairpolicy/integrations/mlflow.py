@@ -177,8 +177,7 @@ def keys(results: Results) -> dict[str, str]:
     for cid in out:
         owner = f"control '{cid}'"
         every += [
-            (control_key(cid, leaf), owner)
-            for leaf in ("value", "ci_low", "ci_high", "status")
+            (control_key(cid, leaf), owner) for leaf in ("value", "ci_low", "ci_high", "status")
         ]
     every += [(k, f"param {k}") for k in params(results, check=False)]
     _checked(every)
