@@ -126,10 +126,12 @@ def test_through_a_symlinked_folder(work: Path) -> None:
     assert code == 2 and "name the same file" in err
 
 
+EXTRA = ("-o", "oscal-ssp=x.json", "-o", "html=x.profile.json")
+
+
 def test_as_a_subprocess(work: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "fairpolicy", "check", "policy.yaml", "data.csv"]
-        + ["-o", "oscal-ssp=x.json", "-o", "html=x.profile.json"],
+        [sys.executable, "-m", "fairpolicy", "check", "policy.yaml", "data.csv", *EXTRA],
         capture_output=True,
         text=True,
         cwd=work,
