@@ -10,9 +10,11 @@
 # 1. a venv of its own under $RUNNER_TEMP (never the model's environment), fairpolicy
 #    installed into it from INPUT_VERSION (default: FAIRPOLICY_SOURCE, the action's checkout);
 # 2. every report this step writes (results.json, report.html, report.md in INPUT_REPORTS
-#    and each FORMAT=PATH of INPUT_OUTPUTS) is removed first, so whatever is there after
-#    the check comes from this run: an earlier run's "pass" can never be read as this
-#    one's. An output that is one of the run's input files is refused (exit 2 naming both);
+#    and each FORMAT=PATH of INPUT_OUTPUTS) is removed first (emptied through a symlink;
+#    a device such as /dev/null is left alone), so whatever is there after the check
+#    comes from this run: an earlier run's "pass" can never be read as this one's. An
+#    output that is one of the run's input files (the policy, the data, a file an `args`
+#    item names) is refused, exit 2 naming both, before anything is removed;
 # 3. `fairpolicy check` with the JSON, HTML and Markdown reports in INPUT_REPORTS, the
 #    GitHub annotations on stdout and INPUT_OUTPUTS. The check runs without
 #    GITHUB_STEP_SUMMARY: this step writes the job summary, once — the Markdown report of
@@ -114,13 +116,12 @@ while IFS= read -r item; do
     [ -n "$item" ] && args+=("$item")
 done <<< "${INPUT_ARGS:-}"
 
-# the run's input files: policy, data, and the files --baseline/--plan/--config/--ssp name
+# the run's input files: policy, data, and every file an `args` item names (--baseline,
+# --plan, --config, --ssp, however abbreviated; `--flag=value` or the next item)
 inputs=("$INPUT_POLICY" "$INPUT_DATA")
-for ((i = 0; i < ${#args[@]}; i++)); do
-    case "${args[i]}" in
-        --baseline | --plan | --config | --ssp) [ $((i + 1)) -lt ${#args[@]} ] && inputs+=("${args[i + 1]}") ;;
-        --baseline=* | --plan=* | --config=* | --ssp=*) inputs+=("${args[i]#*=}") ;;
-    esac
+for item in "${args[@]}"; do
+    inputs+=("$item")
+    case "$item" in --*=*) inputs+=("${item#*=}") ;; esac
 done
 
 temp="${RUNNER_TEMP:-$(mktemp -d)}"
@@ -157,7 +158,13 @@ for file in "${files[@]}"; do
     if [ -d "$file" ]; then
         fail_usage "the report path '$file' is a folder."
     fi
-    rm -f -- "$file" || fail_usage "cannot remove the earlier report '$file'."
+    # a regular file is removed; through a symlink it is emptied (the link stays a link);
+    # a device or a FIFO (/dev/null) is left alone — it holds no earlier report
+    if [ -L "$file" ] && [ -f "$file" ]; then
+        : > "$file" || fail_usage "cannot empty the earlier report '$file'."
+    elif [ -f "$file" ] && [ ! -L "$file" ]; then
+        rm -f -- "$file" || fail_usage "cannot remove the earlier report '$file'."
+    fi
 done
 
 # --- 3. the check (the summary is this step's to write, once)
@@ -191,7 +198,7 @@ set_output gate "$gate"
 set_output reports "$reports"
 artifact=("$reports")
 for item in "${extra[@]}"; do
-    [ "$item" = mlflow ] || { [ -e "${item#*=}" ] && artifact+=("${item#*=}"); }
+    [ "$item" = mlflow ] || { [ -f "${item#*=}" ] && artifact+=("${item#*=}"); }
 done
 set_output_lines artifact-paths "${artifact[@]}"
 if [ -s "$results" ]; then

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import site
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -242,6 +243,42 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(
     assert step.code == 2 and step.outputs == {"gate": "error", "exit-code": "2"}
     message = f"the report '{policy}' is the input file '{policy}'"
     assert message in step.summary and policy.read_bytes() == before
+
+
+def test_an_output_that_is_a_file_named_in_args_is_refused(tmp_path: Path, runner: Path) -> None:
+    """``--baseline`` (abbreviated, too) names an input: an output naming it is refused
+    before anything is removed."""
+    data = balanced_csv(tmp_path)
+    policy = write_policy(tmp_path, control("dp", threshold="0.3"))
+    base = tmp_path / "base.json"
+    base.write_text("{}")
+    for args in (f"--baseline\n{base}", f"--base={base}"):
+        step = run_action(
+            tmp_path, runner, policy=str(policy), data=str(data), outputs=f"sarif={base}", args=args
+        )
+        assert step.code == 2 and step.outputs == {"gate": "error", "exit-code": "2"}
+        assert f"the report '{base}' is the input file" in step.summary
+        assert base.read_text() == "{}"
+
+
+def test_devices_are_kept_and_symlinks_stay_links(tmp_path: Path, runner: Path) -> None:
+    data = balanced_csv(tmp_path)
+    policy = write_policy(tmp_path, control("dp", threshold="0.3"))
+    (tmp_path / "real.xml").write_text("stale")
+    (tmp_path / "link.xml").symlink_to(tmp_path / "real.xml")
+    step = run_action(
+        tmp_path,
+        runner,
+        policy=str(policy),
+        data=str(data),
+        outputs="sarif=/dev/null\njunit=link.xml",
+    )
+    assert step.code == 0, step.log
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert (tmp_path / "link.xml").is_symlink() and "<testsuite" in (
+        tmp_path / "real.xml"
+    ).read_text()
+    assert step.outputs["artifact-paths"] == "fairpolicy-reports\nlink.xml"
 
 
 @pytest.mark.parametrize(
