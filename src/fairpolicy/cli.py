@@ -88,6 +88,10 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
             update={"run": results.run.model_copy(update={"options": options})}
         )
     results = attach(results, chain)  # the SSP's hash; the run verified against the plan
+    if to_mlflow:  # MLflow keys that cannot be logged: exit 2 before any report is written
+        from fairpolicy.integrations.mlflow import keys
+
+        keys(results)
     base = RenderOptions(
         verbose=args.verbose,
         quiet=args.quiet,

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import posixpath
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -336,3 +339,24 @@ def test_colliding_ids_log_apart_and_params_cannot_change(store: Any, tmp_path: 
     other = fairpolicy.check(str(policy), str(data), fail_on="never")
     with pytest.raises(UsageError, match="already holds one of this check's params"):
         log_results(other, run_id=run_id)
+
+
+def test_cli_an_unloggable_control_id_is_exit_2_before_any_report(
+    store: Any, tmp_path: Path
+) -> None:
+    """A key over MLflow's 250 characters cannot be logged without cutting it (which could
+    collide): exit 2 naming the control, before any report is written."""
+    data = balanced_csv(tmp_path)
+    policy = write_policy(tmp_path, control("c" * 240, threshold="0.3"))
+    report = tmp_path / "r.json"
+    argv = ["-m", "fairpolicy", "check", str(policy), str(data), "-o", "mlflow"]
+    done = subprocess.run(
+        [sys.executable, *argv, f"-ojson={report}"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(fairpolicy.__file__).parents[1])},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "over MLflow's 250" in done.stderr and "Traceback" not in done.stderr
+    assert not report.exists()
