@@ -55,7 +55,7 @@ PATHS = frozenset({"ssp", "baseline", "plan", "allow_path"})
 TABLES = frozenset({"bind", "meta"})
 
 #: the ``check`` options that can change a verdict, with their parser defaults: each is
-#: recorded with its value and source (flag, config, default) in ``run.options.settings``
+#: recorded with its value and source (flag, config, default) in ``run.options.config``
 GATE_OPTIONS: dict[str, Any] = {
     "fail_on": "error",
     "inconclusive": "fail",
