@@ -116,6 +116,12 @@ while IFS= read -r item; do
     [ -n "$item" ] && args+=("$item")
 done <<< "${INPUT_ARGS:-}"
 
+for item in "${args[@]}"; do  # every report goes through `outputs`, so none is stale
+    case "$item" in
+        -o* | --ou*) fail_usage "the input 'args' names an output ('$item'); list outputs in the input 'outputs', one FORMAT=PATH per line." ;;
+    esac
+done
+
 # the run's input files: policy, data, and every file an `args` item names (--baseline,
 # --plan, --config, --ssp, however abbreviated; `--flag=value` or the next item)
 inputs=("$INPUT_POLICY" "$INPUT_DATA")

@@ -294,6 +294,9 @@ def test_devices_are_kept_and_symlinks_stay_links(tmp_path: Path, runner: Path) 
         ({"policy": "p.yaml", "data": "d.csv", "outputs": "sarif"}, "one FORMAT=PATH per line"),
         ({"policy": "p.yaml", "data": "d.csv", "outputs": "x=-"}, "one FORMAT=PATH per line"),
         ({"policy": "p.yaml", "data": "d.csv", "args": "--seed\r\n1"}, "carriage return"),
+        ({"policy": "p.yaml", "data": "d.csv", "args": "-o\njson=x.json"}, "names an output"),
+        ({"policy": "p.yaml", "data": "d.csv", "args": "-ojson=x.json"}, "names an output"),
+        ({"policy": "p.yaml", "data": "d.csv", "args": "--out=json=x"}, "names an output"),
     ],
 )
 def test_bad_inputs_are_exit_2(
