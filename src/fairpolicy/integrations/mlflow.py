@@ -43,7 +43,6 @@ cannot change; log each check into its own run).
 
 from __future__ import annotations
 
-import re
 import tempfile
 import time
 import warnings
@@ -93,8 +92,7 @@ def split_mlflow(items: list[str], run_id: str | None) -> tuple[list[str], bool]
     return rest, wanted
 
 
-#: what MLflow allows in a key (``mlflow.utils.validation``), and its limits
-_KEY_CHARS = re.compile(r"[A-Za-z0-9_\-. ]")
+#: MLflow's limits (``mlflow.utils.validation``)
 MAX_KEY = 250
 MAX_PARAM_VALUE = 6000
 MAX_TAG_VALUE = 8000
@@ -242,9 +240,10 @@ def params(results: Results, check: bool = True) -> dict[str, str]:
         out[control_key(f.control_id, "threshold")] = _threshold(f.threshold)
         out[control_key(f.control_id, "operator")] = f.operator
     for name, (value, source) in gate_options(results).items():
-        key = f"{PREFIX}/option/{name}" if not name.startswith("config/") else f"{PREFIX}/{name}"
+        is_config = name.startswith("config/")
+        key = f"{PREFIX}/{name}" if is_config else f"{PREFIX}/option/{segment(name)}"
         out[key] = _text(value)
-        if not name.startswith("config/"):
+        if not is_config:
             out[f"{key}/source"] = source
     if check:
         _checked([(k, f"param {k}") for k in out])
