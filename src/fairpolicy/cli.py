@@ -66,7 +66,13 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     outputs = parse_outputs(args.output)
     # every path is checked before the data is read, not after
     targets = [(f"-o {name}={path}", target(path)) for name, path in outputs if path is not None]
-    refuse_clashes(targets, (("policy", args.policy), ("data", args.data)))
+    inputs = [
+        ("baseline", args.baseline),
+        ("plan", args.plan),
+        ("SSP", args.ssp),
+        ("configuration", applied.path),
+    ]
+    refuse_clashes(targets, (("policy", args.policy), ("data", args.data), *inputs))
     if args.assessor or args.organization is not None:  # fairpolicy.people only then
         from fairpolicy.people import check_people
 
@@ -78,12 +84,16 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     args.max_regression_source = "config" if from_config else "flag"
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
-    if applied.path is not None:  # the configuration used, recorded with the run
-        options = {**results.run.options, "config": applied.record()}
+    if applied.path is not None:  # the configuration file, its settings and their sources
+        options = {**results.run.options, "config": applied.record(args)}
         results = results.model_copy(
             update={"run": results.run.model_copy(update={"options": options})}
         )
     results = attach(results, chain)  # the SSP's hash; the run verified against the plan
+    if to_mlflow:  # MLflow keys that cannot be logged: exit 2 before any report is written
+        from fairpolicy.integrations.mlflow import keys
+
+        keys(results)
     base = RenderOptions(
         verbose=args.verbose,
         quiet=args.quiet,
@@ -94,7 +104,16 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         organization=args.organization,
     )
     color = not args.no_color and "NO_COLOR" not in os.environ
-    code = emit(results, outputs, base, stdout, color=color, plan=args.plan, ssp=chain.given_ssp)
+    code = emit(
+        results,
+        outputs,
+        base,
+        stdout,
+        color=color,
+        plan=args.plan,
+        ssp=chain.given_ssp,
+        inputs=inputs,
+    )
     if to_mlflow:
         from fairpolicy.integrations.mlflow import log_results
 
@@ -249,7 +268,11 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     check_people(args.assessor, args.organization)
     out = None if is_stdout(args.output) else target(args.output)  # -: standard output
     if out is not None:
-        refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
+        refuse_clashes(
+            [(f"-o {args.output}", out)],
+            [("results", args.results), ("plan", args.plan)],
+            noun="export",
+        )
     results = load_results(args.results)
     opts = RenderOptions(
         path=None if out is None else args.output,

@@ -1,10 +1,12 @@
 """Configuration files for ``fairpolicy check``: ``fairpolicy.toml`` or ``[tool.fairpolicy]``.
 
-Discovery follows what pytest, ruff and conftest users expect: from the working directory
-upward, the first folder holding ``fairpolicy.toml`` (its top level, or its
-``[tool.fairpolicy]`` table) or a ``pyproject.toml`` with a ``[tool.fairpolicy]`` table;
-the search stops at a repository root (a folder with ``.git`` or ``.hg``) or the
-filesystem root. ``--config FILE`` names the file, ``--no-config`` turns discovery off.
+Discovery: from the working directory upward, the first folder holding
+``fairpolicy.toml`` (its top level, or its ``[tool.fairpolicy]`` table) or a
+``pyproject.toml`` with a ``[tool.fairpolicy]`` table. The search stops at the repository
+root (the nearest folder with ``.git`` — a folder or, in a worktree or submodule, a file —
+or ``.hg``); outside a repository only the working directory itself is searched, never its
+parents (a ``pyproject.toml`` in ``/tmp`` or a home folder must not loosen a gate unseen).
+``--config FILE`` names the file, ``--no-config`` turns discovery off.
 
 Keys are ``check``'s long option names (``fail-on``, ``bootstrap``, ``engine``, ``output``
 …, underscores accepted for dashes) plus ``policy`` — the default policy, so that
@@ -13,8 +15,13 @@ Keys are ``check``'s long option names (``fail-on``, ``bootstrap``, ``engine``, 
 Paths (``policy``, ``output`` targets, ``ssp``, ``baseline``, ``plan``, ``allow-path``)
 are relative to the file's folder. The command line wins: an option given there is not
 taken from the file (for ``bind`` and ``meta`` per key; ``output`` as a whole). An unknown
-key, or a value of the wrong type, is exit 2 naming the file and the key. What was applied
-is recorded in the results (``run.options.config``).
+key, or a value of the wrong type, is exit 2 naming the file and the key.
+
+What was applied is recorded in the results: ``run.options.config`` holds the file, its
+SHA-256, the settings taken from it, ``loosens`` — the settings from the file that loosen
+the gate (:func:`loosening`) — and ``sources``: every option that can change a verdict
+with its value and its source (``flag``, ``config`` or ``default``).
+Every report names the file and each loosening setting (``formatters._ci.config_note``).
 """
 
 from __future__ import annotations
@@ -29,7 +36,16 @@ from typing import Any
 from fairpolicy.errors import UsageError, did_you_mean
 from fairpolicy.records import lean
 
-__all__ = ["Applied", "apply", "configure", "discover", "given_dests"]
+__all__ = [
+    "GATE_OPTIONS",
+    "Applied",
+    "apply",
+    "configure",
+    "discover",
+    "given_dests",
+    "loosening",
+    "repository_root",
+]
 
 #: options a configuration file may not set (they only make sense on a command line)
 CLI_ONLY = frozenset({"help", "debug", "policy", "data", "paths", "config", "no_config", "explain"})
@@ -37,6 +53,58 @@ CLI_ONLY = frozenset({"help", "debug", "policy", "data", "paths", "config", "no_
 PATHS = frozenset({"ssp", "baseline", "plan", "allow_path"})
 #: repeatable KEY=VALUE options that also take a TOML table, merged per key
 TABLES = frozenset({"bind", "meta"})
+
+#: the ``check`` options that can change a verdict, with their parser defaults: each is
+#: recorded with its value and source (flag, config, default) in ``run.options.config``
+GATE_OPTIONS: dict[str, Any] = {
+    "fail_on": "error",
+    "inconclusive": "fail",
+    "decision": None,
+    "bootstrap": None,
+    "ci_level": None,
+    "ci_method": None,
+    "resample": None,
+    "p_value": None,
+    "bonferroni": None,
+    "seed": None,
+    "bind": [],
+    "num_classes": None,
+    "score_decimals": None,
+    "subject": None,
+    "baseline": None,
+    "max_regression": None,
+    "allow_policy_change": False,
+    "plan": None,
+    "engine": None,
+}
+
+
+def loosening(dest: str, value: Any, decision: Any = None) -> bool:
+    """Whether ``dest = value`` from a configuration file loosens the gate: lets a run
+    pass (or exit 0) that the defaults would fail — ``fail-on = never``, ``inconclusive =
+    pass|warn``, an interval decision (``ci_lower`` passes what the point value fails, and
+    the interval settings shape it), ``bonferroni``, a lower ``ci-level``, a
+    ``max-regression`` tolerance, ``allow-policy-change``, ``bind`` (what the controls
+    measure) and ``score-decimals`` (rounded scores)."""
+    if dest == "fail_on":
+        return bool(value == "never")
+    if dest == "inconclusive":
+        return value in ("pass", "warn")
+    if dest == "decision":
+        return value not in (None, "point")
+    if dest in ("bonferroni", "allow_policy_change"):
+        return value is True
+    if dest in ("bind", "score_decimals"):
+        return bool(value) or value == 0
+    if dest == "max_regression":
+        try:
+            return value is not None and float(value) > 0
+        except (TypeError, ValueError):
+            return True
+    if dest in ("ci_level", "ci_method", "bootstrap", "resample", "seed"):
+        return decision not in (None, "point") and value is not None
+    return False
+
 
 #: the ``check`` subparser, or a function building it (called only when a file is applied:
 #: building every subparser costs a few milliseconds a run without a configuration file
@@ -50,9 +118,56 @@ class Applied:
 
     path: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    #: the file's SHA-256
+    sha256: str | None = None
+    #: the options given on the command line (None: not known exactly — no file applied,
+    #: so the parser was not built; a value other than the default then counts as a flag)
+    given: set[str] | None = None
 
-    def record(self) -> dict[str, Any] | None:
-        return None if self.path is None else {"file": self.path, "settings": self.settings}
+    def record(self, args: argparse.Namespace | None = None) -> dict[str, Any] | None:
+        """``run.options.config``: the file, its SHA-256, the settings taken from it, those
+        that loosen the gate, and (given the parsed ``args``) every option that can change
+        a verdict with its value and source."""
+        if self.path is None:
+            return None
+        out = {
+            "file": self.path,
+            "sha256": self.sha256,
+            "settings": self.settings,
+            "loosens": self.loosens(),
+        }
+        if args is not None:
+            out["sources"] = self.sources(args)
+        return out
+
+    def loosens(self) -> list[str]:
+        """The settings taken from the file that loosen the gate (:func:`loosening`)."""
+        decision = self.settings.get("decision")
+        return [
+            key
+            for key, value in self.settings.items()
+            if loosening(key.replace("-", "_"), value, decision)
+        ]
+
+    def sources(self, args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+        """Every option that can change a verdict: ``{"value": …, "source": flag | config |
+        default}``, keyed by its long option name."""
+        from_file = {k.replace("-", "_") for k in self.settings}
+        out: dict[str, dict[str, Any]] = {}
+        for dest, default in GATE_OPTIONS.items():
+            if not hasattr(args, dest):
+                continue
+            value = getattr(args, dest)
+            if dest in from_file and dest not in TABLES:
+                source = "config"
+            elif self.given is not None:
+                source = "flag" if dest in self.given else "default"
+            else:
+                source = "default" if value == default else "flag"
+            if dest in TABLES and dest in from_file:
+                source = "config" if source == "default" else "flag+config"
+            out[_key_text(dest)] = {"value": value, "source": source}
+        return out
 
 
 def _table(path: Path) -> dict[str, Any] | None:
@@ -76,18 +191,31 @@ def _table(path: Path) -> dict[str, Any] | None:
     return None if tool is None else dict(tool)
 
 
-def discover(start: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The configuration file governing ``start`` and its settings (see the module doc)."""
+def repository_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` (a folder, or a file in a
+    worktree or submodule) or ``.hg``; None outside a repository."""
     here = start.resolve()
     for folder in (here, *here.parents):
+        if (folder / ".git").exists() or (folder / ".hg").exists():
+            return folder
+    return None
+
+
+def discover(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The configuration file governing ``start`` and its settings (see the module doc):
+    searched from ``start`` up to the repository root, or in ``start`` alone outside a
+    repository."""
+    here = start.resolve()
+    root = repository_root(here)
+    up = [] if root is None else list(here.parents[: len(here.parents) - len(root.parents)])
+    folders = [here, *up]
+    for folder in folders:
         for name in ("fairpolicy.toml", "pyproject.toml"):
             candidate = folder / name
             if candidate.is_file():
                 table = _table(candidate)
                 if table is not None:
                     return candidate, table
-        if (folder / ".git").exists() or (folder / ".hg").exists():
-            return None
     return None
 
 
@@ -142,7 +270,9 @@ def apply(
     actions = {a.dest: a for a in parser._actions if a.dest not in CLI_ONLY}
     allowed = sorted({"policy", *(_key_text(d) for d in actions)})
     given = given_dests(parser, argv)
-    applied = Applied(str(path))
+    import hashlib
+
+    applied = Applied(str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(), given=given)
 
     def bad(key: str, why: str, hint: str | None = None) -> UsageError:
         return UsageError(f"configuration file {path}: '{key}' {why}", key=key, hint=hint)

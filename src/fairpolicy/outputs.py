@@ -217,27 +217,50 @@ def refuse_clashes(
     ``outputs`` are (label, target) pairs, the label as the user wrote the option (e.g.
     ``-o json=r.json``); ``inputs`` are (role, path) pairs, e.g. ``("data", "preds.csv")``."""
     seen: dict[tuple[object, ...], str] = {}
+    reals: dict[str, str] = {}
     for label, t in outputs:
-        if t.identity in seen:
+        other = seen.get(t.identity) or reals.get(t.real)
+        if other is not None:
             raise UsageError(
-                f"{seen[t.identity]} and {label} name the same file; one run cannot write "
+                f"{other} and {label} name the same file; one run cannot write "
                 f"two {noun}s to one file.",
                 file=t.path,
                 hint="give every output its own path.",
             )
         seen[t.identity] = label
+        reals[t.real] = label
     for role, given in inputs:
         if not given:
             continue
         ident = _identity_of_input(given)
+        real = os.path.realpath(given)
         for label, t in outputs:
             if ident is not None and (
-                ident == t.identity or os.path.abspath(given) == os.path.abspath(t.path)
+                ident == t.identity
+                or real == t.real
+                or os.path.abspath(given) == os.path.abspath(t.path)
             ):
+                same = "" if os.path.abspath(given) == os.path.abspath(t.path) else f" ({given})"
                 raise UsageError(
-                    f"{label}: this is the {role} file; the {noun} would overwrite it. "
+                    f"{label}: this is the {role} file{same}; the {noun} would overwrite it. "
                     "Choose another output path.",
+                    file=t.path,
                 )
+
+
+def refuse_written(
+    files: Sequence[tuple[str, str | Target]],
+    inputs: Iterable[tuple[str, str | None]] = (),
+    noun: str = "report",
+) -> None:
+    """:func:`refuse_clashes` for every file a run is about to write — the outputs asked
+    for and the files written beside them (the profile and catalog beside ``-o
+    oscal-ssp``) — as ``(label, path or target)`` pairs, against each other and the run's
+    inputs (the policy and every document it imports, the data, the baseline, the plan,
+    the SSP, the configuration file)."""
+    refuse_clashes(
+        [(label, p if isinstance(p, Target) else target(p)) for label, p in files], inputs, noun
+    )
 
 
 # ---------------------------------------------------------------- signals

@@ -98,9 +98,10 @@ def write_plan(
     import hashlib
 
     from fairpolicy.formatters import get
-    from fairpolicy.outputs import href, write_all
+    from fairpolicy.outputs import href, refuse_written, write_all
 
     files: list[tuple[str | Target, str]] = []
+    labels: list[tuple[str, str | Target]] = [(f"-o {output}", out)]
     ssp_path = ssp
     if write_ssp is not None:  # the SSP, with the profile (and catalog) it imports
         from fairpolicy.ssp import profile_chain
@@ -112,10 +113,18 @@ def write_plan(
             dataclasses.replace(base, path=ssp_path, profile_href=chain.profile_href),
         )
         files += [*chain.documents, (ssp_path, ssp_text)]
+        labels.append((f"--write-ssp {write_ssp}", write_ssp))
+        labels += [(f"{p} (written beside --write-ssp {write_ssp})", p) for p, _ in chain.documents]
         ssp_sha256 = hashlib.sha256(ssp_text.encode()).hexdigest()
     opts = dataclasses.replace(
         base, path=output, ssp_href=href(ssp_path, output), ssp_sha256=ssp_sha256
     )
+    inputs = [
+        ("policy", results.policy.path),
+        *((f"policy's {d.kind}", d.path) for d in results.policy.documents),
+        ("SSP", ssp),
+    ]
+    refuse_written(labels, inputs, noun="plan")  # every file written, siblings too
     write_all([*files, (out, get("oscal-ap")(results, opts))])
 
 

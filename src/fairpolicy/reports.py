@@ -11,10 +11,17 @@ evaluate prints on GitHub Actions.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, TextIO
 
-from fairpolicy.outputs import append_step_summary, error_summary, href, write_all
+from fairpolicy.outputs import (
+    append_step_summary,
+    error_summary,
+    href,
+    refuse_written,
+    write_all,
+)
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -47,13 +54,18 @@ def emit(
     color: bool,
     plan: str | None = None,
     ssp: tuple[str, str] | None = None,
+    inputs: Sequence[tuple[str, str | None]] = (),
 ) -> int:
     """Render every output of a check and write them all or none (:func:`write_all`); the
     text table also reaches the terminal when no ``-o text`` asked for it. ``outputs``:
     (format, path) pairs, path None for stdout; ``base``: the options every format shares;
     ``color``: colour allowed on a terminal; ``plan``: the approved assessment plan
     (``--plan``, already verified against the results); ``ssp``: (path, SHA-256) of the
-    team's SSP (``--ssp``). Returns the exit code."""
+    team's SSP (``--ssp``); ``inputs``: (role, path) of the run's input files besides the
+    policy, its documents and the data (baseline, plan, configuration file). Every file to
+    be written — the outputs and the files beside them — is checked against the others and
+    against every input before any is written (:func:`refuse_written`). Returns the exit
+    code."""
     import dataclasses
     import hashlib
     import sys
@@ -79,11 +91,13 @@ def emit(
     # any is renamed (write_all)
     to_stdout: list[tuple[str, str]] = []
     files: list[tuple[str, str]] = []
+    labels: list[tuple[str, str]] = []  # (label, path) of every file to write
     if ssp_path is not None:  # with the profile (and catalog) it imports, written beside it
         from fairpolicy.ssp import profile_chain
 
         chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
         files += chain.documents
+        labels += [(f"{p} (written beside -o oscal-ssp={ssp_path})", p) for p, _ in chain.documents]
         profile_href = chain.profile_href
     elif ssp is not None:
         ssp_path, ssp_sha = ssp
@@ -115,6 +129,14 @@ def emit(
             to_stdout.append((name, text))
         else:
             files.append((path, text))
+            labels.append((f"-o {name}={path}", path))
+    every_input = [
+        ("policy", results.policy.path),
+        *((f"policy's {d.kind}", d.path) for d in results.policy.documents),
+        ("data", results.data.path),
+        *inputs,
+    ]
+    refuse_written(labels, every_input)
     try:
         write_all(files)
     except BaseException:

@@ -70,6 +70,12 @@ def with_alias(tmp: Path) -> Path:
     return _data(tmp)
 
 
+def with_baseline(tmp: Path) -> Path:
+    """The data, and ``{tmp}/base.json`` standing for a baseline results file."""
+    (tmp / "base.json").write_text("{}")
+    return _data(tmp)
+
+
 def missing_data(tmp: Path) -> Path:
     return tmp / "no-such-data.csv"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from tests.bad_inputs.cases import Case
+from tests.bad_inputs.cases import Case, policy
 
 CASES: list[Case] = [
     Case(
@@ -31,5 +31,16 @@ if importlib.util.find_spec("mlflow") is None:  # the message for a missing extr
             "pyapi-mlflow-run-id-not-installed",
             ("mlflow package, which is not installed", "fairpolicy[mlflow]"),
             args=("--mlflow-run-id", "0123abcd"),
+        ),
+    ]
+else:  # mlflow installed (the MLflow venv of .ci/run): keys checked before any report
+    CASES += [
+        Case(
+            "pyapi-mlflow-key-over-the-limit",
+            ("over MLflow's 250", "cannot be logged without cutting it", "shorter id"),
+            policy=policy(cid="c" * 240),
+            args=("-o", "mlflow"),
+            control="c" * 240,
+            note="issue 26 item 12: a cut key could collide with another",
         ),
     ]

@@ -108,3 +108,130 @@ def test_bad_configuration_is_exit_2_naming_file_and_key(
     done = run(project, "policy.yaml", "data.csv")
     assert done.returncode == 2 and fragment in done.stderr, done.stderr
     assert "fairpolicy.toml" in done.stderr and "Traceback" not in done.stderr
+
+
+# ------------------------------------------------ issue 26 item 8: a config cannot loosen unseen
+
+
+def _failing(folder: Path) -> Path:
+    """A policy whose blocking DP control fails (gap 0.25 against < 0.2), and its data."""
+    balanced_csv(folder)
+    return write_policy(folder, control("dp", threshold="0.2"))
+
+
+def test_outside_a_repository_only_the_working_directory_is_searched(tmp_path: Path) -> None:
+    """A pyproject.toml in a parent folder (/tmp, a home folder) is not applied when there
+    is no repository: the gate stays closed."""
+    assert not any((p / ".git").exists() for p in (tmp_path, *tmp_path.parents))
+    _failing(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.fairpolicy]\nfail-on = "never"\n')
+    (tmp_path / "sub").mkdir()
+    done = run(tmp_path / "sub", "../policy.yaml", "../data.csv")
+    assert done.returncode == 1, done.stderr  # not loosened by the parent's file
+    assert "configuration file" not in done.stdout + done.stderr
+    done = run(tmp_path, "policy.yaml", "data.csv")  # the working directory's own file
+    assert done.returncode == 0 and "configuration file" in done.stdout
+
+
+@pytest.mark.parametrize("as_file", [False, True])
+def test_discovery_stops_at_a_git_folder_or_a_git_file(tmp_path: Path, as_file: bool) -> None:
+    """``.git`` is a folder in a clone and a file in a worktree or submodule."""
+    repo = tmp_path / "outer" / "repo"
+    repo.mkdir(parents=True)
+    if as_file:
+        (repo / ".git").write_text("gitdir: /elsewhere/.git/worktrees/repo\n")
+    else:
+        (repo / ".git").mkdir()
+    _failing(repo)
+    (tmp_path / "outer" / "pyproject.toml").write_text('[tool.fairpolicy]\nfail-on = "never"\n')
+    (repo / "src" / "deep").mkdir(parents=True)
+    assert run(repo / "src" / "deep", "../../policy.yaml", "../../data.csv").returncode == 1
+    (repo / "pyproject.toml").write_text('[tool.fairpolicy]\ninconclusive = "pass"\n')
+    done = run(repo / "src" / "deep", "../../policy.yaml", "../../data.csv")
+    assert done.returncode == 1 and str(repo / "pyproject.toml") in done.stdout
+
+
+def test_a_loosening_configuration_is_named_in_every_output(tmp_path: Path) -> None:
+    """Issue 26 item 8: fail-on = never from a pyproject.toml, and every report names the
+    file and the setting; the Markdown no longer blames a flag nobody passed."""
+    import hashlib
+
+    (tmp_path / ".git").mkdir()
+    _failing(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        '[tool.fairpolicy]\nfail-on = "never"\ninconclusive = "fail"\nbootstrap = 200\n'
+    )
+    outs = {
+        "json": "r.json",
+        "junit": "r.xml",
+        "sarif": "r.sarif",
+        "markdown": "r.md",
+        "html": "r.html",
+        "oscal": "r-oscal.json",
+    }
+    args = [f"-o{k}={v}" for k, v in outs.items()]
+    done = run(tmp_path, "policy.yaml", "data.csv", *args, "-o", "text", "--seed", "3")
+    assert done.returncode == 0, done.stderr  # loosened: the failing control does not gate
+    path = str(pyproject)
+    note = f'configuration file {path} loosens the gate: fail-on = "never"'
+    assert f"note: {note}\n" in done.stdout  # the terminal summary
+    doc = json.loads((tmp_path / "r.json").read_text())
+    cfg = doc["run"]["options"]["config"]
+    assert cfg["file"] == path
+    assert cfg["sha256"] == hashlib.sha256(pyproject.read_bytes()).hexdigest()
+    assert cfg["settings"] == {"fail-on": "never", "inconclusive": "fail", "bootstrap": 200}
+    assert cfg["loosens"] == ["fail-on"]
+    src = cfg["sources"]
+    assert src["fail-on"] == {"value": "never", "source": "config"}
+    assert src["bootstrap"] == {"value": 200, "source": "config"}
+    assert src["seed"] == {"value": 3, "source": "flag"}
+    assert src["decision"] == {"value": None, "source": "default"}
+    md = (tmp_path / "r.md").read_text()
+    assert f"**Configuration**: {note}" in md
+    assert "--fail-on never" not in md
+    assert f'fail-on = "never" in the configuration file {path}' in md
+    html = (tmp_path / "r.html").read_text()
+    assert "Configuration</td>" in html and "fail-on = &quot;never&quot;" in html
+    assert path in html
+    xml = (tmp_path / "r.xml").read_text()
+    assert f'name="config.file" value="{path}"' in xml
+    assert 'name="config.loosens.fail-on" value="&quot;never&quot;"' in xml
+    assert "--fail-on never" not in xml
+    sarif = json.loads((tmp_path / "r.sarif").read_text())
+    props = sarif["runs"][0]["properties"]["config"]
+    assert props["file"] == path and props["loosens"] == ["fail-on"] and props["note"] == note
+    oscal = json.loads((tmp_path / "r-oscal.json").read_text())
+    (result,) = oscal["assessment-results"]["results"]
+    got = {(p["name"], p["value"]) for p in result["props"]}
+    assert {("config-file", path), ("config-loosens", 'fail-on = "never"')} <= got
+    assert ("config-sha256", cfg["sha256"]) in got
+
+
+def test_a_configuration_that_loosens_nothing_is_still_named(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _failing(tmp_path)
+    (tmp_path / "fairpolicy.toml").write_text('fail-on = "warning"\n')
+    done = run(tmp_path, "policy.yaml", "data.csv", "-o", "markdown")
+    assert done.returncode == 1
+    note = (
+        f"configuration file {tmp_path / 'fairpolicy.toml'} applied; "
+        "no setting from it loosens the gate"
+    )
+    assert f"**Configuration**: {note}" in done.stdout
+
+
+def test_in_process_the_flag_wins_and_is_recorded_as_a_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fairpolicy.cli import main
+
+    (tmp_path / ".git").mkdir()
+    _failing(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.fairpolicy]\nfail-on = "never"\n')
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "policy.yaml", "data.csv", "--fail-on", "error", "-o", "json=r.json"])
+    assert code == 1
+    cfg = json.loads((tmp_path / "r.json").read_text())["run"]["options"]["config"]
+    assert cfg["settings"] == {} and cfg["loosens"] == []
+    assert cfg["sources"]["fail-on"] == {"value": "error", "source": "flag"}

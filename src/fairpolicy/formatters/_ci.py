@@ -13,7 +13,7 @@ import os
 import re
 from fractions import Fraction
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fairpolicy.exact import ExactFloat, shown, written_parts
 
@@ -58,18 +58,64 @@ def fails_gate(results: Results, f: Finding) -> bool:
     return results.effect(f) in ("fail", "error")
 
 
+def config_record(results: Results) -> dict[str, Any] | None:
+    """The configuration file the CLI applied (``run.options.config``), or None."""
+    cfg = results.run.options.get("config")
+    return cfg if isinstance(cfg, dict) and isinstance(cfg.get("file"), str) else None
+
+
+def config_loosening(results: Results) -> list[tuple[str, object]]:
+    """(key, value) of each setting from the configuration file that loosens the gate."""
+    cfg = config_record(results)
+    if cfg is None:
+        return []
+    settings = cfg.get("settings") or {}
+    return [(k, settings[k]) for k in cfg.get("loosens") or [] if k in settings]
+
+
+def toml(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def config_note(results: Results) -> str | None:
+    """One line naming the configuration file and each of its settings that loosens the
+    gate (every report writes it), or None when no file was applied."""
+    cfg = config_record(results)
+    if cfg is None:
+        return None
+    head = f"configuration file {cfg['file']}"
+    loose = config_loosening(results)
+    if loose:
+        listed = ", ".join(f"{k} = {toml(v)}" for k, v in loose)
+        return f"{head} loosens the gate: {listed}"
+    return f"{head} applied; no setting from it loosens the gate"
+
+
+def option_origin(results: Results, key: str, value: object) -> str:
+    """How an option was set, for a message: ``--fail-on never`` from the command line (or
+    the API), ``fail-on = "never" in FILE`` from a configuration file."""
+    cfg = config_record(results)
+    sources = cfg.get("sources") if cfg is not None else None
+    entry = sources.get(key) if isinstance(sources, dict) else None
+    if isinstance(entry, dict) and entry.get("source") == "config" and cfg is not None:
+        return f"{key} = {toml(value)} in the configuration file {cfg['file']}"
+    return f"--{key} {value}"
+
+
 def why_not_gating(results: Results, f: Finding) -> str:
     """Why a non-passing finding does not fail the gate (for a message's tail)."""
     if f.status == "pass" or fails_gate(results, f):
         return ""
     if results.run.fail_on == "never":
-        return "--fail-on never"
+        return option_origin(results, "fail-on", "never")
     if f.enforcement_mode != "block":
         return f"enforcement_mode {f.enforcement_mode}"
     if f.status == "inconclusive":
         if f.decision == "ci_lower" and f.has_interval:
             return "decision ci_lower fails only on a proven violation"
-        return f"--inconclusive {results.run.inconclusive}"
+        return option_origin(results, "inconclusive", results.run.inconclusive)
     return "not gating"
 
 

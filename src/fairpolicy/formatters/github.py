@@ -105,6 +105,8 @@ def render(results: Results, opts: RenderOptions) -> str:
             out.append(_annotation(results, f))
     out.append("::endgroup::")
     out += [command("warning", w, title="fairpolicy") for w in results.warnings]
+    if _ci.config_loosening(results):
+        out.append(command("warning", _ci.config_note(results) or "", title="fairpolicy"))
     verdict = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}[results.summary.gate]
     out.append(f"fairpolicy: {verdict}: {_ci.verdict(results)} (exit {results.exit_code})")
     return "\n".join(out) + "\n"

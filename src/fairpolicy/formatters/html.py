@@ -57,7 +57,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from fairpolicy.formatters import _svg
+from fairpolicy.formatters import _ci, _svg
 from fairpolicy.formatters._ci import about, ci_text, value_text
 from fairpolicy.formatters._html_assets import CSS, ICONS
 from fairpolicy.formatters._html_view import (
@@ -112,6 +112,9 @@ def _meta_rows(results: Results) -> str:
         ("Finished", esc(r.finished)),
         ("Gate rules", f"inconclusive counts as {esc(r.inconclusive)}; fails on {esc(r.fail_on)}"),
     ]
+    config = _ci.config_note(results)
+    if config is not None:  # the file that set options, and each setting that loosens
+        rows.append(("Configuration", esc(config)))
     if r.options:
         rows.append(("Options", esc(json.dumps(r.options, sort_keys=True, ensure_ascii=False))))
     # --subject / --meta first: what was assessed, and the team's references

@@ -174,6 +174,7 @@ def _properties(results: Results) -> list[tuple[str, str]]:
         ("exit_code", r.exit_code),
         ("subject", r.subject),
         *((f"meta.{k}", v) for k, v in r.meta.items()),
+        *_config_props(r),
     ]
     # each control's uncertainty as data (JUnit test cases carry no properties of their own)
     for f in r.findings:
@@ -244,3 +245,17 @@ def render(results: Results, opts: RenderOptions) -> str:
     ET.indent(root, space="  ")
     body = ET.tostring(root, encoding="unicode", short_empty_elements=True)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _config_props(results: Results) -> list[tuple[str, str | int | None]]:
+    """The configuration file, its hash and each setting from it that loosens the gate."""
+    cfg = _ci.config_record(results)
+    if cfg is None:
+        return []
+    props: list[tuple[str, str | int | None]] = [
+        ("config.file", str(cfg["file"])),
+        ("config.sha256", str(cfg.get("sha256"))),
+        ("config.note", _ci.config_note(results)),
+    ]
+    props += [(f"config.loosens.{k}", _ci.toml(v)) for k, v in _ci.config_loosening(results)]
+    return props

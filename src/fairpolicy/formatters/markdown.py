@@ -169,6 +169,9 @@ def render(results: Results, opts: RenderOptions) -> str:
         _provenance(results),
         "",
     ]
+    config = _ci.config_note(results)
+    if config is not None:  # the file that set options, and each setting that loosens
+        out += [f"**Configuration**: {escape(config)}", ""]
     if _ci.about(results):  # --subject / --meta
         out[-1:-1] = [
             "",

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from typing import TYPE_CHECKING
 
 from fairpolicy.formatters import _ci
@@ -231,6 +232,7 @@ class _Renderer:
                     ("inconclusive-policy", res.run.inconclusive),
                     ("gate", s.gate),
                     ("exit-code", exit_code),
+                    *config_props(res),
                 ]
             ),
             "local-definitions": {
@@ -587,3 +589,20 @@ def _change_pairs(results: Results, f: Finding) -> list[tuple[str, object]]:
         if c.max_regression_source is not None:
             pairs.append(("max-regression-source", c.max_regression_source))
     return pairs
+
+
+def config_props(res: Results) -> list[tuple[str, object]]:
+    """The configuration file that set options, its hash, and each setting from it that
+    loosens the gate (``config-loosens``, one prop per setting: ``fail-on = "never"``)."""
+    cfg = _ci.config_record(res)
+    if cfg is None:
+        return []
+    props: list[tuple[str, object]] = [
+        ("config-file", cfg["file"]),
+        ("config-sha256", cfg.get("sha256")),
+    ]
+    props += [
+        ("config-loosens", f"{k} = {json.dumps(v, ensure_ascii=False)}")
+        for k, v in _ci.config_loosening(res)
+    ]
+    return props

@@ -296,6 +296,11 @@ def sarif_log(results: Results) -> Doc:
             "seed": results.run.seed,
             "inconclusive": results.run.inconclusive,
             "fail_on": results.run.fail_on,
+            **(
+                {"config": {**cfg, "note": _ci.config_note(results)}}
+                if (cfg := _ci.config_record(results)) is not None
+                else {}
+            ),
             "summary": {
                 "total": s.total,
                 "pass": s.pass_,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairpolicy.errors import printable
+from fairpolicy.formatters import _ci
 from fairpolicy.formatters._ci import about, about_line, ci_text, num, threshold, value_text
 from fairpolicy.formatters._shown import for_humans
 
@@ -118,6 +119,9 @@ def render(results: Results, opts: RenderOptions) -> str:
     if results.warnings:
         out.append("")
         out += [f"warning: {printable(w)}" for w in results.warnings]
+    config = _ci.config_note(results)
+    if config is not None:  # the file that set options, and each setting that loosens
+        out += ["", printable(f"note: {config}")]
     s = results.summary
     verdict = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}[s.gate]
     counts = (
