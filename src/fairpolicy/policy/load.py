@@ -450,6 +450,18 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 f"add a prop {roles} naming the column",
             )
     params, settings = _params(spec, others, err)
+    if "bins" in params:
+        from fairpolicy.policy.bins import BINS_HINT, parse_bins
+
+        dims = tuple(c.strip() for c in inputs.get("dimension", "").split(",") if c.strip())
+        if not dims:
+            err("bins is set, but the control binds no input.dimension to bin", "bins",
+                "bind input.dimension to the numeric column, or drop the bins prop")  # fmt: skip
+        else:
+            try:
+                parse_bins(params["bins"], dims)
+            except ValueError as exc:
+                err(f"bins: {exc}", "bins", BINS_HINT)
     if spec is not None and operator is not None and threshold is not None:
         vacuous = _vacuous(spec, operator, threshold)
         if vacuous:
