@@ -454,10 +454,11 @@ def _explore(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     )
     ex.add_argument(
         "--bins",
-        type=cli_int,
-        default=5,
-        help="equal-frequency bins for numeric attributes with more distinct "
-        "values than this (default 5)",
+        default="5",
+        metavar="SPEC",
+        help="bins for numeric attributes, as a control's bins prop: N or qN "
+        "equal-frequency bins for those with more distinct values than N (default 5), "
+        "edges such as 0,25,60,inf, or COLUMN=SPEC;COLUMN=SPEC",
     )
     ex.add_argument(
         "--max-slices",

@@ -52,7 +52,13 @@ def to_dict(result: Any) -> dict[str, Any]:
         "prediction": result.table.prediction,
         "positive_label": result.table.positive_label,
         "attributes": [
-            {"name": a.name, "values": len(a.values), "binned": a.binned, "edges": a.edges}
+            {
+                "name": a.name,
+                "values": len(a.values),
+                "binned": a.binned,
+                # JSON has no infinity: an open outer edge is the text "-inf" / "inf"
+                "edges": [e if math.isfinite(e) else ("inf" if e > 0 else "-inf") for e in a.edges],
+            }
             for a in result.table.attributes
         ],
         "depth": result.depth,
@@ -229,8 +235,10 @@ def candidate_policy(result: Any, form: str = "list") -> str:
             seen.setdefault(tuple(a for a, _ in s.conditions), []).append(s)
     t = result.table
     controls: list[dict[str, Any]] = []
+    edges = {a.name: a.edges for a in t.attributes if a.binned}
     for i, (attrs, slices) in enumerate(seen.items(), 1):
         names = ", ".join(x.label for x in slices[:3]) + (" …" if len(slices) > 3 else "")
+        bins = _bins_prop([a for a in attrs if a in edges], edges, len(attrs))
         controls.append(
             {
                 "id": f"explore-{i}",
@@ -243,6 +251,7 @@ def candidate_policy(result: Any, form: str = "list") -> str:
                     "input.target": t.target,
                     "input.prediction": t.prediction,
                     "input.dimension": ",".join(attrs),
+                    **({"bins": bins} if bins else {}),
                 },
                 "binned": [a.name for a in t.attributes if a.binned and a.name in attrs],
             }
@@ -260,8 +269,8 @@ def candidate_policy(result: Any, form: str = "list") -> str:
         lines.append(f"  # {printable(c['why'])}")
         if c["binned"]:
             lines.append(
-                f"  # {', '.join(c['binned'])} was binned by explore: bind a binned column "
-                "of your own, or every distinct value is a group"
+                f"  # {', '.join(c['binned'])}: the bins prop holds explore's edges (the outer "
+                "ones opened to -inf/inf so every value has a bin)"
             )
         lines.append("  props:")
         for k, v in c["props"].items():
@@ -269,6 +278,21 @@ def candidate_policy(result: Any, form: str = "list") -> str:
     if not controls:
         lines.append("[]  # no significant slice")
     return "\n".join(lines) + "\n"
+
+
+def _bins_prop(binned: list[str], edges: dict[str, list[float]], n_attrs: int) -> str:
+    """The ``bins`` prop that makes ``check`` group a binned attribute as explore did: its
+    inner edges, the outer ones opened to -inf/inf (the same rows in each bin)."""
+    from fairpolicy.policy.bins import edge_text
+
+    def spec(e: list[float]) -> str:
+        return ",".join(["-inf", *(edge_text(x) for x in e[1:-1]), "inf"])
+
+    if not binned:
+        return ""
+    if n_attrs == 1:
+        return spec(edges[binned[0]])
+    return ";".join(f"{a}={spec(edges[a])}" for a in binned)
 
 
 def _oscal(controls: list[dict[str, Any]]) -> str:

@@ -36,7 +36,8 @@ def quantile_edges(
     numbers: NDArray[np.float64], counts: NDArray[Any], n: int
 ) -> NDArray[np.float64]:
     """The quantiles ``k/n`` (k = 0..n) of the rows' values, from the distinct values and
-    their row counts, under ``numpy.quantile``'s linear rule; equal edges merged (one
+    their row counts, under ``numpy.quantile``'s linear rule (its interpolation to the
+    last bit, so the edges equal ``numpy.quantile`` of the rows); equal edges merged (one
     value: the edge twice, one bin [v, v])."""
     order = np.argsort(numbers, kind="stable")
     cum = np.cumsum(counts[order])
@@ -47,7 +48,8 @@ def quantile_edges(
         lo_i, frac = math.floor(pos), pos - math.floor(pos)
         lo_v = numbers[order[np.searchsorted(cum, lo_i, side="right")]]
         hi_v = numbers[order[np.searchsorted(cum, min(lo_i + 1, total - 1), side="right")]]
-        found.append(lo_v + (hi_v - lo_v) * frac)
+        diff = hi_v - lo_v  # numpy's _lerp, to the last bit: from the nearer end
+        found.append(hi_v - diff * (1 - frac) if frac >= 0.5 else lo_v + diff * frac)
     edges = np.unique(np.array(found))
     if len(edges) < 2:
         edges = np.array([edges[0], edges[0]])
@@ -77,6 +79,19 @@ def bin_column(
     """``col`` with its values replaced by their bins (labels ``[lo, hi)``); the bins that
     hold no row are left out, as a value no row has is; missing rows stay missing. A value
     that is not a finite number, or lies outside explicit edges, is a DataError."""
+    return binned_with_edges(col, spec, weights, column=column, file=file, control=control)[0]
+
+
+def binned_with_edges(
+    col: GroupColumn,
+    spec: Bins,
+    weights: NDArray[Any] | None,
+    *,
+    column: str,
+    file: str | None,
+    control: str | None = None,
+) -> tuple[GroupColumn, NDArray[np.float64]]:
+    """:func:`bin_column` and the edges it cut at."""
     names = col.names
     values = numbers_of(names)
     where = dict(file=file or "<DataFrame>", control=control, column=column, key="bins")
@@ -124,7 +139,7 @@ def bin_column(
     renumber[used] = np.arange(len(used))
     dtype = smallest_code_dtype(len(used))
     lut = np.append(renumber[index], -1).astype(dtype)  # code −1 picks the last entry
-    return GroupColumn(lut[codes], [labels[i] for i in used], {})
+    return GroupColumn(lut[codes], [labels[i] for i in used], {}), edges
 
 
 def suggest_bins(groups: list[str], sizes: list[int], column: str) -> str | None:
