@@ -80,7 +80,7 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     )
     c.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",  # none with --explain and the policy from the configuration file
         metavar="[POLICY] DATA",
         help="the policy file (OSCAL YAML/JSON, or a bare list of controls; default: "
         "`policy` in the configuration file) and the predictions file (CSV or Parquet, or a "
