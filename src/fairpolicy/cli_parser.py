@@ -232,6 +232,12 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         help="Bonferroni-adjust per-group p-values",
     )
     st.add_argument(
+        "--positive-label",
+        metavar="LABEL",
+        help="the positive (favourable or selected) label of every control that does not "
+        "name its own positive_label; wins over the policy-wide one",
+    )
+    st.add_argument(
         "--seed", type=cli_int, help="seed of every resampling draw (default fixed; recorded)"
     )
     c.add_argument(
@@ -324,7 +330,7 @@ def _plan(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     shared = {
         "--bind", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
         "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
-        "--decision", "--p-value", "--bonferroni",
+        "--decision", "--p-value", "--bonferroni", "--positive-label",
     }  # fmt: skip
     for action in c._actions:  # the same options as check (argparse's parents do this)
         if shared & set(action.option_strings):

@@ -295,12 +295,16 @@ def _policy_wide(
             )
     if not wide:
         return raws
-    return [
-        dataclasses.replace(
-            r, props=[*(p for p in wide if p[0] not in {n for n, _ in r.props}), *r.props]
-        )
-        for r in raws
-    ]
+    at = f"{file or 'policy'} metadata.props (policy-wide)"
+    out = []
+    for r in raws:
+        own = {n for n, _ in r.props}
+        if own & {"positive_label.target", "positive_label.prediction"}:
+            own.add("positive_label")  # the control names its labels column by column
+        added = [p for p in wide if p[0] not in own]
+        where = {**r.prop_where, **{n: at for n, _ in added}}
+        out.append(dataclasses.replace(r, props=[*added, *r.props], prop_where=where))
+    return out
 
 
 def _root_problem(data: Any, roots: list[str], file: str | None) -> tuple[str, str | None]:
