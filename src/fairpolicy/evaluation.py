@@ -210,6 +210,15 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
         return finding(c, spec, value=None, status="error", message=text, reason=text)
     decision = c.params.get("decision", "point")
     details = dict(mv.details)
+    if len(stats.classes) > 2 and stats.counts.shape[0] == len(stats.groups):
+        # multi-class: each compared group's rows per true class (its support), so a
+        # per-class value resting on a handful of rows shows it in every report
+        details["class_support"] = {
+            g: [x.item() for x in stats.counts[i].sum(axis=1)]
+            for i, g in enumerate(stats.groups)
+            if keep[i]
+        }
+        details.setdefault("classes", list(stats.classes))
     error = 0.0
     if ev.decimals is not None and spec.needs_scores and mv.value is not None:
         error = grid_error(
