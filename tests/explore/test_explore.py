@@ -365,3 +365,20 @@ def test_candidate_policy_binds_explores_bins_and_check_reads_them(tmp_path: Pat
     assert code == 1
     groups = [g["group"] for g in json.loads(out.read_text())["findings"][0]["groups"]]
     assert len(groups) == 4 and groups[0].startswith("(-inf, ")
+
+
+def test_html_report_uses_the_check_reports_stylesheet_and_a_labelled_axis() -> None:
+    """issue 27 item 7: explore's page looks like the check report."""
+    import re
+
+    from fairpolicy.explore.render import render
+    from fairpolicy.formatters._html_assets import CSS
+
+    res = explore(frame(2000), target="y_true", prediction="y_pred", attributes=["sex", "race"])
+    page = render(res, "html")
+    assert f"<style>{CSS}</style>" in page
+    svg = page[page.index("<svg") : page.index("</svg>")]
+    ticks = re.findall(r'text-anchor="middle">([^<]+)</text>', svg)
+    assert "0" in ticks and any(t.startswith("+") for t in ticks) and any(t.startswith("-") for t in ticks)
+    assert "divergence from the rest" in svg and 'class="chart"' in svg
+    assert '<td class="num">' in page  # numbers right-aligned as in the check report
