@@ -75,6 +75,10 @@ class GroupRule(NamedTuple):
     bins: str | None = None
 
 
+#: the rule of a control without missing_values or bins
+PLAIN_RULE = GroupRule(frozenset())
+
+
 def group_rule(control: Control) -> GroupRule:
     """The control's :class:`GroupRule` (controls with equal rules share group codes)."""
     bins = control.params.get("bins")
@@ -182,7 +186,7 @@ class Evaluator:
         ]
 
     def dimension(
-        self, col: str, rule: GroupRule = GroupRule(frozenset()), control: str | None = None
+        self, col: str, rule: GroupRule = PLAIN_RULE, control: str | None = None
     ) -> tuple[np.ndarray, list[str]]:
         if (col, rule) not in self.dims:
             encoded = encode_group(self.table, col, rule, control)
@@ -231,7 +235,7 @@ class Evaluator:
         self,
         columns: Sequence[str],
         keep: np.ndarray | None,
-        rule: GroupRule = GroupRule(frozenset()),
+        rule: GroupRule = PLAIN_RULE,
         control: str | None = None,
     ) -> DimCodes:
         out = {}

@@ -122,9 +122,7 @@ def _label_note(policy: Policy) -> Policy:
         by.setdefault((str(c.params["positive_label"]), origin), []).append(c.control_id)
     if not any(o != "the control's own prop" for _, o in by):
         return policy
-    parts = [
-        f"'{label}' from {origin} for {', '.join(ids)}" for (label, origin), ids in by.items()
-    ]
+    parts = [f"'{label}' from {origin} for {', '.join(ids)}" for (label, origin), ids in by.items()]
     note = "positive_label: " + "; ".join(parts)
     if note in policy.warnings:
         return policy

@@ -25,7 +25,9 @@ from fairpolicy.runner import check
 from fairpolicy.stats import MISSING_GROUP
 from tests.data.test_engines import ENGINES
 
-QUICKSTART = Path(__file__).parents[1] / "fixtures" / "venturalitica" / "quickstart-loan-policy.yaml"
+QUICKSTART = (
+    Path(__file__).parents[1] / "fixtures" / "venturalitica" / "quickstart-loan-policy.yaml"
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +50,13 @@ def german(seed: int = 0, n: int = 1000) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     age = rng.integers(19, 76, n)
     target = (rng.random(n) < np.where(age < 25, 0.55, 0.72)).astype(int)
-    return pd.DataFrame(
-        {"target": target, "gender": rng.choice(["male", "female"], n), "age": age}
-    )
+    return pd.DataFrame({"target": target, "gender": rng.choice(["male", "female"], n), "age": age})
 
 
 def binned_policy(tmp: Path, bins: str) -> Path:
     text = QUICKSTART.read_text(encoding="utf-8").replace(
-        "          value: age\n", f"          value: age\n        - name: bins\n          value: '{bins}'\n"
+        "          value: age\n",
+        f"          value: age\n        - name: bins\n          value: '{bins}'\n",
     )
     out = tmp / "binned.yaml"
     out.write_text(text, encoding="utf-8")
@@ -110,7 +111,8 @@ def test_per_column_specs() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "q", "q1", "q101", "0", "0,0", "1,0", "0,nan", "0,1_0", "inf,0", "0,-inf", "a=", "=q4"]
+    "text",
+    ["", "q", "q1", "q101", "0", "0,0", "1,0", "0,nan", "0,1_0", "inf,0", "0,-inf", "a=", "=q4"],
 )
 def test_bad_grammar_is_refused(text: str) -> None:
     with pytest.raises(ValueError):

@@ -379,6 +379,10 @@ def test_html_report_uses_the_check_reports_stylesheet_and_a_labelled_axis() -> 
     assert f"<style>{CSS}</style>" in page
     svg = page[page.index("<svg") : page.index("</svg>")]
     ticks = re.findall(r'text-anchor="middle">([^<]+)</text>', svg)
-    assert "0" in ticks and any(t.startswith("+") for t in ticks) and any(t.startswith("-") for t in ticks)
+    assert (
+        "0" in ticks
+        and any(t.startswith("+") for t in ticks)
+        and any(t.startswith("-") for t in ticks)
+    )
     assert "divergence from the rest" in svg and 'class="chart"' in svg
     assert '<td class="num">' in page  # numbers right-aligned as in the check report

@@ -91,9 +91,7 @@ def explore(
     max_rows: int | None = None,
 ) -> Exploration:
     """Explore ``data`` (a CSV/Parquet path, a pandas DataFrame or a pyarrow Table)."""
-    check_options(
-        depth=depth, min_support=min_support, max_slices=max_slices, alpha=alpha, top=top
-    )
+    check_options(depth=depth, min_support=min_support, max_slices=max_slices, alpha=alpha, top=top)
     attributes = [a.strip() for a in attributes if a.strip()]
     if not attributes:
         raise UsageError(

@@ -167,7 +167,8 @@ def chart(result: Any, top: int = 15) -> str:
         out.append(
             f'<line x1="{xx:.1f}" y1="{top_y - 12}" x2="{xx:.1f}" y2="{bottom}" '
             f'stroke="{"#555" if t == 0 else GRID}"/>'
-            f'<text x="{xx:.1f}" y="{bottom + 16}" text-anchor="middle">{"0" if t == 0 else f"{t:+.3g}"}</text>'
+            f'<text x="{xx:.1f}" y="{bottom + 16}" text-anchor="middle">'
+            f"{'0' if t == 0 else f'{t:+.3g}'}</text>"
         )
     out.append(
         f'<text x="{left + plot_w / 2:.1f}" y="{bottom + 34}" text-anchor="middle" '

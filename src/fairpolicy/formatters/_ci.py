@@ -150,7 +150,10 @@ def class_support(f: Finding) -> list[tuple[str, list[tuple[str, str]]]]:
     out = []
     for g, counts in table.items():
         if isinstance(counts, list) and len(counts) == len(classes):
-            cells = [(str(c), f"{n:g}" if isinstance(n, float) else str(n)) for c, n in zip(classes, counts, strict=True)]
+            cells = [
+                (str(c), f"{n:g}" if isinstance(n, float) else str(n))
+                for c, n in zip(classes, counts, strict=True)
+            ]
             out.append((str(g), cells))
     return out
 

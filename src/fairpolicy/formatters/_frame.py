@@ -75,7 +75,9 @@ def frame_html(frame: pd.DataFrame, max_rows: int | None = None) -> str:
     body = []
     for i in shown:
         if i < 0:
-            body.append(f'<tr><td colspan="{len(frame.columns)}">… {rows - limit} more rows</td></tr>')
+            body.append(
+                f'<tr><td colspan="{len(frame.columns)}">… {rows - limit} more rows</td></tr>'
+            )
             continue
         cells = []
         for j, c in enumerate(frame.columns):
@@ -91,11 +93,11 @@ def frame_html(frame: pd.DataFrame, max_rows: int | None = None) -> str:
     )
 
 
-class ResultsFrame(pd.DataFrame):
+class ResultsFrame(pd.DataFrame):  # type: ignore[misc]  # pandas ships no stubs here
     """A ``pandas.DataFrame`` whose notebook view aligns text left and marks no value once."""
 
     @property
-    def _constructor(self) -> type[pd.DataFrame]:
+    def _constructor(self) -> Any:
         return pd.DataFrame
 
     def _repr_html_(self) -> str:

@@ -25,6 +25,7 @@ to cover every value). A missing value stays the ``(missing)`` bucket.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -104,12 +105,14 @@ def parse_spec(text: str) -> Bins:
     try:
         edges = tuple(_edge(p) for p in parts)
     except ValueError as exc:
-        raise ValueError(f"the edge list '{t}' holds a value that is not a number ({exc})") from None
+        raise ValueError(
+            f"the edge list '{t}' holds a value that is not a number ({exc})"
+        ) from None
     if len(edges) > MAX_BINS + 1:
         raise ValueError(f"'{t}' gives {len(edges)} edges; at most {MAX_BINS + 1}")
     if any(math.isinf(e) for e in edges[1:-1]) or edges[0] == math.inf or edges[-1] == -math.inf:
         raise ValueError(f"in '{t}' only the first edge may be -inf and only the last inf")
-    for a, b in zip(edges, edges[1:], strict=False):
+    for a, b in itertools.pairwise(edges):
         if not a < b:
             raise ValueError(f"the edges '{t}' are not strictly increasing ({a:g} then {b:g})")
     return Bins(t, edges=edges)

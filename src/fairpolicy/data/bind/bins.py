@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairpolicy.data.bind.groups import GroupColumn
 from fairpolicy.data.bind.codes import smallest_code_dtype
+from fairpolicy.data.bind.groups import GroupColumn
 from fairpolicy.errors import DataError
 from fairpolicy.policy.bins import Bins, edge_text, interval_label
 
@@ -64,7 +64,9 @@ def assign(numbers: NDArray[np.float64], edges: NDArray[np.float64]) -> NDArray[
 
 def labels_of(edges: NDArray[np.float64]) -> list[str]:
     last = len(edges) - 2
-    return [interval_label(float(edges[k]), float(edges[k + 1]), k == last) for k in range(last + 1)]
+    return [
+        interval_label(float(edges[k]), float(edges[k + 1]), k == last) for k in range(last + 1)
+    ]
 
 
 def bin_column(
