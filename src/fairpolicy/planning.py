@@ -113,7 +113,7 @@ def _label_note(policy: Policy) -> Policy:
             continue
         where = policy.prop_where.get(c.control_id, {}).get("positive_label", "")
         origin = (
-            "the run's --positive-label"
+            "the run's positive_label option (--positive-label, the config file or the API)"
             if where == RUN_DEFAULT
             else "the policy-wide metadata.props"
             if "policy-wide" in where

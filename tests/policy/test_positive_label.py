@@ -89,7 +89,10 @@ def test_the_run_option_wins_over_the_policy_wide_one_not_over_a_control(tmp_pat
     assert b.value == pytest.approx(selection_gap(df, "denied"))
     assert res.run.options["positive_label"] == "approved"
     note = next(w for w in res.warnings if w.startswith("positive_label:"))
-    assert "from the run's --positive-label for a" in note
+    assert (
+        "from the run's positive_label option (--positive-label, the config file or the API) for a"
+        in note
+    )
 
 
 def test_positive_label_flag_on_the_command_line_and_in_explain(tmp_path: Path) -> None:
