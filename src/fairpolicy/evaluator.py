@@ -254,6 +254,7 @@ class Evaluator:
         ):  # fractional weights reach count tables only (data/bind/weights.py)
             raise survey_refused(self.table, weight, plan.control.control_id, spec.key)
         dim = plan.control.dimension_columns
+        _check_bins(plan.control, self.table.path)
         role = plan.spec.secondary_role
         second = plan.control.inputs.get(role) if role else None
         cache = (plan.key, dim, plan.spec.needs_scores, second, group_rule(plan.control))
@@ -721,6 +722,29 @@ class Evaluator:
             group_keys=keys,
             regression=RegressionStats(per_group.astype(np.float64)),
         )
+
+
+def _check_bins(control: Control, file: str | None) -> None:
+    """The control's ``bins`` against its dimension columns as bound for this run (a
+    ``--bind dimension=…`` the policy could not see): a spec for a column the control does
+    not group by, or a plain spec on an intersection, is the control's error."""
+    bins = control.params.get("bins")
+    if bins is None:
+        return
+    from fairpolicy.policy.bins import BINS_HINT, parse_bins
+
+    try:
+        parse_bins(str(bins), control.dimension_columns)
+    except ValueError as exc:
+        raise BindingError(
+            Problem(
+                f"bins: {exc}.",
+                file=file,
+                control=control.control_id,
+                key="bins",
+                hint=BINS_HINT,
+            )
+        ) from None
 
 
 def _effective(table: Table) -> np.ndarray:

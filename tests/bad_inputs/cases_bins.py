@@ -111,3 +111,17 @@ CASES = [
         "the quartile edges to declare",
     ),
 ]
+
+CASES += [
+    Case(
+        "bins-names-a-column-the-bound-dimension-lacks",
+        ("'income' is not a dimension column of the control (age)",),
+        policy=policy(drop=("input.dimension",), bins="'income=q4'"),
+        data=AGES,
+        args=("--bind", "dimension=age"),
+        report=True,
+        control="c1",
+        key="bins",
+        note="a dimension bound on the command line: the bins are checked against it at the run",
+    ),
+]

@@ -458,10 +458,10 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
         from fairpolicy.policy.bins import BINS_HINT, parse_bins
 
         dims = tuple(c.strip() for c in inputs.get("dimension", "").split(",") if c.strip())
-        if not dims:
+        if not dims and "dimension" not in bound:
             err("bins is set, but the control binds no input.dimension to bin", "bins",
                 "bind input.dimension to the numeric column, or drop the bins prop")  # fmt: skip
-        else:
+        else:  # a dimension bound on the command line: its columns are checked at the run
             try:
                 parse_bins(params["bins"], dims)
             except ValueError as exc:
