@@ -81,7 +81,7 @@ CASES = [
     ),
     Case(
         "bins-on-a-non-numeric-column",
-        ("bins 'sex'", "'F', which is not a finite number", "drop the bins prop"),
+        ("bins q4 apply to 'sex'", "'F', which is not a finite number", "drop its bins"),
         policy=policy(bins="q4"),
         data=AGES,
         report=True,

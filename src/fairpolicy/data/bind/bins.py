@@ -101,11 +101,11 @@ def binned_with_edges(
         bad = next(v for v in names if numbers_of([v]) is None)
         shown = ", ".join(repr(v) for v in names[:5]) + ("…" if len(names) > 5 else "")
         raise DataError(
-            f"the control bins '{column}' (bins: {spec.text}), but the column holds "
-            f"{bad!r}, which is not a finite number (values: {shown}).",
-            hint="bin only a numeric column: drop the bins prop for a column of categories, "
-            "or clean the column so every present value is a number (an empty cell is "
-            "missing).",
+            f"the bins {spec.text} apply to '{column}', but the column holds {bad!r}, which "
+            f"is not a finite number (values: {shown}).",
+            hint="bin only a numeric column: drop its bins (the control's bins prop, or "
+            "explore's --bins) for a column of categories, or clean the column so every "
+            "present value is a number (an empty cell is missing).",
             **where,
         )
     codes = np.asarray(col.codes)
