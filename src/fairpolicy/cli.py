@@ -154,6 +154,7 @@ def _run_check(
         max_cells=args.max_cells,
         max_resample_seconds=args.max_resample_seconds,
         allow_paths=args.allow_path,
+        positive_label=args.positive_label,
         strict=args.strict,
         subject=args.subject,
         meta=parse_meta(args.meta),
@@ -242,6 +243,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         params=params,
         timestamp=args.timestamp,
         deterministic=deterministic,
+        positive_label=args.positive_label,
     )
     base = RenderOptions(
         subject=args.subject,

@@ -80,7 +80,7 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     )
     c.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",  # none with --explain and the policy from the configuration file
         metavar="[POLICY] DATA",
         help="the policy file (OSCAL YAML/JSON, or a bare list of controls; default: "
         "`policy` in the configuration file) and the predictions file (CSV or Parquet, or a "
@@ -232,6 +232,12 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         help="Bonferroni-adjust per-group p-values",
     )
     st.add_argument(
+        "--positive-label",
+        metavar="LABEL",
+        help="the positive (favourable or selected) label of every control that does not "
+        "name its own positive_label; wins over the policy-wide one",
+    )
+    st.add_argument(
         "--seed", type=cli_int, help="seed of every resampling draw (default fixed; recorded)"
     )
     c.add_argument(
@@ -324,7 +330,7 @@ def _plan(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     shared = {
         "--bind", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
         "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
-        "--decision", "--p-value", "--bonferroni",
+        "--decision", "--p-value", "--bonferroni", "--positive-label",
     }  # fmt: skip
     for action in c._actions:  # the same options as check (argparse's parents do this)
         if shared & set(action.option_strings):
@@ -469,10 +475,11 @@ def _explore(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     )
     ex.add_argument(
         "--bins",
-        type=cli_int,
-        default=5,
-        help="equal-frequency bins for numeric attributes with more distinct "
-        "values than this (default 5)",
+        default="5",
+        metavar="SPEC",
+        help="bins for numeric attributes, as a control's bins prop: N or qN "
+        "equal-frequency bins for those with more distinct values than N (default 5), "
+        "edges such as 0,25,60,inf, or COLUMN=SPEC;COLUMN=SPEC",
     )
     ex.add_argument(
         "--max-slices",

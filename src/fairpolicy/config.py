@@ -368,12 +368,29 @@ def configure(args: argparse.Namespace, parser: Parser) -> Applied:
             f"check takes [POLICY] DATA, got {len(paths)} paths: {', '.join(paths)}.",
             hint="quote a glob ('preds/*.parquet') so the shell does not expand it",
         )
-    args.policy, args.data = (paths[0], paths[1]) if len(paths) == 2 else (None, paths[0])
-    if getattr(args, "explain", None) is not None and len(paths) == 1:
-        args.policy, args.data = paths[0], None  # --explain reads no data: the path is the policy
+    explain = getattr(args, "explain", None) is not None
+    args.policy = args.data = None
+    if not paths and not explain:
+        raise UsageError(
+            "check needs the data to evaluate: fairpolicy check [POLICY] DATA.",
+            hint="name the predictions file (CSV or Parquet); the policy may come from the "
+            "configuration file's `policy`",
+        )
+    if explain and len(paths) < 2:  # --explain reads no data: a path is the policy
+        args.policy, args.data = (paths[0] if paths else None), None
+    else:
+        args.policy, args.data = (paths[0], paths[1]) if len(paths) == 2 else (None, paths[0])
     argv = list(getattr(args, "argv", []))
     argv = argv[argv.index("check") + 1 :] if "check" in argv else argv
     applied = apply(args, parser, argv, config=args.config, no_config=args.no_config)
+    if args.policy is None and explain:
+        why = "--no-config was given" if args.no_config else "no configuration file sets it"
+        raise UsageError(
+            f"no policy to explain '{args.explain}' from: check --explain takes the policy "
+            f"from the command line or from the configuration file's `policy`, and {why}.",
+            hint=f"name it: fairpolicy check POLICY --explain {args.explain}, or add "
+            'policy = "..." under [tool.fairpolicy] in pyproject.toml (or in fairpolicy.toml)',
+        )
     if args.policy is None:
         why = "--no-config was given" if args.no_config else "no configuration file sets it"
         raise UsageError(

@@ -117,12 +117,13 @@ def measure(
         ]
         eligible = eligible.with_extras(secondary=sec.select(sec_keep))
     if len(eligible.groups) < needed:
+        hint = bins_suggestion(stats, control, keep)
         return MetricValue(
             None,
             excluded=tuple(excluded),
             reason=f"{len(eligible.groups)} group(s) with at least min_samples="
             f"{control.min_samples} rows in '{','.join(stats.dimension)}'; at least 2 are "
-            "needed to compare",
+            "needed to compare" + (f"; {hint}" if hint else ""),
         ), keep
     try:
         mv = spec.fn(eligible, spec.resolve_params(control.params))
@@ -158,6 +159,16 @@ def measure(
         mv.exact,
         mv.bounds,
     ), keep
+
+
+def bins_suggestion(stats: GroupStats, control: Control, keep: np.ndarray) -> str | None:
+    """A ``bins`` declaration to suggest (with concrete edges) when a numeric dimension
+    column that the control does not bin made many groups and some were too small."""
+    if control.params.get("bins") is not None or len(stats.dimension) != 1 or keep.all():
+        return None
+    from fairpolicy.data.bind.bins import suggest_bins
+
+    return suggest_bins(list(stats.groups), [int(v) for v in stats.rows_n], stats.dimension[0])
 
 
 def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
@@ -199,6 +210,15 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
         return finding(c, spec, value=None, status="error", message=text, reason=text)
     decision = c.params.get("decision", "point")
     details = dict(mv.details)
+    if len(stats.classes) > 2 and stats.counts.shape[0] == len(stats.groups):
+        # multi-class: each compared group's rows per true class (its support), so a
+        # per-class value resting on a handful of rows shows it in every report
+        details["class_support"] = {
+            g: [x.item() for x in stats.counts[i].sum(axis=1)]
+            for i, g in enumerate(stats.groups)
+            if keep[i]
+        }
+        details.setdefault("classes", list(stats.classes))
     error = 0.0
     if ev.decimals is not None and spec.needs_scores and mv.value is not None:
         error = grid_error(
@@ -257,6 +277,8 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
             )
             mv = dataclasses.replace(mv, reason=why)
     reason = mv.reason or why
+    if mv.value is not None and (hint := bins_suggestion(stats, c, keep)):
+        ev.warnings.append(f"control '{c.control_id}': small groups were excluded; {hint}")
     ev.warn_missing(c, stats)
     if stats.secondary is not None:  # the site column of a composite
         ev.warn_missing(c, stats.secondary)

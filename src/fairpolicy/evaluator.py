@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,6 +66,24 @@ _NO_UNITS = (np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int6
 def missing_tokens(control: Control) -> frozenset[str]:
     """The control's extra missing-value tokens for group columns (``missing_values``)."""
     return parse_missing_values(control.params.get("missing_values"))
+
+
+class GroupRule(NamedTuple):
+    """How a control reads its group columns: the extra missing-value tokens
+    (``missing_values``) and the ``bins`` of its numeric columns (as written)."""
+
+    missing: frozenset[str]
+    bins: str | None = None
+
+
+#: the rule of a control without missing_values or bins
+PLAIN_RULE = GroupRule(frozenset())
+
+
+def group_rule(control: Control) -> GroupRule:
+    """The control's :class:`GroupRule` (controls with equal rules share group codes)."""
+    bins = control.params.get("bins")
+    return GroupRule(missing_tokens(control), None if bins is None else str(bins))
 
 
 def group_column_notes(column: str, col: GroupColumn) -> list[str]:
@@ -123,11 +141,11 @@ class Evaluator:
         #: (id of the statistics, resamples, rows) → (statistics, their bootstrap replicates)
         self.replicates: dict[tuple[int, int, bool], tuple[GroupStats, Any]] = {}
         self.labels: dict[LabelKey, Labels] = {}
-        #: (group column, extra missing tokens) → its codes and group names
-        self.dims: dict[tuple[str, frozenset[str]], tuple[np.ndarray, list[str]]] = {}
-        #: (binding key, dimension, with scores, secondary column, missing tokens) → statistics
+        #: (group column, group rule) → its codes and group names
+        self.dims: dict[tuple[str, GroupRule], tuple[np.ndarray, list[str]]] = {}
+        #: (binding key, dimension, with scores, secondary column, group rule) → statistics
         self.stats: dict[
-            tuple[Hashable, tuple[str, ...], bool, str | None, frozenset[str]], GroupStats
+            tuple[Hashable, tuple[str, ...], bool, str | None, GroupRule], GroupStats
         ] = {}
         self.warnings: list[str] = []
         #: (binding key, dimension) → (table, rows kept under ``missing: drop``)
@@ -144,9 +162,14 @@ class Evaluator:
             table, keep = self.drops.get((plan.key, dim), (self.table, None))
         if keep is None or not dim:
             return []
-        tokens = missing_tokens(c)
-        cache = {col: v for (col, t), v in self.dims.items() if t == tokens}
-        found = emptied_groups(table, dim, keep, cache if table is self.table else None)
+        rule = group_rule(c)
+        cache = {col: v for (col, t), v in self.dims.items() if t == rule}
+        if table is not self.table:
+            cache = {}
+            for col in dim:
+                encoded = encode_group(table, col, rule, c.control_id)
+                cache[col] = (encoded.codes, encoded.names)
+        found = emptied_groups(table, dim, keep, cache)
         if not found:
             return []
         listed = ", ".join(f"{g} ({n} rows)" for g, n in found)
@@ -164,15 +187,15 @@ class Evaluator:
         ]
 
     def dimension(
-        self, col: str, tokens: frozenset[str] = frozenset(), control: str | None = None
+        self, col: str, rule: GroupRule = PLAIN_RULE, control: str | None = None
     ) -> tuple[np.ndarray, list[str]]:
-        if (col, tokens) not in self.dims:
-            encoded = encode_group(self.table, col, tokens)
+        if (col, rule) not in self.dims:
+            encoded = encode_group(self.table, col, rule, control)
             _limits.check_groups(len(encoded.names), col, self.limits, self.table.path, control)
             notes = [n for n in group_column_notes(col, encoded) if n not in self.warnings]
             self.warnings += notes
-            self.dims[(col, tokens)] = (encoded.codes, encoded.names)
-        return self.dims[(col, tokens)]
+            self.dims[(col, rule)] = (encoded.codes, encoded.names)
+        return self.dims[(col, rule)]
 
     def warn_missing(self, control: Control, stats: GroupStats) -> None:
         """Warn (once per grouping) when more than 5 % of the rows have no group value."""
@@ -213,12 +236,12 @@ class Evaluator:
         self,
         columns: Sequence[str],
         keep: np.ndarray | None,
-        tokens: frozenset[str] = frozenset(),
+        rule: GroupRule = PLAIN_RULE,
         control: str | None = None,
     ) -> DimCodes:
         out = {}
         for col in columns:
-            codes, names = self.dimension(col, tokens, control)
+            codes, names = self.dimension(col, rule, control)
             out[col] = (codes if keep is None else codes[keep], names)
         return out
 
@@ -232,9 +255,10 @@ class Evaluator:
         ):  # fractional weights reach count tables only (data/bind/weights.py)
             raise survey_refused(self.table, weight, plan.control.control_id, spec.key)
         dim = plan.control.dimension_columns
+        _check_bins(plan.control, self.table.path)
         role = plan.spec.secondary_role
         second = plan.control.inputs.get(role) if role else None
-        cache = (plan.key, dim, plan.spec.needs_scores, second, missing_tokens(plan.control))
+        cache = (plan.key, dim, plan.spec.needs_scores, second, group_rule(plan.control))
         if cache not in self.stats:
             if plan.spec.column_counts is not None:
                 self.stats[cache] = self._column_stats(plan)
@@ -264,7 +288,7 @@ class Evaluator:
     def _counts(self, plan: Plan, plans: Sequence[Plan]) -> GroupStats:
         """Count table for this plan's dimension, built with its siblings in one pass."""
         dim = plan.control.dimension_columns
-        tokens = missing_tokens(plan.control)
+        tokens = group_rule(plan.control)
         key = (plan.key, dim, False, None, tokens)
         if key not in self.stats:
             lab = self.label(plan)
@@ -272,7 +296,7 @@ class Evaluator:
                 dict.fromkeys(
                     p.control.dimension_columns
                     for p in plans
-                    if p.key == plan.key and p.error is None and missing_tokens(p.control) == tokens
+                    if p.key == plan.key and p.error is None and group_rule(p.control) == tokens
                 )
             )
             dims = self.dims_for(
@@ -500,7 +524,7 @@ class Evaluator:
         ):
             return stats, mv.value
         dim = plan.control.dimension_columns
-        tokens = missing_tokens(plan.control)
+        tokens = group_rule(plan.control)
         cache = (plan.key, dim, True, f"grid:{self.grid}", tokens)
         if cache not in self.stats:
             counts = self.stats.get((plan.key, dim, False, None, tokens), stats)
@@ -543,7 +567,7 @@ class Evaluator:
         dims = self.dims_for(
             plan.control.dimension_columns,
             lab.keep,
-            missing_tokens(plan.control),
+            group_rule(plan.control),
             plan.control.control_id,
         )
         rows = row_groups(dims, plan.control.dimension_columns, st.groups)
@@ -596,9 +620,9 @@ class Evaluator:
         if weights is not None and keep is not None:
             weights = weights[keep]
         if table is self.table:
-            dims = self.dims_for(c.dimension_columns, keep, missing_tokens(c), c.control_id)
+            dims = self.dims_for(c.dimension_columns, keep, group_rule(c), c.control_id)
         else:
-            dims = _encode_dims(table, c.dimension_columns, keep, missing_tokens(c))
+            dims = _encode_dims(table, c.dimension_columns, keep, group_rule(c), c.control_id)
         names, rows, unknown, keys = group_index(dims, c.dimension_columns, weights)
         ok = rows >= 0
         sizes = weighted_bincount(rows[ok], None if weights is None else weights[ok], len(names))
@@ -707,7 +731,7 @@ class Evaluator:
         weights = sub.weights if keep is None else sub.weights[keep]
         sums = agg.sums if keep is None else agg.sums[keep]
         names, rows, unknown, keys = group_index(
-            _encode_dims(sub, c.dimension_columns, keep, missing_tokens(c)),
+            _encode_dims(sub, c.dimension_columns, keep, group_rule(c), c.control_id),
             c.dimension_columns,
             weights,
         )
@@ -728,6 +752,29 @@ class Evaluator:
         )
 
 
+def _check_bins(control: Control, file: str | None) -> None:
+    """The control's ``bins`` against its dimension columns as bound for this run (a
+    ``--bind dimension=…`` the policy could not see): a spec for a column the control does
+    not group by, or a plain spec on an intersection, is the control's error."""
+    bins = control.params.get("bins")
+    if bins is None:
+        return
+    from fairpolicy.policy.bins import BINS_HINT, parse_bins
+
+    try:
+        parse_bins(str(bins), control.dimension_columns)
+    except ValueError as exc:
+        raise BindingError(
+            Problem(
+                f"bins: {exc}.",
+                file=file,
+                control=control.control_id,
+                key="bins",
+                hint=BINS_HINT,
+            )
+        ) from None
+
+
 def _effective(table: Table) -> np.ndarray:
     """Each entry's total sample weight: its rows times their fractional weight."""
     assert table.sample_weights is not None
@@ -736,22 +783,29 @@ def _effective(table: Table) -> np.ndarray:
 
 
 def _encode_dims(
-    table: Table, columns: Sequence[str], keep: np.ndarray | None, tokens: frozenset[str]
+    table: Table,
+    columns: Sequence[str],
+    keep: np.ndarray | None,
+    rule: GroupRule,
+    control: str | None = None,
 ) -> DimCodes:
     out = {}
     for col in columns:
-        encoded = encode_group(table, col, tokens)
+        encoded = encode_group(table, col, rule, control)
         out[col] = (encoded.codes if keep is None else encoded.codes[keep], encoded.names)
     return out
 
 
-def encode_group(table: Table, column: str, tokens: frozenset[str]) -> GroupColumn:
-    """:func:`encode_group_column` of a table's column; a type without a text form is an
-    error naming the column."""
+def encode_group(
+    table: Table, column: str, rule: GroupRule, control: str | None = None
+) -> GroupColumn:
+    """:func:`encode_group_column` of a table's column, binned when the rule bins it
+    (:mod:`fairpolicy.data.bind.bins`); a type without a text form is an error naming the
+    column."""
     from fairpolicy.errors import DataError
 
     try:
-        return encode_group_column(table.columns[column], tokens)
+        encoded = encode_group_column(table.columns[column], rule.missing)
     except TypeError as exc:
         raise DataError(
             f"{exc}.",
@@ -759,3 +813,12 @@ def encode_group(table: Table, column: str, tokens: frozenset[str]) -> GroupColu
             column=column,
             hint="bind input.dimension (or input.site) to a column of text or numbers.",
         ) from None
+    if rule.bins is None:
+        return encoded
+    from fairpolicy.data.bind.bins import bin_column
+    from fairpolicy.policy.bins import parse_bins
+
+    spec = parse_bins(rule.bins).for_column(column)
+    if spec is None:
+        return encoded
+    return bin_column(encoded, spec, table.weights, column=column, file=table.path, control=control)

@@ -28,6 +28,7 @@ FLAGS = {
     "p_value": "--p-value",
     "bonferroni": "--bonferroni",
     "num_classes": "--num-classes",
+    "positive_label": "--positive-label",
 }
 
 
@@ -139,7 +140,10 @@ def explain_args(args: Any, bind: Mapping[str, str]) -> str:
         }.items()
         if v is not None
     }
-    resolved = apply_overrides(written, bind, args.num_classes, params)
+    label = getattr(args, "positive_label", None)
+    resolved = apply_overrides(written, bind, args.num_classes, params, label)
     if args.num_classes is not None:
         params = {**params, "num_classes": args.num_classes}
+    if label is not None:  # a default: shown as the command line's where it applied
+        params = {**params, "positive_label": label}
     return explain(written, resolved, args.explain, bind, params)

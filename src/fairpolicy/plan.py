@@ -40,6 +40,7 @@ def plan_results(
     params: Mapping[str, Any] | None = None,
     timestamp: str | None = None,
     deterministic: bool = False,
+    positive_label: str | None = None,
 ) -> Results:
     """The policy's controls as results that hold no measurement (every finding
     ``inconclusive``, "planned: not evaluated"), which the assessment-plan writer renders
@@ -49,7 +50,9 @@ def plan_results(
     from fairpolicy.planning import apply_overrides, load
     from fairpolicy.version import __version__
 
-    pol = apply_overrides(load(policy, bound=tuple(bind or ())), bind, num_classes, params)
+    pol = apply_overrides(
+        load(policy, bound=tuple(bind or ())), bind, num_classes, params, positive_label
+    )
     when = fixed_timestamp(timestamp) or now(deterministic)
     findings = [
         finding(

@@ -40,14 +40,25 @@ from fairpolicy.results import (
 DEFAULT_SEED = 20261122
 
 
+#: where a default the run gives every control (``--positive-label``) is said to come from
+RUN_DEFAULT = "command line (--positive-label, or positive_label= in Python / the config)"
+
+
 def apply_overrides(
     policy: Policy,
     bind: Mapping[str, str] | None,
     num_classes: int | None,
     params: Mapping[str, Any] | None = None,
+    positive_label: str | None = None,
 ) -> Policy:
     """``--bind role=column``, ``--num-classes`` and the statistics options (``ci``,
-    ``decision``, ...) applied to every control; the command line wins over the policy."""
+    ``decision``, ...) applied to every control; the command line wins over the policy.
+    ``positive_label`` (``--positive-label``) is a default: a control's own value (or its
+    ``positive_label.target``/``.prediction``) wins, and it wins over the policy-wide
+    ``metadata.props`` value; the results say which applied where."""
+    if positive_label is not None:
+        policy = _default_label(policy, positive_label)
+    policy = _label_note(policy)
     if not bind and num_classes is None and not params:
         return policy
     for role in bind or {}:
@@ -70,6 +81,52 @@ def apply_overrides(
             update["params"] = {**c.params, **extra}
         controls.append(c.model_copy(update=update))
     return policy.model_copy(update={"controls": tuple(controls)})
+
+
+def _own(policy: Policy, control: Control, name: str) -> bool:
+    """The control wrote ``name`` itself (not a policy-wide or run default)."""
+    where = policy.prop_where.get(control.control_id, {}).get(name, "")
+    return name in control.params and "policy-wide" not in where and where != RUN_DEFAULT
+
+
+def _default_label(policy: Policy, label: str) -> Policy:
+    controls, where = [], {k: dict(v) for k, v in policy.prop_where.items()}
+    for c in policy.controls:
+        if any(_own(policy, c, n) for n in ("positive_label", *LABEL_PAIR)):
+            controls.append(c)
+            continue
+        controls.append(c.model_copy(update={"params": {**c.params, "positive_label": label}}))
+        where.setdefault(c.control_id, {})["positive_label"] = RUN_DEFAULT
+    return policy.model_copy(update={"controls": tuple(controls), "prop_where": where})
+
+
+#: a control's per-column positive labels
+LABEL_PAIR = ("positive_label.target", "positive_label.prediction")
+
+
+def _label_note(policy: Policy) -> Policy:
+    """One note naming which positive_label applied to which control, when a policy-wide
+    or run default gave one (a control's own value is its own business)."""
+    by: dict[tuple[str, str], list[str]] = {}
+    for c in policy.controls:
+        if c.params.get("positive_label") is None:
+            continue
+        where = policy.prop_where.get(c.control_id, {}).get("positive_label", "")
+        origin = (
+            "the run's positive_label option (--positive-label, the config file or the API)"
+            if where == RUN_DEFAULT
+            else "the policy-wide metadata.props"
+            if "policy-wide" in where
+            else "the control's own prop"
+        )
+        by.setdefault((str(c.params["positive_label"]), origin), []).append(c.control_id)
+    if not any(o != "the control's own prop" for _, o in by):
+        return policy
+    parts = [f"'{label}' from {origin} for {', '.join(ids)}" for (label, origin), ids in by.items()]
+    note = "positive_label: " + "; ".join(parts)
+    if note in policy.warnings:
+        return policy
+    return policy.model_copy(update={"warnings": (*policy.warnings, note)})
 
 
 def label_key(control: Control, spec: MetricSpec) -> LabelKey:
@@ -413,6 +470,8 @@ class Settings:
     allow_paths: Sequence[str | os.PathLike[str]]
     #: ``--strict``: the policy must be valid OSCAL (else one warning per document)
     strict: bool = False
+    #: ``--positive-label``: the default positive label of every control
+    positive_label: str | None = None
 
 
 def settle(
@@ -443,6 +502,7 @@ def settle(
     max_resample_seconds: int | None,
     allow_paths: Sequence[str | os.PathLike[str]],
     strict: bool = False,
+    positive_label: str | None = None,
 ) -> Settings:
     """The options of :func:`fairpolicy.runner.check`, validated in the order a user
     meets them (the data's kind first); the run's clock starts here. Raises UsageError."""
@@ -471,6 +531,17 @@ def settle(
         else ()
     )
     clock = time.perf_counter()
+    if positive_label is not None and (
+        not isinstance(positive_label, str | int) or isinstance(positive_label, bool)
+        or not str(positive_label).strip()
+    ):  # fmt: skip
+        raise UsageError(
+            f"positive_label must be a label (text or a whole number), not {positive_label!r}.",
+            key="--positive-label",
+            hint="name the favourable or selected outcome as the data writes it, e.g. "
+            "--positive-label approved",
+        )
+    label = None if positive_label is None else str(positive_label).strip()
     stats_options = {
         k: v
         for k, v in {
@@ -515,6 +586,7 @@ def settle(
             "deterministic": deterministic,
             "timestamp": fixed,
             **stats_options,
+            **({"positive_label": label} if label is not None else {}),
         },
         epoch_note=epoch_note,
     )
@@ -531,6 +603,7 @@ def settle(
         score_decimals=score_decimals,
         allow_paths=allow_paths,
         strict=strict,
+        positive_label=label,
     )
 
 
@@ -543,6 +616,7 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
         s.bind,
         s.num_classes,
         s.stats_options,
+        s.positive_label,
     )
     _check_requested(pol, s.caps)
     return pol, _score_decimals(s.score_decimals)

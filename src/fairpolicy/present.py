@@ -122,14 +122,16 @@ def to_frame(results: _model.Results) -> pd.DataFrame:
                 "threshold": threshold,
                 "status": f.status,
                 "gate_effect": f.gate_effect,
-                "worst_group": f.worst_group,
+                "worst_group": f.worst_group or None,  # one "no value": None
                 "n": sum(g.n for g in f.groups),
                 "ci_low": f.ci.low if f.ci is not None else None,
                 "ci_high": f.ci.high if f.ci is not None else None,
                 "reason": f.reason,
             }
         )
-    frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
+    from fairpolicy.formatters._frame import ResultsFrame
+
+    frame = ResultsFrame(pd.DataFrame(rows, columns=FRAME_COLUMNS))
     frame["n"] = frame["n"].astype("int64")
     return frame
 
@@ -174,7 +176,9 @@ def groups_frame(results: _model.Results) -> pd.DataFrame:
                 }
             )
     extra = sorted({k for r in rows for k in r} - set(GROUP_COLUMNS))
-    frame = pd.DataFrame(rows, columns=[*GROUP_COLUMNS, *extra])
+    from fairpolicy.formatters._frame import ResultsFrame
+
+    frame = ResultsFrame(pd.DataFrame(rows, columns=[*GROUP_COLUMNS, *extra]))
     frame["n"] = frame["n"].astype("int64")
     for column in extra:  # counts stay integers; <NA> where a row has none
         frame[column] = frame[column].astype("Int64")

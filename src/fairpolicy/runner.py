@@ -84,6 +84,7 @@ def check(
     subject: str | None = None,
     meta: Mapping[str, str] | None = None,
     max_regression_source: Literal["flag", "config", "api"] = "api",
+    positive_label: str | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -128,6 +129,9 @@ def check(
     ``subject`` (``--subject``): the assessed system's title; ``meta`` (``--meta``): run
     metadata (git SHA, ticket, reviewer); both are recorded in the results and shown by
     every report.
+    ``positive_label`` (``--positive-label``): the positive (favourable or selected)
+    label of every control that does not name its own; it wins over the policy-wide
+    ``metadata.props`` value, and the results' warnings say which applied to which control.
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -162,6 +166,7 @@ def check(
         max_resample_seconds=max_resample_seconds,
         allow_paths=allow_paths,
         strict=strict,
+        positive_label=positive_label,
     )
     old = _baseline(baseline, max_regression)
     # the data read starts now, beside the policy's validation (data/prefetch.py)

@@ -44,18 +44,30 @@ def check(policy: Any, data: Any, **options: Any) -> Results:
 
 
 def failure_message(results: Results) -> str:
-    """The gate, the counts, and the table of every control that did not pass."""
-    from fairpolicy.present import render, short_repr
+    """The gate with its counts, then the table of every control that did not pass: each
+    fact once (the text report's closing summary line and the results' repr would say the
+    gate, the counts and every control a second time)."""
+    from fairpolicy.present import render
 
+    s = results.summary
+    gate = s.gate.upper()
+    counts = (
+        f"{s.total} control(s): {s.pass_} pass, {s.fail} fail, {s.warn} warn, "
+        f"{s.inconclusive} inconclusive, {s.error} error"
+    )
+    body = render(results, "text", quiet=True).rstrip().splitlines()
+    if body and body[-1].startswith(f"{gate}: "):  # the summary line, said in the header
+        body = body[:-1]
+    while body and not body[-1].strip():
+        body.pop()
     lines = [
-        f"fairpolicy gate {results.summary.gate.upper()} (exit code {results.exit_code}) for "
-        f"policy {results.policy.path or '—'} on {results.data.path or '—'}",
+        f"fairpolicy gate {gate} (exit code {results.exit_code}) for policy "
+        f"{results.policy.path or '—'} on {results.data.path or '—'}: {counts}",
         "",
-        render(results, "text", quiet=True).rstrip(),
+        *body,
     ]
-    if results.summary.gate == "error":  # the reasons are in the table; say what to do
+    if s.gate == "error":  # the reasons are in the table; say what to do
         lines += ["", "(exit 2: a control could not be evaluated; the reason is in its row)"]
-    lines += ["", short_repr(results)]
     return "\n".join(lines)
 
 

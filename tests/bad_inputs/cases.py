@@ -239,7 +239,12 @@ DATA_CASES = [
     # ------------------------------------------------------------ label kinds
     Case(
         "string-labels-without-positive-label",
-        ("labels are text ['no', 'yes']", "positive_label"),
+        (
+            "labels are text ('no', 'yes')",
+            "favourable or selected outcome",
+            "positive_label: <no or yes>",
+            "--positive-label",
+        ),
         data="y_true,y_pred,sex\n" + "yes,no,F\nno,yes,M\nyes,yes,F\nno,no,M\n" * 20,
         file="data.csv",
         control="c1",

@@ -183,7 +183,7 @@ CASES = [
     ),
     Case(
         "labels-single-score-text-labels-no-positive",
-        ("holds P(positive class)", "input.score: yes=y_score"),
+        ("holds P(positive class)", "input.score: <no or yes>=y_score"),
         policy=policy(**AUC, input__score="y_score"),
         data="y_true,y_pred,sex,y_score\n"
         + "".join(

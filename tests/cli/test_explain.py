@@ -79,3 +79,33 @@ def test_an_unknown_control_is_exit_2_with_did_you_mean(tmp_path: Path) -> None:
         text=True,
     )
     assert done.returncode == 2 and "Did you mean 'bl-1'" in done.stderr
+
+
+def test_the_policy_from_the_configuration_file_needs_no_data_path(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    """issue 27 item 5: explain reads no data, so the policy of [tool.fairpolicy] is enough."""
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    write_policy(tmp_path, control("dp"), name="p.yaml")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.fairpolicy]\npolicy = "p.yaml"\n')
+    monkeypatch.chdir(tmp_path)
+    code, text = explain("--explain", "dp")
+    assert code == 0, text
+    assert "p.yaml" in text and row(text, "threshold")
+    # without a configured policy: exit 2 naming both ways to give one
+    code, text = explain("--explain", "dp", "--no-config")
+    assert code == 2
+
+
+def test_check_without_any_path_is_a_usage_error(tmp_path: Path, monkeypatch: object) -> None:
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    code, _ = explain()
+    assert code == 2 and "check needs the data" in err.getvalue()

@@ -296,3 +296,93 @@ def test_label_encodings_give_the_same_slices(convert: Any, positive: str | None
         positive_label=positive,
     )
     assert _key(res) == _key(base)
+
+
+# ---------------------------------------------------------------- issue 27 item 3, 26.13
+
+
+def test_bins_edges_and_per_column_specs_use_check_labels() -> None:
+    df = frame(2000)
+    res = explore(
+        df, target="y_true", prediction="y_pred", attributes=["age", "sex"],
+        bins="0,30,50,inf", depth=1,
+    )  # fmt: skip
+    age = res.table.attributes[0]
+    assert age.binned and age.values == ["[0, 30)", "[30, 50)", "[50, inf)"]
+    sizes = {s.conditions[0][1]: s.n for s in res.search.slices if s.conditions[0][0] == "age"}
+    assert sizes["[30, 50)"] == int(((df.age >= 30) & (df.age < 50)).sum())
+    # COLUMN=SPEC names one column; "5" and "q5" are the same count
+    a = explore(df, target="y_true", prediction="y_pred", attributes=["age"], bins="age=q4")
+    b = explore(df, target="y_true", prediction="y_pred", attributes=["age"], bins=4)
+    assert a.table.attributes[0].values == b.table.attributes[0].values
+
+
+@pytest.mark.parametrize(
+    ("bins", "fragment"),
+    [("0,x", "not a number"), ("q1", "give 2 to 100"), ("agee=q3", "not one of the attributes")],
+)
+def test_bad_bins_is_a_usage_error_naming_the_flag(bins: str, fragment: str) -> None:
+    from fairpolicy.errors import UsageError
+
+    with pytest.raises(UsageError, match="--bins") as exc:
+        explore(frame(300), target="y_true", prediction="y_pred", attributes=["age"], bins=bins)
+    assert fragment in str(exc.value)
+
+
+def test_bins_naming_a_text_column_is_refused() -> None:
+    from fairpolicy.errors import DataError
+
+    with pytest.raises(DataError, match="not a finite number"):
+        explore(frame(300), target="y_true", prediction="y_pred", attributes=["sex"], bins="sex=q2")
+
+
+def test_a_real_missing_text_and_a_null_get_distinct_slice_labels() -> None:
+    df = frame(1200)
+    df["race"] = df["race"].astype(object)
+    df.loc[df.race == "A", "race"] = "(missing)"  # a real group written "(missing)"
+    df.loc[df.index % 7 == 0, "race"] = None  # real nulls
+    res = explore(df, target="y_true", prediction="y_pred", attributes=["race"], depth=1)
+    values = res.table.attributes[0].values
+    assert '"(missing)"' in values and values[-1] == "(missing)"
+    assert len(set(values)) == len(values)
+    n = {s.conditions[0][1]: s.n for s in res.search.slices}
+    assert n['"(missing)"'] == int((df.race == "(missing)").sum())
+    assert n["(missing)"] == int(df.race.isna().sum())
+
+
+def test_candidate_policy_binds_explores_bins_and_check_reads_them(tmp_path: Path) -> None:
+    df = frame(3000)
+    df["y_pred"] = np.where(df.age < 30, 1, df.y_pred)  # a planted age gap
+    data = tmp_path / "d.csv"
+    df.to_csv(data, index=False)
+    pol = tmp_path / "cand.yaml"
+    code, _ = cli(["explore", str(data), "--target", "y_true", "--prediction", "y_pred",
+                   "--attributes", "age", "--bins", "q4", "--emit-policy", str(pol)])  # fmt: skip
+    assert code == 0 and "name: bins" in pol.read_text()
+    pol.write_text(pol.read_text().replace("SET-ME", "0.05"))
+    out = tmp_path / "r.json"
+    code, _ = cli(["check", str(pol), str(data), "-o", f"json={out}"])
+    assert code == 1
+    groups = [g["group"] for g in json.loads(out.read_text())["findings"][0]["groups"]]
+    assert len(groups) == 4 and groups[0].startswith("(-inf, ")
+
+
+def test_html_report_uses_the_check_reports_stylesheet_and_a_labelled_axis() -> None:
+    """issue 27 item 7: explore's page looks like the check report."""
+    import re
+
+    from fairpolicy.explore.render import render
+    from fairpolicy.formatters._html_assets import CSS
+
+    res = explore(frame(2000), target="y_true", prediction="y_pred", attributes=["sex", "race"])
+    page = render(res, "html")
+    assert f"<style>{CSS}</style>" in page
+    svg = page[page.index("<svg") : page.index("</svg>")]
+    ticks = re.findall(r'text-anchor="middle">([^<]+)</text>', svg)
+    assert (
+        "0" in ticks
+        and any(t.startswith("+") for t in ticks)
+        and any(t.startswith("-") for t in ticks)
+    )
+    assert "divergence from the rest" in svg and 'class="chart"' in svg
+    assert '<td class="num">' in page  # numbers right-aligned as in the check report

@@ -146,3 +146,16 @@ def test_plugin_without_report_dir_writes_nothing(
 def _worktree_src(monkeypatch: pytest.MonkeyPatch) -> None:
     """The inner pytest imports this checkout's fairpolicy, not another install."""
     monkeypatch.setenv("PYTHONPATH", str(SRC))
+
+
+def test_assert_gate_message_says_each_thing_once(tmp_path: Path) -> None:
+    """issue 27 item 7: the gate, the counts and each control appear once."""
+    _, bad, data = _policy_and_data(tmp_path)
+    with pytest.raises(AssertionError) as info:
+        assert_gate(str(bad), str(data))
+    message = str(info.value)
+    assert message.count("FAIL") == 2  # the header's gate and the control's status
+    assert message.count("control(s):") == 1 and message.count("exit") == 1
+    table = message.split("warning:")[0]
+    assert table.count("dp-tight") == 2  # its table row and its detail line
+    assert "<fairpolicy Results" not in message

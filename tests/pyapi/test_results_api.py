@@ -255,3 +255,59 @@ def test_a_check_against_a_baseline_returns_the_public_results(tmp_path: Path) -
     assert type(again) is fairpolicy.Results
     assert again.baseline is not None and "control" in again.render("text")
     assert "fairpolicy Results" in repr(again)
+
+
+# ---------------------------------------------------------------- issue 27 item 7
+
+
+def _cells(html: str) -> list[tuple[str, str]]:
+    """(text-align, text) of every body cell of a frame's notebook table."""
+    body = html.split("<tbody>")[1]
+    return re.findall(r'<td style="text-align:(\w+)[^"]*">([^<]*)</td>', body)
+
+
+def test_frames_in_a_notebook_align_text_left_and_mark_no_value_once(tmp_path: Path) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_text("y_true,y_pred,sex\n0,1,A\n0,0,A\n1,1,B\n0,0,B\n")
+    pol = write_policy(
+        tmp_path,
+        control("c1", "equal_opportunity_diff", threshold="0.1"),
+        control("c2", "demographic_parity_diff", threshold="0.9"),
+    )
+    results = fairpolicy.check(str(pol), str(csv))
+    for frame in (results.to_frame(), results.groups_frame()):
+        assert isinstance(frame, pd.DataFrame)
+        html = frame._repr_html_()
+        cells = _cells(html)
+        columns = list(frame.columns)
+        per_row = len(columns)
+        assert len(cells) == per_row * len(frame)
+        for i, (align, text) in enumerate(cells):
+            column = columns[i % per_row]
+            value = frame[column].iloc[i // per_row]
+            if column in ("control_id", "metric", "status", "reason", "group", "excluded"):
+                assert align == "left", (column, text)
+            if column in ("n", "ci_low", "ci_high"):
+                assert align == "right", (column, text)
+            if value is None or (not isinstance(value, list) and pd.isna(value)):
+                assert text == "—", (column, value, text)
+        assert "NaN" not in html and "None" not in html and "&lt;NA&gt;" not in html
+    # a frame stays a DataFrame: operations give plain pandas objects, data unchanged
+    table = results.to_frame()
+    assert table["value"].iloc[0] is None and type(table.head()) is pd.DataFrame
+    assert table["worst_group"].iloc[0] is None  # no worst group: None, not ""
+
+
+def test_the_notebook_control_table_marks_no_value_once(tmp_path: Path) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_text("y_true,y_pred,sex\n0,1,A\n0,0,A\n1,1,B\n0,0,B\n" * 20)
+    pol = write_policy(
+        tmp_path,
+        control("c1", "equal_opportunity_diff", threshold="0.1", ci="50"),
+        control("c2", "demographic_parity_diff", threshold="0.9"),
+    )
+    html = fairpolicy.check(str(pol), str(csv))._repr_html_()
+    rows = html.split('<table class="summary">')[1].split("</table>")[0].split("<tr>")[2:]
+    for row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        assert "" not in cells, row  # a missing CI or worst group is "—", never blank

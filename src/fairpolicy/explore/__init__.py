@@ -17,13 +17,12 @@ from typing import Any
 
 from fairpolicy.errors import UsageError
 from fairpolicy.explore.search import RATES, Rate, Search, Slice, find_slices, rate
-from fairpolicy.explore.table import CountTable, build
+from fairpolicy.explore.table import CountTable, bins_rule, build
 
 __all__ = ["RATES", "Exploration", "Slice", "explore"]
 
 #: limits of the options (a run stays bounded whatever is asked)
 MAX_DEPTH = 4
-MAX_BINS = 100
 
 
 @dataclass
@@ -59,13 +58,13 @@ class Exploration:
 
 
 def check_options(
-    *, depth: int, min_support: float, bins: int, max_slices: int, alpha: float, top: int
+    *, depth: int, min_support: float, max_slices: int, alpha: float, top: int
 ) -> None:
-    """UsageError naming the first option out of its range."""
+    """UsageError naming the first option out of its range (``--bins``:
+    :func:`.table.bins_rule`)."""
     checks = [
         ("--depth", 1 <= depth <= MAX_DEPTH, f"a whole number from 1 to {MAX_DEPTH}", depth),
         ("--min-support", 0 < min_support <= 1, "a fraction in (0, 1]", min_support),
-        ("--bins", 2 <= bins <= MAX_BINS, f"a whole number from 2 to {MAX_BINS}", bins),
         ("--max-slices", max_slices >= 1, "a whole number ≥ 1", max_slices),
         ("--fdr", 0 < alpha < 1, "a fraction in (0, 1)", alpha),
         ("--top", top >= 1, "a whole number ≥ 1", top),
@@ -84,7 +83,7 @@ def explore(
     metric: str = "selection_rate",
     depth: int = 2,
     min_support: float = 0.02,
-    bins: int = 5,
+    bins: int | str = 5,
     max_slices: int = 100_000,
     alpha: float = 0.05,
     top: int = 20,
@@ -92,10 +91,7 @@ def explore(
     max_rows: int | None = None,
 ) -> Exploration:
     """Explore ``data`` (a CSV/Parquet path, a pandas DataFrame or a pyarrow Table)."""
-    check_options(
-        depth=depth, min_support=min_support, bins=bins, max_slices=max_slices, alpha=alpha,
-        top=top,
-    )  # fmt: skip
+    check_options(depth=depth, min_support=min_support, max_slices=max_slices, alpha=alpha, top=top)
     attributes = [a.strip() for a in attributes if a.strip()]
     if not attributes:
         raise UsageError(
@@ -110,6 +106,7 @@ def explore(
             key="--attributes",
             hint="list each column once.",
         )
+    bins_rule(bins, attributes)  # a bad --bins fails before the data is read
     chosen = rate(metric)
     table = build(
         data,

@@ -52,7 +52,13 @@ def to_dict(result: Any) -> dict[str, Any]:
         "prediction": result.table.prediction,
         "positive_label": result.table.positive_label,
         "attributes": [
-            {"name": a.name, "values": len(a.values), "binned": a.binned, "edges": a.edges}
+            {
+                "name": a.name,
+                "values": len(a.values),
+                "binned": a.binned,
+                # JSON has no infinity: an open outer edge is the text "-inf" / "inf"
+                "edges": [e if math.isfinite(e) else ("inf" if e > 0 else "-inf") for e in a.edges],
+            }
             for a in result.table.attributes
         ],
         "depth": result.depth,
@@ -129,36 +135,54 @@ def as_markdown(result: Any) -> str:
 
 
 def chart(result: Any, top: int = 15) -> str:
-    """An SVG bar chart of the top slices' divergence from the rest, with intervals."""
+    """An SVG bar chart of the top slices' divergence from the rest, with intervals, on a
+    labelled axis (ticks at round numbers, 0 marked, the axis named), drawn with the check
+    report's fonts and grid colours."""
+    from fairpolicy.formatters._svg import GRID, data_axis
+
     shown = [s for s in result.top if s.divergence is not None][:top]
-    width, row, left = 760, 22, 330
-    height = 30 + row * max(1, len(shown))
     span = max([abs(s.divergence or 0) for s in shown] + [0.01])
     for s in shown:
         if s.low is not None and s.high is not None and s.rest_value is not None:
             span = max(span, abs(s.low - s.rest_value), abs(s.high - s.rest_value))
-    mid = left + (width - left - 20) / 2
-    scale = (width - left - 30) / 2 / span
+    axis = data_axis([-span, span])
+    width, row, left, right, top_y = 780, 22, 330, 24, 34
+    plot_w = width - left - right
+    bottom = top_y + row * max(1, len(shown))
+    height = bottom + 44
 
     def x(v: float) -> float:
-        return float(mid + v * scale)
+        return float(left + plot_w * axis.frac(v))
 
+    name = f"{result.metric.title}: slice rate − rest of the data"
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        'role="img" aria-label="divergence of the top slices from the rest">',
-        f'<line x1="{mid:.1f}" y1="10" x2="{mid:.1f}" y2="{height - 10}" stroke="#555"/>',
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" font-family="DejaVu Sans, Liberation '
+        'Sans, Arial, sans-serif" font-size="12" aria-label="divergence of the top slices '
+        'from the rest">',
+        f'<text x="{left}" y="14" font-weight="bold">{html.escape(name)}</text>',
     ]
+    for t in axis.ticks:  # the grid and the tick labels under the plot
+        xx = x(t)
+        out.append(
+            f'<line x1="{xx:.1f}" y1="{top_y - 12}" x2="{xx:.1f}" y2="{bottom}" '
+            f'stroke="{"#555" if t == 0 else GRID}"/>'
+            f'<text x="{xx:.1f}" y="{bottom + 16}" text-anchor="middle">'
+            f"{'0' if t == 0 else f'{t:+.3g}'}</text>"
+        )
+    out.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{bottom + 34}" text-anchor="middle" '
+        'fill="#59636e">divergence from the rest (slice rate − rest rate)</text>'
+    )
     for i, s in enumerate(shown):
-        y = 20 + i * row
+        y = top_y + i * row
         d = s.divergence or 0.0
-        colour = "#c0392b" if s.significant else "#95a5a6"
+        colour = "#c62828" if s.significant else "#8c959f"
         x0, x1 = sorted((x(0.0), x(d)))
         label = html.escape(printable(s.label))
         if len(label) > 48:
             label = label[:47] + "…"
-        out.append(
-            f'<text x="{left - 8}" y="{y + 4}" text-anchor="end" font-size="12">{label}</text>'
-        )
+        out.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{label}</text>')
         out.append(
             f'<rect x="{x0:.1f}" y="{y - 7}" width="{max(x1 - x0, 1):.1f}" height="14" '
             f'fill="{colour}"><title>{label}: {d:+.4f}</title></rect>'
@@ -166,7 +190,7 @@ def chart(result: Any, top: int = 15) -> str:
         if s.low is not None and s.high is not None and s.rest_value is not None:
             lo, hi = x(s.low - s.rest_value), x(s.high - s.rest_value)
             out.append(
-                f'<line x1="{lo:.1f}" y1="{y}" x2="{hi:.1f}" y2="{y}" stroke="#222" '
+                f'<line x1="{lo:.1f}" y1="{y}" x2="{hi:.1f}" y2="{y}" stroke="#1f2328" '
                 'stroke-width="1.5"/>'
             )
     out.append("</svg>")
@@ -174,39 +198,50 @@ def chart(result: Any, top: int = 15) -> str:
 
 
 def as_html(result: Any) -> str:
+    """The exploration as a page in the check report's look: its stylesheet, header,
+    tables (numbers right-aligned) and chart style."""
+    from fairpolicy.formatters._html_assets import CSS
+
     rows = []
     for i, s in enumerate(result.top, 1):
-        rows.append(
-            "<tr>"
-            + "".join(
-                f"<td>{html.escape(printable(str(c)))}</td>"
+        cells = [
+            f'<td class="num">{i}</td>',
+            f"<td>{html.escape(printable(s.label))}</td>",
+            *(
+                f'<td class="num">{html.escape(c)}</td>'
                 for c in (
-                    i,
-                    s.label,
-                    s.n,
+                    f"{s.n:,}",
                     _num(s.value),
                     f"[{_num(s.low)}, {_num(s.high)}]",
                     _num(s.rest_value),
                     _num(s.divergence),
                     _p(s.p_value),
                     _p(s.q_value),
-                    "yes" if s.significant else "no",
                 )
-            )
-            + "</tr>"
-        )
+            ),
+            f"<td>{'<strong>yes</strong>' if s.significant else 'no'}</td>",
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
     head = "".join(f"<li>{html.escape(x)}</li>" for x in _header(result))
+    th = "".join(
+        f"<th scope='col'>{h}</th>"
+        for h in ("#", "Slice", "n", "Value", "Interval", "Rest", "Divergence", "p", "q (BH)",
+                  "Significant")
+    )  # fmt: skip
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>fairpolicy explore</title><style>body{font-family:sans-serif;margin:2em}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
-        "</style></head><body><h1>fairpolicy explore</h1>"
-        f"<ul>{head}</ul><h2>Top slices: divergence from the rest "
-        f"(bars; lines: the slice rate's {1 - result.alpha:.0%} interval minus the rest's "
-        "rate; red: significant)</h2>"
-        f"{chart(result)}<h2>Slices</h2><table><tr><th>#</th><th>slice</th><th>n</th>"
-        "<th>value</th><th>interval</th><th>rest</th><th>divergence</th><th>p</th>"
-        "<th>q (BH)</th><th>significant</th></tr>" + "".join(rows) + "</table></body></html>\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>fairpolicy explore</title><style>{CSS}</style></head><body>"
+        "<header><h1>Slice exploration</h1><p class='muted'>fairpolicy explore — where to "
+        "look, not a gate: significant slices are candidates for controls</p></header><main>"
+        f"<ul>{head}</ul>"
+        f"<h2>Top slices: divergence from the rest</h2><figure>{chart(result)}<figcaption>"
+        f"Bars: the slice's rate minus the rest's; lines: the slice rate's "
+        f"{1 - result.alpha:.0%} interval minus the rest's rate; red: significant at FDR "
+        f"{result.alpha:g}.</figcaption></figure>"
+        f"<h2>Slices</h2><table class='summary'><thead><tr>{th}</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></main></body></html>\n"
     )
 
 
@@ -229,8 +264,10 @@ def candidate_policy(result: Any, form: str = "list") -> str:
             seen.setdefault(tuple(a for a, _ in s.conditions), []).append(s)
     t = result.table
     controls: list[dict[str, Any]] = []
+    edges = {a.name: a.edges for a in t.attributes if a.binned}
     for i, (attrs, slices) in enumerate(seen.items(), 1):
         names = ", ".join(x.label for x in slices[:3]) + (" …" if len(slices) > 3 else "")
+        bins = _bins_prop([a for a in attrs if a in edges], edges, len(attrs))
         controls.append(
             {
                 "id": f"explore-{i}",
@@ -243,6 +280,7 @@ def candidate_policy(result: Any, form: str = "list") -> str:
                     "input.target": t.target,
                     "input.prediction": t.prediction,
                     "input.dimension": ",".join(attrs),
+                    **({"bins": bins} if bins else {}),
                 },
                 "binned": [a.name for a in t.attributes if a.binned and a.name in attrs],
             }
@@ -260,8 +298,8 @@ def candidate_policy(result: Any, form: str = "list") -> str:
         lines.append(f"  # {printable(c['why'])}")
         if c["binned"]:
             lines.append(
-                f"  # {', '.join(c['binned'])} was binned by explore: bind a binned column "
-                "of your own, or every distinct value is a group"
+                f"  # {', '.join(c['binned'])}: the bins prop holds explore's edges (the outer "
+                "ones opened to -inf/inf so every value has a bin)"
             )
         lines.append("  props:")
         for k, v in c["props"].items():
@@ -269,6 +307,21 @@ def candidate_policy(result: Any, form: str = "list") -> str:
     if not controls:
         lines.append("[]  # no significant slice")
     return "\n".join(lines) + "\n"
+
+
+def _bins_prop(binned: list[str], edges: dict[str, list[float]], n_attrs: int) -> str:
+    """The ``bins`` prop that makes ``check`` group a binned attribute as explore did: its
+    inner edges, the outer ones opened to -inf/inf (the same rows in each bin)."""
+    from fairpolicy.policy.bins import edge_text
+
+    def spec(e: list[float]) -> str:
+        return ",".join(["-inf", *(edge_text(x) for x in e[1:-1]), "inf"])
+
+    if not binned:
+        return ""
+    if n_attrs == 1:
+        return spec(edges[binned[0]])
+    return ";".join(f"{a}={spec(edges[a])}" for a in binned)
 
 
 def _oscal(controls: list[dict[str, Any]]) -> str:

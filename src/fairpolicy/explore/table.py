@@ -10,17 +10,24 @@ rate is a sum over that table, so the search never touches the rows again.
 Attribute values follow the group rules of ``check`` (DESIGN §8): only an empty cell or
 a true null is missing, shown as ``(missing)``; ``NA``/``null`` are values.
 
-Binning rule (``--bins B``, default 5): an attribute whose every present value is a
-number and that has more than ``B`` distinct values is cut into ``B`` equal-frequency
-bins at the quantiles ``k/B`` of its present values (``numpy.quantile``, linear
-interpolation); equal edges are merged, so a bin never holds a single edge twice. Bin
-labels are ``[lo, hi)`` with the last bin closed ``[lo, hi]``. Every other attribute
-is categorical, one slice value per distinct text.
+A real value written ``(missing)`` is a value, shown quoted (``"(missing)"``) as
+``check`` shows such a group (:func:`fairpolicy.stats.groups.group_name`).
+
+Binning rule (``--bins``, the grammar of a control's ``bins`` prop,
+:mod:`fairpolicy.policy.bins`; default 5): with a count ``B`` (or ``qB``) an attribute
+whose every present value is a number and that has more than ``B`` distinct values is cut
+into ``B`` equal-frequency bins at the quantiles ``k/B`` of its present values
+(``numpy.quantile``, linear interpolation, computed from the distinct values and their
+counts); equal edges are merged, so a bin never holds a single edge twice. With edges
+(``0,25,60,inf``) every numeric attribute is cut at them; ``age=0,25,60,inf;income=q4``
+bins the named columns (a non-number in one is refused) and the others by the default 5.
+Bin labels are ``[lo, hi)`` with the last bin closed ``[lo, hi]`` when ``hi`` is finite,
+exactly as ``check`` labels its bins. Every other attribute is categorical, one slice
+value per distinct text.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.errors import DataError, UsageError, did_you_mean
+from fairpolicy.policy.bins import BinsRule
 
 MISSING = "(missing)"
 
@@ -145,56 +153,35 @@ def _binary(
     return (2 * t_pos.astype(np.int8) + p_pos.astype(np.int8)).astype(np.int8), positive
 
 
-def _numbers(values: list[str]) -> NDArray[np.float64] | None:
-    try:
-        out = np.array([float(v) for v in values], dtype=np.float64)
-    except ValueError:
-        return None
-    return out if np.all(np.isfinite(out)) else None
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.6g}"
-
-
-def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32], Attribute]:
+def _encode_attribute(
+    arr: Any, name: str, rule: BinsRule, file: str
+) -> tuple[NDArray[np.int32], Attribute]:
     # the group encoding ``check`` uses: trimmed text, empty cell or true null missing
+    from fairpolicy.data.bind.bins import binned_with_edges, numbers_of
     from fairpolicy.data.bind.groups import encode_group_column
+    from fairpolicy.stats.groups import group_name
 
     col = encode_group_column(arr)
+    spec = rule.for_column(name)
+    named = any(c == name for c, _ in rule.columns)
+    numeric = bool(col.names) and numbers_of(col.names) is not None
+    # a count (qN) bins a numeric attribute with more distinct values than N; edges, or
+    # bins named for this column, bin it whatever its values (a non-number is refused)
+    binned = spec is not None and (
+        named or (numeric and (bool(spec.edges) or len(col.names) > spec.quantiles))
+    )
+    edges: list[float] = []
+    if binned:
+        assert spec is not None
+        col, cut = binned_with_edges(col, spec, None, column=name, file=file)
+        edges = [float(e) for e in cut]
+        values = list(col.names)
+    else:  # a real value "(missing)" is quoted, as check's group names are
+        values = [group_name((v,)) for v in col.names]
     codes = col.codes  # narrow integers, -1 = missing
-    values = list(col.names)
     has_missing = bool(len(codes)) and int(codes.min()) < 0
-    numbers = _numbers(values) if values else None
-    # per code (the last entry: missing) the attribute value's index
+    attr = Attribute(name, values, binned=binned, edges=edges)
     lookup = np.arange(len(values) + 1, dtype=np.int32)
-    if numbers is not None and len(values) > bins:
-        counts = np.bincount(codes[codes >= 0] if has_missing else codes, minlength=len(values))
-        # the quantiles of the rows' values, from the distinct values and their counts
-        order = np.argsort(numbers)
-        cum = np.cumsum(counts[order])
-        total = int(cum[-1])
-        edges_list = []
-        for q in np.linspace(0.0, 1.0, bins + 1):
-            pos = q * (total - 1)  # numpy.quantile's linear rule on the sorted rows
-            lo_i, frac = math.floor(pos), pos - math.floor(pos)
-            lo_v = numbers[order[np.searchsorted(cum, lo_i, side="right")]]
-            hi_v = numbers[order[np.searchsorted(cum, min(lo_i + 1, total - 1), side="right")]]
-            edges_list.append(lo_v + (hi_v - lo_v) * frac)
-        edges = np.unique(np.array(edges_list))
-        if len(edges) < 2:
-            edges = np.array([edges[0], edges[0]])
-        # bin k holds edges[k] <= x < edges[k+1]; the last bin also holds the maximum
-        inner = np.searchsorted(edges[1:-1], numbers, side="right").astype(np.int32)
-        labels = [
-            f"[{_fmt(edges[k])}, {_fmt(edges[k + 1])}{']' if k == len(edges) - 2 else ')'}"
-            for k in range(len(edges) - 1)
-        ]
-        lookup = np.append(inner, np.int32(len(labels)))
-        attr = Attribute(name, labels, binned=True, edges=[float(e) for e in edges])
-        values = labels
-    else:
-        attr = Attribute(name, values)
     if has_missing:
         attr.values = [*values, MISSING]
     else:
@@ -204,17 +191,39 @@ def _encode_attribute(arr: Any, name: str, bins: int) -> tuple[NDArray[np.int32]
     return out, attr
 
 
+def bins_rule(bins: int | str, attributes: list[str]) -> BinsRule:
+    """``--bins`` read with the policy's ``bins`` grammar; UsageError naming the flag."""
+    from fairpolicy.policy.bins import BINS_HINT, parse_bins
+
+    try:
+        rule = parse_bins(str(bins))
+    except ValueError as exc:
+        raise UsageError(f"--bins {bins}: {exc}.", key="--bins", hint=BINS_HINT + ".") from None
+    unknown = [c for c, _ in rule.columns if c not in attributes]
+    if unknown:
+        raise UsageError(
+            f"--bins {bins}: '{unknown[0]}' is not one of the attributes "
+            f"({', '.join(attributes)}).{did_you_mean(unknown[0], attributes)}",
+            key="--bins",
+            hint="name bins only for columns listed in --attributes.",
+        )
+    if rule.columns and rule.default is None:  # other numeric attributes: the default q5
+        rule = BinsRule(rule.text, default=parse_bins("5").default, columns=rule.columns)
+    return rule
+
+
 def build(
     data: Any,
     *,
     target: str,
     prediction: str,
     attributes: list[str],
-    bins: int = 5,
+    bins: int | str = 5,
     positive_label: str | None = None,
     max_rows: int | None = None,
 ) -> CountTable:
-    """Read ``data`` once and collapse it into its count table."""
+    """Read ``data`` once and collapse it into its count table (``bins``: the grammar of
+    :mod:`fairpolicy.policy.bins`, a whole number N meaning qN)."""
     from fairpolicy.data.sources import read_table, require_data_kind
     from fairpolicy.data.sources.frames import in_memory_name
 
@@ -249,8 +258,9 @@ def build(
     )
     columns: list[NDArray[np.int32]] = []
     attrs: list[Attribute] = []
+    rule = bins_rule(bins, attributes)
     for name in attributes:
-        codes, attr = _encode_attribute(table.columns[name], name, bins)
+        codes, attr = _encode_attribute(table.columns[name], name, rule, file)
         if len(attr.values) < 2:
             raise DataError(
                 f"the attribute has one value ({attr.values[0]!r}) on every row, so no slice "

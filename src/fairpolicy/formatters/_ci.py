@@ -186,6 +186,24 @@ def class_label(f: Finding) -> str:
     return f" (class {cls}, the one with the largest gap)" if cls is not None else ""
 
 
+def class_support(f: Finding) -> list[tuple[str, list[tuple[str, str]]]]:
+    """A multi-class control's support, (group, [(class, rows of that true class)]), from
+    the finding's ``class_support`` detail; [] for other controls."""
+    table = f.details.get("class_support")
+    classes = f.details.get("classes") or f.classes
+    if not isinstance(table, dict) or not isinstance(classes, list):
+        return []
+    out = []
+    for g, counts in table.items():
+        if isinstance(counts, list) and len(counts) == len(classes):
+            cells = [
+                (str(c), f"{n:g}" if isinstance(n, float) else str(n))
+                for c, n in zip(classes, counts, strict=True)
+            ]
+            out.append((str(g), cells))
+    return out
+
+
 # ---------------------------------------------------------------- paths
 
 

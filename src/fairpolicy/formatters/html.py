@@ -153,8 +153,8 @@ def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
             n = next((g.n for g in f.groups if g.group == worst), None)
             worst = f"{worst} (n={n:,})" if n is not None else worst
         ci = ""
-        if has_ci:
-            ci = f'<td class="num">{esc(ci_text(f))}</td>'
+        if has_ci:  # one marker for "no value": none asked for, or undefined
+            ci = f'<td class="num">{esc(ci_text(f) or "—")}</td>'
         mode = f" ({f.enforcement_mode})" if f.enforcement_mode != "block" else ""
         cid = esc(f.control_id)
         name = f'<a href="#{anchors[i]}">{cid}</a>' if i in anchors else cid
@@ -162,7 +162,7 @@ def _summary_table(findings: Sequence[Finding], anchors: dict[int, str]) -> str:
             f"<tr><td>{name}</td><td><code>{esc(f.metric_key)}</code></td>"
             f'<td class="num">{value_text(f)}</td>{ci}'
             f"<td>{esc(display_op(f))} {esc(threshold_text(f))}</td>"
-            f"<td>{badge(f.status, mode)}</td><td>{esc(worst)}</td></tr>"
+            f"<td>{badge(f.status, mode)}</td><td>{esc(worst or '—')}</td></tr>"
         )
     th = "".join(f"<th scope='col'>{h}</th>" for h in head)
     return (
@@ -366,9 +366,10 @@ def _per_class_table(f: Finding) -> str:
             and v
             and all(isinstance(x, list) and len(x) == k for x in v.values())
         ):
+            name = "support (rows per true class)" if key == "class_support" else key
             for g, xs in v.items():
                 cells = "".join(f'<td class="num">{_cell_num(x)}</td>' for x in xs)
-                rows.append(f"<tr><th scope='row'>{esc(key)}: {esc(g)}</th>{cells}</tr>")
+                rows.append(f"<tr><th scope='row'>{esc(name)}: {esc(g)}</th>{cells}</tr>")
         elif (
             isinstance(v, list)
             and len(v) == k

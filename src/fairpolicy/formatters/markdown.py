@@ -145,6 +145,13 @@ def _per_group(f: Finding) -> list[str]:
                 ]
             )
         )
+    support = _ci.class_support(f)
+    if support:
+        classes = [c for c, _ in support[0][1]]
+        out += ["", "Support (rows per true class):", ""]
+        out.append(_row(["group", *(f"class {escape(c)}" for c in classes)]))
+        out.append(_row(["---", *("---:" for _ in classes)]))
+        out += [_row([escape(g), *(str(n) for _, n in cells)]) for g, cells in support]
     if f.p_value is not None and f.p_value.p_value is not None:
         fam = f", family of {f.p_value.family_size}" if f.p_value.bonferroni else ""
         out += [

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING
 
 from fairpolicy.errors import printable
 from fairpolicy.formatters import _ci
-from fairpolicy.formatters._ci import about, about_line, ci_text, num, threshold, value_text
+from fairpolicy.formatters._ci import (
+    about,
+    about_line,
+    ci_text,
+    class_support,
+    num,
+    threshold,
+    value_text,
+)
 from fairpolicy.formatters._shown import for_humans
 
 if TYPE_CHECKING:
@@ -97,6 +105,13 @@ def render(results: Results, opts: RenderOptions) -> str:
                     + (f"  [{g.ci_low:.4f}, {g.ci_high:.4f}]" if g.ci_low is not None else "")
                     for g in f.groups
                 ]
+                support = class_support(f)
+                if support:
+                    out.append("  support (rows per true class):")
+                    out += [
+                        printable(f"    {g:<22} " + ", ".join(f"{c}: {n}" for c, n in cells))
+                        for g, cells in support
+                    ]
                 if f.p_value is not None and f.p_value.p_value is not None:
                     fam = f", family of {f.p_value.family_size}" if f.p_value.bonferroni else ""
                     out.append(

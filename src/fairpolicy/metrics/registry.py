@@ -147,6 +147,15 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
         "are group names",
     ),
     ParamSpec(
+        "bins",
+        str,
+        None,
+        help="cut a numeric dimension column into intervals that become its groups: edges "
+        "such as 0,25,60,inf (bins [0, 25), [25, 60), [60, inf); the last bin is closed "
+        "when its upper edge is finite), q4 for quartile bins, or COLUMN=SPEC;COLUMN=SPEC "
+        "for an intersection; a value outside the edges is refused",
+    ),
+    ParamSpec(
         "max_regression",
         float,
         None,

@@ -297,12 +297,16 @@ def _policy_wide(
             )
     if not wide:
         return raws
-    return [
-        dataclasses.replace(
-            r, props=[*(p for p in wide if p[0] not in {n for n, _ in r.props}), *r.props]
-        )
-        for r in raws
-    ]
+    at = f"{file or 'policy'} metadata.props (policy-wide)"
+    out = []
+    for r in raws:
+        own = {n for n, _ in r.props}
+        if own & {"positive_label.target", "positive_label.prediction"}:
+            own.add("positive_label")  # the control names its labels column by column
+        added = [p for p in wide if p[0] not in own]
+        where = {**r.prop_where, **{n: at for n, _ in added}}
+        out.append(dataclasses.replace(r, props=[*added, *r.props], prop_where=where))
+    return out
 
 
 def _root_problem(data: Any, roots: list[str], file: str | None) -> tuple[str, str | None]:
@@ -452,6 +456,18 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 f"add a prop {roles} naming the column",
             )
     params, settings = _params(spec, others, err)
+    if "bins" in params:
+        from fairpolicy.policy.bins import BINS_HINT, parse_bins
+
+        dims = tuple(c.strip() for c in inputs.get("dimension", "").split(",") if c.strip())
+        if not dims and "dimension" not in bound:
+            err("bins is set, but the control binds no input.dimension to bin", "bins",
+                "bind input.dimension to the numeric column, or drop the bins prop")  # fmt: skip
+        else:  # a dimension bound on the command line: its columns are checked at the run
+            try:
+                parse_bins(params["bins"], dims)
+            except ValueError as exc:
+                err(f"bins: {exc}", "bins", BINS_HINT)
     if spec is not None and operator is not None and threshold is not None:
         vacuous = _vacuous(spec, operator, threshold)
         if vacuous:

@@ -70,6 +70,7 @@ POLICY_WIDE_PROPS = (
     "max_regression",
     "input.weight",  # sample weights: data/bind/weights.py
     "weight_kind",
+    "positive_label",  # text labels named once (a control's own positive_label.* wins too)
 )
 
 

@@ -502,12 +502,18 @@ def _positive(
     """Resolve the positive class of a binary metric; returns (classes, index)."""
     if label_text is None:
         if not label.integer:
+            found = ", ".join(repr(str(c)) for c in classes[:8]) + (
+                f" … ({len(classes)} labels)" if len(classes) > 8 else ""
+            )
             raise ctx.error(
-                f"the labels are text {[str(c) for c in classes[:4]]}, and a binary metric "
-                "needs to know which one is the positive outcome.",
+                f"the labels are text ({found}): which one is the favourable or selected "
+                "outcome (the positive label) is not something fairpolicy guesses, and a "
+                "binary metric needs it.",
                 column=key.target,
-                hint="add the prop `positive_label` (e.g. positive_label: "
-                f"'{classes[-1] if classes else 'yes'}') to the control.",
+                hint="name that label with the prop positive_label: <"
+                + " or ".join(str(c) for c in classes[:8])
+                + "> on the control, once for every control in the policy's metadata.props, "
+                "or with --positive-label LABEL (positive_label= in Python).",
             )
         label_text = "1"
     if len(classes) >= 2:

@@ -231,7 +231,8 @@ def no_positive_problem(
         if len(columns) == 1
         else "on two classes the score metrics read P(positive class)"
     )
-    pair = f"input.score: {classes[-1]}={columns[0]} or " if len(columns) == 1 else ""
+    choice = "<" + " or ".join(str(c) for c in classes) + ">"
+    pair = f"input.score: {choice}={columns[0]} or " if len(columns) == 1 else ""
     return Problem(
         f"{what}, but the labels of '{key.target}' are text {[str(c) for c in classes]} and "
         "no positive class is named (fairpolicy does not pick one by sorting the labels).",
@@ -239,8 +240,8 @@ def no_positive_problem(
         control=ctx.control,
         key="input.score",
         column=columns[0],
-        hint=f"name the positive class: {pair}the prop positive_label: {classes[-1]} "
-        "(whichever class the scores are about).",
+        hint=f"name the positive class: {pair}the prop positive_label: {choice} "
+        "(whichever class the scores are about; --positive-label names it for every control).",
     )
 
 
