@@ -119,8 +119,9 @@ class ConfidenceInterval(Record):
     low: float | None
     high: float | None
     level: float
-    #: band: simultaneous band of the per-group values projected onto the gap or ratio
-    method: Literal["percentile", "bca", "band"]
+    #: band: simultaneous band of the per-group values projected onto the gap or ratio;
+    #: score: Newcombe / Koopman / Wilson score intervals of binary rates (stats/rate_forms.py)
+    method: Literal["percentile", "bca", "band", "score"]
     resamples: int
     seed: int
     #: replicates whose value was defined

@@ -1,0 +1,174 @@
+"""Score intervals for gaps and ratios of binary rates over groups (``method`` "score").
+
+A metric whose value is max − min, min ÷ max, min or max of per-group binary rates (its
+``details["rate"]``, or the TPR and FPR parts of the odds metrics) — the form checked on
+the data and on every bootstrap replicate by :mod:`fairpolicy.stats.bands` — gets its
+interval from the groups' counts instead of the bootstrap band:
+
+- gap: Newcombe hybrid score intervals of every pairwise difference (two groups: the one
+  difference, folded through |·|), at the Šidák level ``level ** (1 / comparisons)``;
+- ratio: Koopman score intervals of every pairwise ratio, mapped through min(R, 1/R);
+- min / max: per-group Wilson (Clopper–Pearson at 0 or m) intervals, Šidák over groups;
+- the odds metrics (max, mean or min of the TPR and FPR parts): every part's pairwise
+  intervals in one Šidák family, combined like the parts (the combinations are
+  non-decreasing in each part).
+
+Šidák's inequality (Šidák 1967) makes the family hold jointly with probability at least
+``level`` for asymptotically normal estimates, whatever their correlation; the TPR and FPR
+parts rest on disjoint rows. Each rate uses its own denominator (and the effective rows
+under survey weights: :func:`fairpolicy.stats.proportions.rate_counts`). Measured in
+``docs/statistics.md`` (``benchmarks/interval_grid.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from fairpolicy.stats import proportions as pr
+from fairpolicy.stats.bands import Form, parts_of
+from fairpolicy.stats.groups import GroupStats
+from fairpolicy.stats.values import MetricValue
+
+_TOL = 1e-9
+
+
+def rates_of(form: Form, mv: MetricValue) -> list[str] | None:
+    """The binary rate of each part of ``form`` (None: not a form of binary rates)."""
+    if form.cellwise or form.combine == "sum":
+        return None
+    if form.parts == ("groups",):
+        rate = mv.details.get("rate")
+        return [rate] if isinstance(rate, str) and rate in pr.RATE_CELLS else None
+    if all(p in pr.RATE_CELLS for p in form.parts):
+        return list(form.parts)
+    return None
+
+
+def proportions_of(
+    form: Form, mv: MetricValue, stats: GroupStats, layout: Sequence[Sequence[str]]
+) -> list[list[pr.Proportion]] | None:
+    """Per part, the laid-out groups' rates as proportions, when every per-group value the
+    metric shows is exactly that rate of ``stats`` (else None: not a rate form here)."""
+    rates = rates_of(form, mv)
+    parts = parts_of(mv, form)
+    if rates is None or parts is None or len(parts) != len(layout):
+        return None
+    index = {g: i for i, g in enumerate(stats.groups)}
+    out: list[list[pr.Proportion]] = []
+    for rate, part, names in zip(rates, parts, layout, strict=True):
+        props = pr.rate_counts(stats, rate)
+        if props is None:
+            return None
+        row: list[pr.Proportion] = []
+        for g in names:
+            v = part.get(g)
+            if g not in index or v is None:
+                return None
+            p = props[index[g]]
+            if p.m <= 0 or abs(p.p - v) > _TOL * max(1.0, abs(v)):
+                return None
+            row.append(p)
+        out.append(row)
+    return out
+
+
+def family_size(form: Form, props: Sequence[Sequence[pr.Proportion]]) -> int:
+    if form.reduce in ("min", "max"):
+        return sum(len(p) for p in props)
+    return sum(len(pr.pairs(len(p))) for p in props)
+
+
+def _combine(values: Sequence[float], how: str) -> float:
+    if how == "max":
+        return max(values)
+    if how == "min":
+        return min(values)
+    if how == "mean":
+        return sum(values) / len(values)
+    return values[0]
+
+
+def score_interval(
+    form: Form,
+    mv: MetricValue,
+    stats: GroupStats,
+    layout: Sequence[Sequence[str]],
+    level: float,
+    shown: int,
+) -> tuple[float, float, dict[str, tuple[float, float]], str] | None:
+    """(low, high, per-group intervals, note) of the score method for ``form``, or None
+    when the value is not a gap/ratio/min/max of binary rates of ``stats``."""
+    props = proportions_of(form, mv, stats, layout)
+    if props is None or form.reduce not in ("gap", "ratio", "min", "max"):
+        return None
+    if any(len(p) < (1 if form.reduce in ("min", "max") else 2) for p in props):
+        return None
+    family = family_size(form, props)
+    each = pr.sidak(level, family)
+    z = pr.z_of(each)
+    lows, highs = [], []
+    for part in props:
+        if form.reduce == "gap":
+            lo, hi = pr.gap_bounds(part, z)
+        elif form.reduce == "ratio":
+            lo, hi = pr.ratio_bounds(part, z)
+        else:
+            lo, hi = pr.extreme_bounds(part, z, form.reduce)
+        lows.append(lo)
+        highs.append(hi)
+    lo, hi = _combine(lows, form.combine), _combine(highs, form.combine)
+    # per-group intervals of the part shown: simultaneous over every laid-out rate
+    coords = sum(len(p) for p in props)
+    zg = pr.z_of(pr.sidak(level, coords))
+    groups = {
+        g: pr.rate_interval(p.x, p.m, zg)
+        for g, p in zip(layout[shown], props[shown], strict=True)
+    }
+    weighted = " (Kish effective rows under survey weights)" if stats.survey is not None else ""
+    method = {
+        "gap": "Newcombe hybrid score interval(s) of the difference of rates",
+        "ratio": "Koopman score interval(s) of the ratio of rates",
+        "min": "Wilson score intervals of the rates",
+        "max": "Wilson score intervals of the rates",
+    }[form.reduce]
+    two = form.reduce in ("gap", "ratio") and all(len(p) == 2 for p in props)
+    what = (
+        "of the two groups, folded through |·|"
+        if two and form.reduce == "gap"
+        else "of the two groups, mapped to min ÷ max"
+        if two
+        else "of every pair of groups"
+        if form.reduce in ("gap", "ratio")
+        else "of every group"
+    )
+    note = (
+        f"{method} {what}, each rate from its own denominator{weighted}"
+        + (
+            f", {family} comparisons at the Šidák level {each:.4g}"
+            if family > 1
+            else ""
+        )
+        + f", projected onto {form.describe()}"
+    )
+    return lo, hi, groups, note
+
+
+def hull_rates(
+    low: Sequence[float],
+    high: Sequence[float],
+    points: Sequence[float],
+    rows: Sequence[float],
+    critical: float,
+) -> tuple[list[float], list[float]]:
+    """Band ends widened to the score (exact at 0 or m) interval of each rate x = p·m of m
+    rows at the band's critical value: the floor of a rate seen as 0 or m times."""
+    z = critical if math.isfinite(critical) and critical > 0 else pr.z_of(0.95)
+    lo, hi = list(low), list(high)
+    for j, (p, m) in enumerate(zip(points, rows, strict=True)):
+        if m <= 0 or not (0.0 <= p <= 1.0):
+            continue
+        a, b = pr.rate_interval(p * m, m, z)
+        lo[j] = min(lo[j], a)
+        hi[j] = max(hi[j], b)
+    return lo, hi
