@@ -483,7 +483,7 @@ def _band(
         )
         if scored is not None:
             s_lo, s_hi, s_groups, s_note = scored
-            asked = f" ({method} was asked)" if method == "bca" else ""
+            asked = " (BCa was asked)" if method == "bca" else ""
             return Interval(
                 min(s_lo, point),
                 max(s_hi, point),
