@@ -33,6 +33,7 @@ from fairpolicy.results import (
     RunInfo,
     SourceRef,
     Tool,
+    WeightInfo,
     summarize,
 )
 from fairpolicy.stats import (
@@ -173,6 +174,21 @@ class RunRecord:
     epoch_note: tuple[str, ...] = ()
 
 
+def weight_info(pol: Policy) -> WeightInfo | None:
+    """The run's weight reading: ``weight_kind`` when declared, else the survey default."""
+    from fairpolicy.data.bind.weights import weight_column, weight_kind
+
+    column = weight_column(pol)
+    if column is None:
+        return None
+    kind = weight_kind(pol)
+    return WeightInfo(
+        column=column,
+        kind="frequency" if kind == "frequency" else "survey",
+        declared=kind is not None,
+    )
+
+
 def assemble(
     record: RunRecord,
     pol: Policy,
@@ -197,6 +213,7 @@ def assemble(
             sha256=table.sha256,
             rows=table.rows,
             columns=list(dict.fromkeys(read)),
+            weights=weight_info(pol),
         ),
         run=RunInfo(
             started=record.started,
