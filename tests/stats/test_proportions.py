@@ -68,9 +68,11 @@ def test_tpr_nine_of_nine_in_a_gap_is_not_floored_by_the_groups_rows() -> None:
     assert iv.method == "score" and iv.groups is not None and iv.low is not None
     lo, hi = iv.groups["g0"]
     assert lo <= 0.0251 ** (1 / 9) and hi == 1.0
-    # the gap: Newcombe of 9/9 − 20/30 folded, at the 95 % level (one comparison)
-    ref = pr.folded(*pr.newcombe(9, 9, 20, 30, Z95))
-    assert (iv.low, iv.high) == pytest.approx(ref)
+    # the gap: Newcombe of 9/9 − 20/30 folded; its upper end at 95 %, its lower end (at the
+    # fold) at 97.5 % (one comparison)
+    hi95 = pr.folded(*pr.newcombe(9, 9, 20, 30, Z95))[1]
+    lo975 = pr.folded(*pr.newcombe(9, 9, 20, 30, pr.z_of(0.975)))[0]
+    assert (iv.low, iv.high) == pytest.approx((lo975, hi95))
 
 
 def _statsmodels() -> object:
@@ -124,19 +126,24 @@ def _coverage(
     truth = (
         max(rates) - min(rates) if reduce == "gap" else min(rates) / max(rates)
     )
-    z = pr.z_of(pr.sidak(0.95, len(pr.pairs(len(rates)))))
-    hits = wrong = 0
+    family = len(pr.pairs(len(rates)))
+    z = pr.z_of(pr.sidak(0.95, family))
+    z_wide = pr.z_of(pr.sidak(0.975, family))  # the end at the fold (stats/rate_forms.py)
+    hits = wrong = fail = 0
     for _ in range(sims):
         props = [pr.Proportion(float(rng.binomial(n, p)), float(n)) for p in rates]
         if reduce == "gap":
-            lo, hi = pr.gap_bounds(props, z)
+            lo, hi = pr.gap_bounds(props, z_wide)[0], pr.gap_bounds(props, z)[1]
             wrong += hi < threshold  # ci_upper passes "gap < threshold" wrongly
+            fail += lo > truth
         else:
             if all(p.x == 0 for p in props):
                 continue
-            lo, hi = pr.ratio_bounds(props, z)
+            lo, hi = pr.ratio_bounds(props, z)[0], pr.ratio_bounds(props, z_wide)[1]
             wrong += lo > threshold  # ci_upper passes "ratio > threshold" wrongly
+            fail += hi < truth
         hits += lo <= truth <= hi
+    assert fail / sims <= 0.025 + 2 * 0.005  # one-sided: wrong FAIL
     return hits / sims, wrong / sims
 
 

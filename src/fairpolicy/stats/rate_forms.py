@@ -7,7 +7,9 @@ interval from the groups' counts instead of the bootstrap band:
 
 - gap: Newcombe hybrid score intervals of every pairwise difference (two groups: the one
   difference, folded through |·|), at the Šidák level ``level ** (1 / comparisons)``;
+  the lower end from the family at ``1 − α/2`` (below);
 - ratio: Koopman score intervals of every pairwise ratio, mapped through min(R, 1/R);
+  the upper end from the family at ``1 − α/2``;
 - min / max: per-group Wilson (Clopper–Pearson at 0 or m) intervals, Šidák over groups;
 - the odds metrics (max, mean or min of the TPR and FPR parts): every part's pairwise
   intervals in one Šidák family, combined like the parts (the combinations are
@@ -15,7 +17,15 @@ interval from the groups' counts instead of the bootstrap band:
 
 Šidák's inequality (Šidák 1967) makes the family hold jointly with probability at least
 ``level`` for asymptotically normal estimates, whatever their correlation; the TPR and FPR
-parts rest on disjoint rows. Each rate uses its own denominator (and the effective rows
+parts rest on disjoint rows.
+
+The fold. |d| (or min(R, 1/R)) folds the signed statistic at 0 (at 1): at a true gap of 0
+the folded interval excludes the truth whenever the signed one misses on *either* side,
+so a 1 − α interval would wrongly FAIL (``ci_lower``) with probability α, not α/2. The
+end at the fold therefore comes from the family at 1 − α/2 and the other end from the
+family at 1 − α: each one-sided error is at most α/2, coverage at least 1 − α, and
+``ci_upper``'s end (a gap's upper end) is exactly Newcombe's, so its power to prove
+compliance is his. Each rate uses its own denominator (and the effective rows
 under survey weights: :func:`fairpolicy.stats.proportions.rate_counts`). Measured in
 ``docs/statistics.md`` (``benchmarks/interval_grid.py``).
 """
@@ -106,17 +116,26 @@ def score_interval(
         return None
     family = family_size(form, props)
     each = pr.sidak(level, family)
-    z = pr.z_of(each)
+    # the end at the fold (a gap's lower end, a ratio's upper end) from the family at
+    # 1 − α/2: at a true gap of 0 (ratio 1) a miss on either side of the signed
+    # difference lands on that end, so at 1 − α it would be wrong there 2 × α/2 = α of
+    # the time; the other end keeps 1 − α (its miss is one-sided, ≤ α/2)
+    wide = pr.sidak(1.0 - (1.0 - level) / 2.0, family)
     lows, highs = [], []
     for part in props:
-        if form.reduce == "gap":
-            lo, hi = pr.gap_bounds(part, z)
-        elif form.reduce == "ratio":
-            lo, hi = pr.ratio_bounds(part, z)
-        else:
-            lo, hi = pr.extreme_bounds(part, z, form.reduce)
-        lows.append(lo)
-        highs.append(hi)
+        got = {}
+        for name, lvl in (("normal", each), ("wide", wide)):
+            z = pr.z_of(lvl)
+            if form.reduce == "gap":
+                got[name] = pr.gap_bounds(part, z)
+            elif form.reduce == "ratio":
+                got[name] = pr.ratio_bounds(part, z)
+            else:
+                got[name] = pr.extreme_bounds(part, z, form.reduce)
+        lo_from = "wide" if form.reduce == "gap" else "normal"
+        hi_from = "wide" if form.reduce == "ratio" else "normal"
+        lows.append(got[lo_from][0])
+        highs.append(got[hi_from][1])
     lo, hi = _combine(lows, form.combine), _combine(highs, form.combine)
     # per-group intervals of the part shown: simultaneous over every laid-out rate
     coords = sum(len(p) for p in props)
@@ -144,9 +163,14 @@ def score_interval(
     )
     note = (
         f"{method} {what}, each rate from its own denominator{weighted}"
+        + (f", {family} comparisons at the Šidák level {each:.4g}" if family > 1 else "")
         + (
-            f", {family} comparisons at the Šidák level {each:.4g}"
-            if family > 1
+            "; the lower end at the level 1 − α/2 (it is where both sides' misses land at a "
+            "true gap of 0)"
+            if form.reduce == "gap"
+            else "; the upper end at the level 1 − α/2 (it is where both sides' misses land "
+            "at a true ratio of 1)"
+            if form.reduce == "ratio"
             else ""
         )
         + f", projected onto {form.describe()}"
