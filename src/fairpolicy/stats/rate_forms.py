@@ -99,6 +99,36 @@ def _combine(values: Sequence[float], how: str) -> float:
     return values[0]
 
 
+def bounds(
+    reduce: str, combine: str, props: Sequence[Sequence[pr.Proportion]], level: float
+) -> tuple[float, float]:
+    """[low, high] of ``combine`` over the parts of ``reduce`` (gap, ratio, min, max) of the
+    parts' rates: one Šidák family over every comparison of every part."""
+    family = sum(
+        len(p) if reduce in ("min", "max") else len(pr.pairs(len(p))) for p in props
+    )
+    each = pr.sidak(level, family)
+    # the end at the fold (a gap's lower end, a ratio's upper end) from the family at
+    # 1 − α/2: at a true gap of 0 (ratio 1) a miss on either side of the signed
+    # difference lands on that end, so at 1 − α it would be wrong there 2 × α/2 = α of
+    # the time; the other end keeps 1 − α (its miss is one-sided, ≤ α/2)
+    wide = pr.sidak(1.0 - (1.0 - level) / 2.0, family)
+    lows, highs = [], []
+    for part in props:
+        got = {}
+        for name, lvl in (("normal", each), ("wide", wide)):
+            z = pr.z_of(lvl)
+            if reduce == "gap":
+                got[name] = pr.gap_bounds(part, z)
+            elif reduce == "ratio":
+                got[name] = pr.ratio_bounds(part, z)
+            else:
+                got[name] = pr.extreme_bounds(part, z, reduce)
+        lows.append(got["wide" if reduce == "gap" else "normal"][0])
+        highs.append(got["wide" if reduce == "ratio" else "normal"][1])
+    return _combine(lows, combine), _combine(highs, combine)
+
+
 def score_interval(
     form: Form,
     mv: MetricValue,
@@ -116,27 +146,7 @@ def score_interval(
         return None
     family = family_size(form, props)
     each = pr.sidak(level, family)
-    # the end at the fold (a gap's lower end, a ratio's upper end) from the family at
-    # 1 − α/2: at a true gap of 0 (ratio 1) a miss on either side of the signed
-    # difference lands on that end, so at 1 − α it would be wrong there 2 × α/2 = α of
-    # the time; the other end keeps 1 − α (its miss is one-sided, ≤ α/2)
-    wide = pr.sidak(1.0 - (1.0 - level) / 2.0, family)
-    lows, highs = [], []
-    for part in props:
-        got = {}
-        for name, lvl in (("normal", each), ("wide", wide)):
-            z = pr.z_of(lvl)
-            if form.reduce == "gap":
-                got[name] = pr.gap_bounds(part, z)
-            elif form.reduce == "ratio":
-                got[name] = pr.ratio_bounds(part, z)
-            else:
-                got[name] = pr.extreme_bounds(part, z, form.reduce)
-        lo_from = "wide" if form.reduce == "gap" else "normal"
-        hi_from = "wide" if form.reduce == "ratio" else "normal"
-        lows.append(got[lo_from][0])
-        highs.append(got[hi_from][1])
-    lo, hi = _combine(lows, form.combine), _combine(highs, form.combine)
+    lo, hi = bounds(form.reduce, form.combine, props, level)
     # per-group intervals of the part shown: simultaneous over every laid-out rate
     coords = sum(len(p) for p in props)
     zg = pr.z_of(pr.sidak(level, coords))
