@@ -28,6 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairpolicy.errors import UsageError
+from fairpolicy.stats.rate_forms import holds, decided_share, rows_needed
+
+__all__ = ["Power", "decided_share", "metric_form", "render", "required_rows"]
 
 OPERATORS = ("<", "<=", ">", ">=")
 
@@ -43,15 +46,6 @@ class Power:
     decision: str  # "ci_upper" (prove compliance) or "ci_lower" (prove the violation)
     probability_at_rows: float | None
     reason: str | None = None
-
-
-def _holds(x: float, op: str, threshold: float) -> bool:
-    return {
-        "<": x < threshold,
-        "<=": x <= threshold,
-        ">": x > threshold,
-        ">=": x >= threshold,
-    }[op]
 
 
 def metric_form(key: str) -> tuple[str, str]:
@@ -84,35 +78,6 @@ def metric_form(key: str) -> tuple[str, str]:
     return rate, str(reduce)
 
 
-def _probability(
-    rates: Sequence[float],
-    m: int,
-    reduce: str,
-    op: str,
-    threshold: float,
-    level: float,
-    sims: int,
-    seed: int,
-    prove: str,
-) -> float:
-    from fairpolicy.stats import proportions as pr
-    from fairpolicy.stats.rate_forms import bounds
-
-    rng = np.random.default_rng((seed, m))
-    draws = rng.binomial(m, np.asarray(rates), size=(sims, len(rates)))
-    hits = 0
-    for row in draws:
-        props = [pr.Proportion(float(x), float(m)) for x in row]
-        if reduce == "ratio" and not row.any():
-            continue  # no value: undecided
-        lo, hi = bounds(reduce, "one", [props], level)
-        if prove == "ci_upper":
-            hits += _holds(lo, op, threshold) and _holds(hi, op, threshold)
-        else:
-            hits += not _holds(lo, op, threshold) and not _holds(hi, op, threshold)
-    return hits / sims
-
-
 def required_rows(
     key: str,
     rates: Sequence[float],
@@ -134,34 +99,22 @@ def required_rows(
     if math.isnan(expected):
         raise UsageError("fairpolicy power: every rate is 0, so the ratio is undefined.")
     at = abs(expected - threshold) <= 1e-12 * max(1.0, abs(threshold))  # 0.5 − 0.4 is 0.1
-    complies = _holds(threshold if at else expected, op, threshold)
+    complies = holds(threshold if at else expected, op, threshold)
     decision = "ci_upper" if complies else "ci_lower"
     if at:
         return Power(key, reduce, expected, complies, None, decision, None, (
             "the expected value equals the threshold: no sample size decides it"
         ))
 
-    def prob(n: int) -> float:
-        m = max(1, round(n * share))
-        return _probability(rates, m, reduce, op, threshold, level, sims, seed, decision)
-
-    n, p = 8, prob(8)
-    while p < probability:
-        if n >= max_rows:
-            return Power(key, reduce, expected, complies, None, decision, p, (
-                f"not reached by {max_rows} rows per group (probability {p:.2f} there): "
-                "the expected value is too close to the threshold"
-            ))
-        n = min(max_rows, n * 2)
-        p = prob(n)
-    low, high = max(1, n // 2), n
-    while high - low > max(1, high // 100):  # to 1 %
-        mid = (low + high) // 2
-        if prob(mid) >= probability:
-            high = mid
-        else:
-            low = mid
-    return Power(key, reduce, expected, complies, high, decision, prob(high))
+    rows, p = rows_needed(
+        rates, reduce, op, threshold, level, probability, share, sims, seed, max_rows, decision
+    )
+    if rows is None:
+        return Power(key, reduce, expected, complies, None, decision, p, (
+            f"not reached by {max_rows} rows per group (probability {p:.2f} there): "
+            "the expected value is too close to the threshold"
+        ))
+    return Power(key, reduce, expected, complies, rows, decision, p)
 
 
 def _check(

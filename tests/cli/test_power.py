@@ -16,13 +16,13 @@ import sys
 import pytest
 
 from fairpolicy.cli import main
-from fairpolicy.power import _probability, required_rows
+from fairpolicy.power import decided_share, required_rows
 
 
 def test_the_issues_pass_rate_at_500_rows() -> None:
     """Two groups of 500, true gap 0, threshold 0.1: the issue measured 77.7 % for a
     Newcombe rule (ours is Newcombe's upper end: within 3 MC s.e. of 400 samples)."""
-    p = _probability([0.5, 0.5], 500, "gap", "<", 0.1, 0.95, 1000, 1, "ci_upper")
+    p = decided_share([0.5, 0.5], 500, "gap", "<", 0.1, 0.95, 1000, 1, "ci_upper")
     assert abs(p - 0.777) < 3 * (0.777 * 0.223 / 1000) ** 0.5
 
 
@@ -30,7 +30,7 @@ def test_the_answer_decides_with_the_probability_and_half_of_it_does_not() -> No
     got = required_rows("demographic_parity_diff", [0.5, 0.48], 0.1, "<", sims=300)
     assert got.complies and got.decision == "ci_upper" and got.rows is not None
     assert got.probability_at_rows is not None and got.probability_at_rows >= 0.8
-    half = _probability([0.5, 0.48], got.rows // 2, "gap", "<", 0.1, 0.95, 300, 20261127,
+    half = decided_share([0.5, 0.48], got.rows // 2, "gap", "<", 0.1, 0.95, 300, 20261127,
                         "ci_upper")  # fmt: skip
     assert half < 0.8
 
@@ -103,3 +103,29 @@ def test_subprocess() -> None:
         capture_output=True, text=True, env=env, timeout=120,
     )  # fmt: skip
     assert bad.returncode == 2 and "threshold" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_an_inconclusive_control_says_how_many_rows_would_decide_it(tmp_path: object) -> None:
+    """The hint on an INCONCLUSIVE ci_upper control: the rows `fairpolicy power` gives at the
+    rates seen, and that many rows of the same rates do decide it (most of the time)."""
+    import numpy as np
+    import pandas as pd
+
+    import fairpolicy
+    from tests.helpers import control, write_policy
+
+    rng = np.random.default_rng(3)
+    n = 200
+    df = pd.DataFrame(
+        {
+            "y_true": rng.integers(0, 2, 2 * n),
+            "y_pred": np.r_[rng.random(n) < 0.5, rng.random(n) < 0.47].astype(int),
+            "sex": ["F"] * n + ["M"] * n,
+        }
+    )
+    pol = write_policy(tmp_path, control(threshold="0.1", decision="ci_upper"))  # type: ignore[arg-type]
+    f = fairpolicy.check(pol, df, bootstrap=100).findings[0]
+    assert f.status == "inconclusive" and f.ci is not None and f.ci.method == "score"
+    assert f.reason is not None and "rows per group this control could be decided" in f.reason
+    need = int(f.reason.split("with about ")[1].split(" rows")[0].replace(",", ""))
+    assert n < need < 20 * n

@@ -206,3 +206,80 @@ def hull_rates(
         lo[j] = min(lo[j], a)
         hi[j] = max(hi[j], b)
     return lo, hi
+
+
+def holds(x: float, op: str, threshold: float) -> bool:
+    return {
+        "<": x < threshold,
+        "<=": x <= threshold,
+        ">": x > threshold,
+        ">=": x >= threshold,
+    }[op]
+
+
+def decided_share(
+    rates: Sequence[float],
+    m: int,
+    reduce: str,
+    op: str,
+    threshold: float,
+    level: float,
+    sims: int,
+    seed: int,
+    prove: str,
+) -> float:
+    """The share of ``sims`` samples (x_g ~ Binomial(m, p_g)) whose score interval proves
+    compliance (``prove`` "ci_upper": the whole interval satisfies ``op threshold``) or
+    the violation ("ci_lower": none of it does)."""
+    import numpy as np
+
+    rng = np.random.default_rng((seed, m))
+    draws = rng.binomial(m, np.asarray(rates, dtype=np.float64), size=(sims, len(rates)))
+    hits = 0
+    for row in draws:
+        if reduce == "ratio" and not row.any():
+            continue  # no value: undecided
+        props = [pr.Proportion(float(x), float(m)) for x in row]
+        lo, hi = bounds(reduce, "one", [props], level)
+        if prove == "ci_upper":
+            hits += holds(lo, op, threshold) and holds(hi, op, threshold)
+        else:
+            hits += not holds(lo, op, threshold) and not holds(hi, op, threshold)
+    return hits / sims
+
+
+def rows_needed(
+    rates: Sequence[float],
+    reduce: str,
+    op: str,
+    threshold: float,
+    level: float,
+    probability: float,
+    share: float,
+    sims: int,
+    seed: int,
+    max_rows: int,
+    prove: str,
+) -> tuple[int | None, float]:
+    """(the smallest rows per group at which :func:`decided_share` reaches
+    ``probability`` — doubling from 8, then bisection to 1 % —, its share); (None, the
+    share at ``max_rows``) when not reached."""
+
+    def prob(n: int) -> float:
+        m = max(1, round(n * share))
+        return decided_share(rates, m, reduce, op, threshold, level, sims, seed, prove)
+
+    n, p = 8, prob(8)
+    while p < probability:
+        if n >= max_rows:
+            return None, p
+        n = min(max_rows, n * 2)
+        p = prob(n)
+    low, high = max(1, n // 2), n
+    while high - low > max(1, high // 100):
+        mid = (low + high) // 2
+        if prob(mid) >= probability:
+            high = mid
+        else:
+            low = mid
+    return high, prob(high)
