@@ -48,12 +48,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from fairpolicy.metrics.registry import REGISTRY  # noqa: E402
-from fairpolicy.stats import bootstrap as bs  # noqa: E402
-from fairpolicy.stats import proportions as pr  # noqa: E402
-from fairpolicy.stats import resample as rs  # noqa: E402
-from fairpolicy.stats.counts import build_group_stats  # noqa: E402
-from fairpolicy.stats.survey import build_survey_stats  # noqa: E402
+from fairpolicy.metrics.registry import REGISTRY
+from fairpolicy.stats import bootstrap as bs
+from fairpolicy.stats import proportions as pr
+from fairpolicy.stats import resample as rs
+from fairpolicy.stats.counts import build_group_stats
+from fairpolicy.stats.survey import build_survey_stats
 
 KEYS = {
     "dp": "demographic_parity_diff",
@@ -197,7 +197,9 @@ def _reference_width(cell: Cell, stats, level: float) -> float | None:  # type: 
         lo, hi = pr.folded(*pr.newcombe(a.x, a.m, b.x, b.m, pr.z_of(level)))
         return hi - lo
     z = pr.z_of(pr.sidak(level, cell.groups))
-    box = [pr.wilson(p.x, p.m, z) if 0 < p.x < p.m else pr.rate_interval(p.x, p.m, z) for p in props]
+    box = [
+        pr.wilson(p.x, p.m, z) if 0 < p.x < p.m else pr.rate_interval(p.x, p.m, z) for p in props
+    ]
     lo = max(0.0, max(a for a, _ in box) - min(b for _, b in box))
     hi = max(b for _, b in box) - min(a for a, _ in box)
     return hi - lo
@@ -237,7 +239,9 @@ def run_cell(cell: Cell, reps: int, resamples: int, level: float, threshold: flo
                 props = pr.rate_counts(st, RATE[cell.metric])
                 if props is not None and all(p.m > 0 for p in props):
                     a, c = props
-                    ref_passed += pr.folded(*pr.newcombe(a.x, a.m, c.x, c.m, pr.z_of(level)))[1] < threshold
+                    ref_passed += (
+                        pr.folded(*pr.newcombe(a.x, a.m, c.x, c.m, pr.z_of(level)))[1] < threshold
+                    )
     done = reps - none
     ratio = cell.metric in RATIO
     return {
@@ -259,9 +263,47 @@ def run_cell(cell: Cell, reps: int, resamples: int, level: float, threshold: flo
 def _se(p: float, r: int) -> str:
     if not r or math.isnan(p):
         return ""
-    return f" ({math.sqrt(max(p * (1 - p), 1.0 / r) / r):.3f})" if p in (0.0, 1.0) else (
-        f" ({math.sqrt(p * (1 - p) / r):.3f})"
+    return (
+        f" ({math.sqrt(max(p * (1 - p), 1.0 / r) / r):.3f})"
+        if p in (0.0, 1.0)
+        else (f" ({math.sqrt(p * (1 - p) / r):.3f})")
     )
+
+
+def baseline_change(reps: int, n: int, level: float, delta: float) -> None:
+    """Issue 28 item 7: two groups of n rows per run, a demographic-parity gap moving from
+    0 (0.5 / 0.5) to 0.10 (0.6 / 0.5) — and, for "no change", staying at 0 with the new
+    run proven compliant at a threshold of 0.1. The product's change interval (MOVER of
+    the two runs' score intervals, ``baseline.mover``) flags ``regressed`` when its lower
+    end exceeds δ; the Wald interval of the change of the signed differences flags when
+    (Δ̂ − z·se) > δ."""
+    from fairpolicy.baseline import mover
+    from fairpolicy.stats.rate_forms import bounds
+
+    rng = np.random.default_rng(28)
+    z = pr.z_of(level)
+    for label, new_rates in (("+0.10 regression", (0.6, 0.5)), ("no change", (0.5, 0.5))):
+        ours = wald = ok = 0
+        for _ in range(reps):
+            runs = []
+            for rates in ((0.5, 0.5), new_rates):
+                x = rng.binomial(n, rates)
+                props = [pr.Proportion(float(v), float(n)) for v in x]
+                lo, hi = bounds("gap", "one", [props], level)
+                runs.append((abs(x[0] - x[1]) / n, lo, hi, (x[0] - x[1]) / n, props))
+            (b_old, l_old, u_old, s_old, p_old), (b_new, l_new, u_new, s_new, p_new) = runs
+            low, high = mover(b_new, l_new, u_new, b_old, l_old, u_old)
+            ours += low > delta
+            ok += high <= delta or (u_new < 0.1 and low <= delta)  # the "no change" rule
+            se = math.sqrt(sum(q.p * (1 - q.p) / q.m for q in (*p_old, *p_new)))
+            wald += (s_new - s_old) - z * se > delta
+        f_ours, f_wald = ours / reps, wald / reps
+        se_ours = math.sqrt(f_ours * (1 - f_ours) / reps)
+        se_wald = math.sqrt(f_wald * (1 - f_wald) / reps)
+        print(
+            f"| {label} | {n} | {reps} | {f_ours:.3f} ({se_ours:.3f}) "
+            f"| {f_wald:.3f} ({se_wald:.3f}) | {ok / reps:.3f} |"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -276,7 +318,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--weights", default="none,frequency,survey")
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--threshold", type=float, default=None)
+    ap.add_argument(
+        "--baseline-change",
+        action="store_true",
+        help="the change against a baseline instead of the grid (--n, --reps)",
+    )
     a = ap.parse_args(argv)
+    if a.baseline_change:
+        print(
+            "| scenario | n per group | R | flagged `regressed` (MOVER of score intervals) "
+            "| flagged by the Wald interval of the change | ok under `ci_upper` |"
+        )
+        print("|---|---|---|---|---|---|")
+        for n in map(int, a.n.split(",")):
+            baseline_change(a.reps, n, a.level, 0.0)
+        return 0
     print(
         "| metric | G | n | base | gap | weights | truth | R | coverage | wrong PASS | "
         "wrong FAIL | width | × Newcombe / × box | ci_upper pass (Newcombe) | method |"

@@ -535,14 +535,20 @@ def _power(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     pw.add_argument("metric", metavar="METRIC", help="a metric key (demographic_parity_diff, …)")
     pw.add_argument("--rates", required=True, help="expected rate per group, comma-separated")
     pw.add_argument("--threshold", required=True, type=cli_float)
-    pw.add_argument("--operator", default=None, help="<, <=, > or >= (default: < for a "
-                    "gap, >= for a ratio)")
+    pw.add_argument(
+        "--operator", default=None, help="<, <=, > or >= (default: < for a gap, >= for a ratio)"
+    )
     pw.add_argument("--level", type=cli_float, default=0.95, help="interval level (0.95)")
-    pw.add_argument("--probability", type=cli_float, default=0.8,
-                    help="probability of a decision (0.8)")
-    pw.add_argument("--share", type=cli_float, default=1.0,
-                    help="share of a group's rows in the rate's denominator: 1 for "
-                    "demographic parity, the prevalence for TPR, the selection rate for PPV")
+    pw.add_argument(
+        "--probability", type=cli_float, default=0.8, help="probability of a decision (0.8)"
+    )
+    pw.add_argument(
+        "--share",
+        type=cli_float,
+        default=1.0,
+        help="share of a group's rows in the rate's denominator: 1 for "
+        "demographic parity, the prevalence for TPR, the selection rate for PPV",
+    )
     pw.add_argument("--sims", type=cli_int, default=400, help="simulated samples per size")
     pw.add_argument("--max-rows", type=cli_int, default=10_000_000)
     pw.add_argument("--seed", type=cli_int, default=20261127)

@@ -322,7 +322,7 @@ HINT_SIMS = 200
 def rows_hint(
     c: Control, better: str, mv: MetricValue, kept: GroupStats, level: float
 ) -> str | None:
-    """"with about N rows per group this control could be decided": the rows at which the
+    """ "with about N rows per group this control could be decided": the rows at which the
     interval decision would decide it with probability 0.8 if the group rates were those
     seen (``fairpolicy power``, :func:`fairpolicy.stats.rate_forms.rows_needed`); None
     when the value is not a gap or ratio of one binary rate, or never decidable."""

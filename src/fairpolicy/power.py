@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairpolicy.errors import UsageError
-from fairpolicy.stats.rate_forms import holds, decided_share, rows_needed
+from fairpolicy.stats.rate_forms import decided_share, holds, rows_needed
 
 __all__ = ["Power", "decided_share", "metric_form", "render", "required_rows"]
 
@@ -61,13 +61,11 @@ def metric_form(key: str) -> tuple[str, str]:
     probe = GroupStats(("g",), ("a", "b"), ("0", "1"), counts, positive=1)
     try:
         mv = spec.fn(probe, {})
-    except Exception:  # noqa: BLE001 - any metric that cannot read a binary table
+    except Exception:
         mv = None
     rate = None if mv is None else mv.details.get("rate")
     forms = [] if mv is None else candidates(mv)
-    reduce = next(
-        (f.reduce for f in forms if f == Form(f.reduce, "one", ("groups",))), None
-    )
+    reduce = next((f.reduce for f in forms if f == Form(f.reduce, "one", ("groups",))), None)
     if not isinstance(rate, str) or rate not in RATE_CELLS or reduce not in ("gap", "ratio"):
         raise UsageError(
             f"fairpolicy power: metric '{key}' is not the gap or ratio of one binary rate; "
@@ -102,18 +100,34 @@ def required_rows(
     complies = holds(threshold if at else expected, op, threshold)
     decision = "ci_upper" if complies else "ci_lower"
     if at:
-        return Power(key, reduce, expected, complies, None, decision, None, (
-            "the expected value equals the threshold: no sample size decides it"
-        ))
+        return Power(
+            key,
+            reduce,
+            expected,
+            complies,
+            None,
+            decision,
+            None,
+            ("the expected value equals the threshold: no sample size decides it"),
+        )
 
     rows, p = rows_needed(
         rates, reduce, op, threshold, level, probability, share, sims, seed, max_rows, decision
     )
     if rows is None:
-        return Power(key, reduce, expected, complies, None, decision, p, (
-            f"not reached by {max_rows} rows per group (probability {p:.2f} there): "
-            "the expected value is too close to the threshold"
-        ))
+        return Power(
+            key,
+            reduce,
+            expected,
+            complies,
+            None,
+            decision,
+            p,
+            (
+                f"not reached by {max_rows} rows per group (probability {p:.2f} there): "
+                "the expected value is too close to the threshold"
+            ),
+        )
     return Power(key, reduce, expected, complies, rows, decision, p)
 
 
@@ -131,7 +145,10 @@ def _check(
         return UsageError(f"fairpolicy power: {what}; {fix}")
 
     if len(rates) < 2:
-        raise bad(f"{len(rates)} rate(s) given", "give one expected rate per group, at least two (--rates 0.5,0.4)")
+        raise bad(
+            f"{len(rates)} rate(s) given",
+            "give one expected rate per group, at least two (--rates 0.5,0.4)",
+        )
     for r in rates:
         if not (0.0 <= r <= 1.0) or not math.isfinite(r):
             raise bad(f"the rate {r!r} is not a proportion", "every rate lies in [0, 1]")
@@ -153,8 +170,16 @@ def _check(
         raise bad(f"--max-rows {max_rows}", "use at least 8")
 
 
-def render(p: Power, rates: Sequence[float], threshold: float, op: str, level: float,
-           probability: float, share: float, sims: int) -> str:
+def render(
+    p: Power,
+    rates: Sequence[float],
+    threshold: float,
+    op: str,
+    level: float,
+    probability: float,
+    share: float,
+    sims: int,
+) -> str:
     method = "Newcombe" if p.reduce == "gap" else "Koopman"
     head = (
         f"{p.metric} {op} {threshold:g}: {len(rates)} groups at rates "

@@ -1,8 +1,9 @@
 """Bad-input rows of the sample-weights area (``input.weight`` / ``--bind weight=COL``):
 every weight that cannot be read (not a finite, non-negative number), fractional (survey)
-weights (or undeclared ones, read as survey weights) on a metric that cannot take them, a group whose rows all weigh 0, controls that
-disagree on the weights, a weight column bound to another role, and a weight on a ranking
-metric. Each is exit 2 naming the column (or control) and value."""
+weights (or undeclared ones, read as survey weights) on a metric that cannot take them, a
+group whose rows all weigh 0, controls that disagree on the weights, a weight column bound
+to another role, and a weight on a ranking metric. Each is exit 2 naming the column (or
+control) and value."""
 
 from __future__ import annotations
 

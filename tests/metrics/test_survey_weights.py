@@ -45,6 +45,7 @@ def ctl(key: str, inputs: dict[str, str]) -> Control:
     c = common_control(key, {}, "c")
     return c.model_copy(update={"inputs": inputs, "min_samples": 1})
 
+
 INPUTS = {"target": "y_true", "prediction": "y_pred", "dimension": "grp", "weight": "w"}
 
 

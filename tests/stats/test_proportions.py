@@ -123,9 +123,7 @@ def _coverage(
     """(coverage, share of lower ends above ``threshold`` (gap) or upper ends below it
     (ratio)) of the score method on binomial samples."""
     rng = np.random.default_rng(seed)
-    truth = (
-        max(rates) - min(rates) if reduce == "gap" else min(rates) / max(rates)
-    )
+    truth = max(rates) - min(rates) if reduce == "gap" else min(rates) / max(rates)
     family = len(pr.pairs(len(rates)))
     z = pr.z_of(pr.sidak(0.95, family))
     z_wide = pr.z_of(pr.sidak(0.975, family))  # the end at the fold (stats/rate_forms.py)
@@ -174,7 +172,7 @@ def test_pairwise_newcombe_is_narrower_than_the_sidak_wilson_box(groups: int) ->
         box = [pr.wilson(p.x, p.m, zb) for p in props]
         box_hi = max(b for _, b in box) - min(a for a, _ in box)
         zp = pr.z_of(pr.sidak(0.95, len(pr.pairs(groups))))
-        lo, hi = pr.gap_bounds(props, zp)
+        _lo, hi = pr.gap_bounds(props, zp)
         assert hi < box_hi
 
 
@@ -187,9 +185,7 @@ def test_survey_weights_use_kish_effective_rows() -> None:
     p = np.array([1, 1, 0, 0, 0, 1, 1, 0, 0, 1])
     g = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1])
     w = np.array([2.0, 4.0, 2.0, 4.0, 2.0, 4.0, 2.0, 2.0, 4.0, 4.0])
-    st = build_survey_stats(y, p, ("0", "1"), {"g": (g, ["a", "b"])}, [("g",)], 1, None, w)[
-        ("g",)
-    ]
+    st = build_survey_stats(y, p, ("0", "1"), {"g": (g, ["a", "b"])}, [("g",)], 1, None, w)[("g",)]
     props = pr.rate_counts(st, "tpr")
     assert props is not None
     a = props[0]  # actual positives of a: weights 2, 4, 2, 4 → TPR (2 + 4)/12 = 0.5

@@ -79,9 +79,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairpolicy.stats import bands
+from fairpolicy.stats import bands, rate_forms
 from fairpolicy.stats import jackknife as jk
-from fairpolicy.stats import rate_forms
 from fairpolicy.stats.groups import GroupStats
 from fairpolicy.stats.jackknife import Jackknife, acceleration, jackknife
 from fairpolicy.stats.resample import (

@@ -104,9 +104,7 @@ def bounds(
 ) -> tuple[float, float]:
     """[low, high] of ``combine`` over the parts of ``reduce`` (gap, ratio, min, max) of the
     parts' rates: one Šidák family over every comparison of every part."""
-    family = sum(
-        len(p) if reduce in ("min", "max") else len(pr.pairs(len(p))) for p in props
-    )
+    family = sum(len(p) if reduce in ("min", "max") else len(pr.pairs(len(p))) for p in props)
     each = pr.sidak(level, family)
     # the end at the fold (a gap's lower end, a ratio's upper end) from the family at
     # 1 − α/2: at a true gap of 0 (ratio 1) a miss on either side of the signed
@@ -151,8 +149,7 @@ def score_interval(
     coords = sum(len(p) for p in props)
     zg = pr.z_of(pr.sidak(level, coords))
     groups = {
-        g: pr.rate_interval(p.x, p.m, zg)
-        for g, p in zip(layout[shown], props[shown], strict=True)
+        g: pr.rate_interval(p.x, p.m, zg) for g, p in zip(layout[shown], props[shown], strict=True)
     }
     weighted = " (Kish effective rows under survey weights)" if stats.survey is not None else ""
     method = {
