@@ -45,7 +45,9 @@ _TOL = 1e-9
 
 def rates_of(form: Form, mv: MetricValue) -> list[str] | None:
     """The binary rate of each part of ``form`` (None: not a form of binary rates)."""
-    if form.cellwise or form.combine == "sum":
+    if form.cellwise or form.combine == "sum" or "reference_rule" in mv.details:
+        # a ratio to a reference group (disparity_ratio) is not min ÷ max in the
+        # population even where it coincides on the data (a reference rate of m/m)
         return None
     if form.parts == ("groups",):
         rate = mv.details.get("rate")
