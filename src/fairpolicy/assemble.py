@@ -34,6 +34,7 @@ from fairpolicy.results import (
     RunInfo,
     SourceRef,
     Tool,
+    WeightInfo,
     summarize,
 )
 from fairpolicy.stats import (
@@ -184,6 +185,21 @@ class RunRecord:
     epoch_note: tuple[str, ...] = ()
 
 
+def weight_info(pol: Policy) -> WeightInfo | None:
+    """The run's weight reading: ``weight_kind`` when declared, else the survey default."""
+    from fairpolicy.data.bind.weights import weight_column, weight_kind
+
+    column = weight_column(pol)
+    if column is None:
+        return None
+    kind = weight_kind(pol)
+    return WeightInfo(
+        column=column,
+        kind="frequency" if kind == "frequency" else "survey",
+        declared=kind is not None,
+    )
+
+
 def assemble(
     record: RunRecord,
     pol: Policy,
@@ -208,6 +224,7 @@ def assemble(
             sha256=table.sha256,
             rows=table.rows,
             columns=list(dict.fromkeys(read)),
+            weights=weight_info(pol),
         ),
         run=RunInfo(
             started=record.started,

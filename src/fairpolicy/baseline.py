@@ -274,7 +274,9 @@ def _change(
     worse = _worsened(old.value, f.value, better, ideal)
     low, high, level = _interval(f, old, better, ideal)
     decision = f.decision  # the rule that decided the value decides the change
-    verdict, reason = change_verdict(worse, (low, high), delta, decision)
+    # the run's own interval decision proved compliance: the "no change" rule
+    proven = decision == "ci_upper" and f.status == "pass"
+    verdict, reason = change_verdict(worse, (low, high), delta, decision, proven)
     if worse is None and reason is None:
         reason = "the change is undefined (a run has no value for this control)"
     return Change(

@@ -344,6 +344,37 @@ def cmd_metrics(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def cmd_power(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.policy.numbers import parse_float
+    from fairpolicy.power import metric_form, render, required_rows
+
+    try:
+        rates = [parse_float(x.strip()) for x in str(args.rates).split(",")]
+    except (ValueError, FairpolicyError) as exc:
+        raise UsageError(
+            f"fairpolicy power: --rates {args.rates!r} is not a comma-separated list of "
+            f"numbers ({exc}); give one expected rate per group, e.g. --rates 0.5,0.4"
+        ) from None
+    _, reduce = metric_form(args.metric)
+    op = args.operator or ("<" if reduce == "gap" else ">=")
+    got = required_rows(
+        args.metric,
+        rates,
+        args.threshold,
+        op,
+        level=args.level,
+        probability=args.probability,
+        share=args.share,
+        sims=args.sims,
+        seed=args.seed,
+        max_rows=args.max_rows,
+    )
+    stdout.write(
+        render(got, rates, args.threshold, op, args.level, args.probability, args.share, args.sims)
+    )
+    return 0
+
+
 def cmd_explore(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.explore import run
 
@@ -400,6 +431,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             "explore": cmd_explore,
             "diff": cmd_diff,
             "completion": cmd_completion,
+            "power": cmd_power,
         }[args.command]
         with signals_raise():
             return command(args, out)

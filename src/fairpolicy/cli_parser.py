@@ -545,6 +545,39 @@ def _metrics(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
 
 
 #: the commands in the order ``fairpolicy --help`` lists them, each with its builder
+def _power(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
+    pw = sub.add_parser(
+        "power",
+        help="rows per group needed for an interval decision to decide a control",
+        description="For a gap or ratio of one binary rate and the group rates you expect: "
+        "the rows per group at which decision ci_upper proves compliance (or ci_lower "
+        "proves the violation) with the given probability, from the interval fairpolicy "
+        "check reports (score method). Exit 0; 2 on bad input.",
+    )
+    pw.add_argument("metric", metavar="METRIC", help="a metric key (demographic_parity_diff, …)")
+    pw.add_argument("--rates", required=True, help="expected rate per group, comma-separated")
+    pw.add_argument("--threshold", required=True, type=cli_float)
+    pw.add_argument(
+        "--operator", default=None, help="<, <=, > or >= (default: < for a gap, >= for a ratio)"
+    )
+    pw.add_argument("--level", type=cli_float, default=0.95, help="interval level (0.95)")
+    pw.add_argument(
+        "--probability", type=cli_float, default=0.8, help="probability of a decision (0.8)"
+    )
+    pw.add_argument(
+        "--share",
+        type=cli_float,
+        default=1.0,
+        help="share of a group's rows in the rate's denominator: 1 for "
+        "demographic parity, the prevalence for TPR, the selection rate for PPV",
+    )
+    pw.add_argument("--sims", type=cli_int, default=400, help="simulated samples per size")
+    pw.add_argument("--max-rows", type=cli_int, default=10_000_000)
+    pw.add_argument("--seed", type=cli_int, default=20261127)
+    pw.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return pw
+
+
 _BUILDERS: dict[str, Callable[[Subparsers, Built], argparse.ArgumentParser]] = {
     "check": _check,
     "plan": _plan,
@@ -555,6 +588,7 @@ _BUILDERS: dict[str, Callable[[Subparsers, Built], argparse.ArgumentParser]] = {
     "explore": _explore,
     "completion": _completion,
     "metrics": _metrics,
+    "power": _power,
 }
 COMMANDS = tuple(_BUILDERS)
 

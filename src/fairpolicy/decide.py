@@ -157,6 +157,7 @@ def change_verdict(
     interval: tuple[float | None, float | None] | None,
     max_regression: float | None,
     decision: str = "point",
+    proven: bool = False,
 ) -> tuple[Verdict, str | None]:
     """(verdict, reason) of a change against a baseline: ``ok``, ``regressed`` (worse by
     more than δ = ``max_regression``), ``inconclusive`` or ``none`` (no δ given).
@@ -165,7 +166,11 @@ def change_verdict(
     ``point``: the change itself decides (``worsened_by > δ`` regressed, compared on the
     shortest decimal texts of the floats, so 0.3 − 0.2 is not more than 0.1);
     ``ci_upper``: ok only if the whole interval of the change is ≤ δ, regressed if all of it
-    is > δ, else inconclusive; ``ci_lower``: regressed only if all of the interval is > δ.
+    is > δ, else inconclusive — unless the run itself is ``proven`` compliant (its own
+    interval lies entirely within the threshold): then a change whose interval straddles δ
+    is ok (the "no change" rule of docs/baseline.md: proving that nothing changed by more
+    than δ needs rows ∝ 1/δ², so demanding it failed 99.7–100 % of unchanged releases);
+    ``ci_lower``: regressed only if all of the interval is > δ.
     A change that is undefined (a side has no value), or an interval rule without an
     interval, is inconclusive — never ok.
     """
@@ -188,6 +193,12 @@ def change_verdict(
         return "ok", None
     if decision == "ci_lower":
         return "ok", None
+    if proven:
+        return "ok", (
+            f"the change's interval [{low:.6g}, {high:.6g}] straddles max_regression "
+            f"{max_regression:g}, but the run itself is proven compliant (its interval "
+            "satisfies the threshold) and a regression beyond max_regression is not shown"
+        )
     return "inconclusive", (
         f"the ci_upper rule: the change's interval [{low:.6g}, {high:.6g}] straddles "
         f"max_regression {max_regression:g}"

@@ -246,6 +246,9 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
     if mv.exact is not None and mv.value is not None:
         details["exact_value"] = str(mv.exact)
     status, why = status_for(c, value, decision, interval)
+    if status == "inconclusive" and why and ci is not None and ci.method == "score":
+        hint = rows_hint(c, spec.better, mv, stats.select(keep), ci.level)
+        why = f"{why}; {hint}" if hint else why
     if why and ci is not None and ci.reason and (ci.low is None or ci.high is None):
         why = f"{why} ({ci.reason})"  # say why there is no interval
     straddles = (
@@ -331,6 +334,49 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
         counts={g: stats.counts[i].tolist() for i, g in enumerate(stats.groups) if keep[i]}
         if stats.classes
         else {},
+    )
+
+
+#: simulated samples per size behind the hint on an inconclusive score interval
+HINT_SIMS = 200
+
+
+def rows_hint(
+    c: Control, better: str, mv: MetricValue, kept: GroupStats, level: float
+) -> str | None:
+    """ "with about N rows per group this control could be decided": the rows at which the
+    interval decision would decide it with probability 0.8 if the group rates were those
+    seen (``fairpolicy power``, :func:`fairpolicy.stats.rate_forms.rows_needed`); None
+    when the value is not a gap or ratio of one binary rate, or never decidable."""
+    from fairpolicy.stats import proportions as pr
+    from fairpolicy.stats.rate_forms import holds, rows_needed
+
+    rate = mv.details.get("rate")
+    op, t = c.operator.value, c.threshold.value
+    if not isinstance(rate, str) or t is None or op not in ("<", "<=", ">", ">="):
+        return None
+    props = pr.rate_counts(kept, rate)
+    if props is None or mv.value is None:
+        return None
+    used = [p for p in props if p.m > 0]
+    if len(used) < 2:
+        return None
+    rows = [float(n) for n, p in zip(kept.rows_n.tolist(), props, strict=True) if p.m > 0]
+    share = min(1.0, sum(p.m for p in used) / sum(rows))
+    reduce = "gap" if better == "lower" else "ratio"
+    prove = "ci_upper" if holds(mv.value, op, t) else "ci_lower"
+    need, _ = rows_needed(
+        [p.p for p in used], reduce, op, t, level, 0.8, share, HINT_SIMS, 1, 10_000_000, prove
+    )
+    if need is None:
+        return None
+    now = int(max(rows))
+    if need <= now:
+        return None
+    what = "prove compliance" if prove == "ci_upper" else "prove the violation"
+    return (
+        f"with about {need:,} rows per group this control could be decided (decision "
+        f"{prove} would {what} with probability 0.8 at the rates seen; `fairpolicy power`)"
     )
 
 

@@ -454,7 +454,13 @@ class Evaluator:
             low=iv.low,
             high=iv.high,
             level=iv.level,
-            method="bca" if iv.method == "bca" else "band" if iv.method == "band" else "percentile",
+            method="bca"
+            if iv.method == "bca"
+            else "band"
+            if iv.method == "band"
+            else "score"
+            if iv.method == "score"
+            else "percentile",
             resamples=iv.resamples,
             seed=iv.seed,
             valid=iv.valid,

@@ -65,6 +65,18 @@ class PolicyInfo(Record):
 
 
 @record
+class WeightInfo(Record):
+    """How the run read its sample weights (``input.weight``)."""
+
+    column: str
+    #: survey: a row is one sampled unit standing for w (the default when undeclared,
+    #: whatever the values); frequency: a row of weight w is w identical rows
+    kind: Literal["survey", "frequency"]
+    #: whether ``weight_kind`` declared the reading (false: the survey default)
+    declared: bool
+
+
+@record
 class DataInfo(Record):
     path: str | None
     sha256: str | None
@@ -72,6 +84,8 @@ class DataInfo(Record):
     columns: Annotated[list[str], Field(description="the columns read")] = field(
         default_factory=list
     )
+    #: the sample weights' reading (left out without input.weight)
+    weights: Annotated[WeightInfo | None, Field(exclude_if=lambda v: v is None)] = None
 
 
 @record
@@ -119,8 +133,9 @@ class ConfidenceInterval(Record):
     low: float | None
     high: float | None
     level: float
-    #: band: simultaneous band of the per-group values projected onto the gap or ratio
-    method: Literal["percentile", "bca", "band"]
+    #: band: simultaneous band of the per-group values projected onto the gap or ratio;
+    #: score: Newcombe / Koopman / Wilson score intervals of binary rates (stats/rate_forms.py)
+    method: Literal["percentile", "bca", "band", "score"]
     resamples: int
     seed: int
     #: replicates whose value was defined

@@ -1,8 +1,9 @@
 """Bad-input rows of the sample-weights area (``input.weight`` / ``--bind weight=COL``):
 every weight that cannot be read (not a finite, non-negative number), fractional (survey)
-weights on a metric that cannot take them, a group whose rows all weigh 0, controls that
-disagree on the weights, a weight column bound to another role, and a weight on a ranking
-metric. Each is exit 2 naming the column (or control) and value."""
+weights (or undeclared ones, read as survey weights) on a metric that cannot take them, a
+group whose rows all weigh 0, controls that disagree on the weights, a weight column bound
+to another role, and a weight on a ranking metric. Each is exit 2 naming the column (or
+control) and value."""
 
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ CASES: list[Case] = [
     ),
     Case(
         "weights-fractional-on-a-regression-metric",
-        ("fractional (survey / importance) weights", "'mae_parity'", "resampled without"),
+        ("read as survey / importance weights", "'mae_parity'", "resampled without"),
         policy=policy(input__weight="w", metric_key="mae_parity"),
         data=weighted("'1.5' if i % 2 else '1'"),
         file="data.csv",
@@ -167,9 +168,22 @@ CASES: list[Case] = [
         report=True,
     ),
     Case(
+        # whole numbers are no evidence of frequency weights: undeclared, they are read as
+        # survey weights, which a regression metric cannot take — the message names the fix
+        "weights-undeclared-whole-numbers-on-a-regression-metric",
+        ("read as survey / importance weights", "'mae_parity'", "weight_kind: frequency"),
+        policy=policy(input__weight="w", metric_key="mae_parity"),
+        data=weighted("'2' if i % 2 else '4'"),
+        file="data.csv",
+        control="c1",
+        column="w",
+        key="input.weight",
+        report=True,
+    ),
+    Case(
         "weights-messages-name-data-rows",
         ("column 'y_pred' has 3 missing value(s)", "first at data rows 13"),
-        policy=WEIGHTED,
+        policy=policy(input__weight="w", weight_kind="frequency"),
         data=_missing_prediction_at_row_13(),
         file="data.csv",
         control="c1",

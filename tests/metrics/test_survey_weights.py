@@ -37,7 +37,14 @@ from tests.data.test_engines import ENGINES
 from tests.data.test_engines import engine as engine  # the fixture
 from tests.data.test_engines import spark_session as spark_session  # the fixture
 from tests.metrics.test_registry_common import COMBOS, DATA, common_control
-from tests.metrics.test_weights import SCORE_KEYS, _binary, _fl_metrics, ctl
+from tests.metrics.test_weights import SCORE_KEYS, _binary, _fl_metrics
+
+
+def ctl(key: str, inputs: dict[str, str]) -> Control:
+    """A control of ``key`` whose weights are not declared (read as survey weights)."""
+    c = common_control(key, {}, "c")
+    return c.model_copy(update={"inputs": inputs, "min_samples": 1})
+
 
 INPUTS = {"target": "y_true", "prediction": "y_pred", "dimension": "grp", "weight": "w"}
 
@@ -137,7 +144,8 @@ def test_registry_scaled_fractional_weights_equal_frequency_weights(kind: str) -
     c = rng.integers(1, 5, len(df))
     controls = _count_controls("w", ("binary", "data") if kind == "binary" else (kind,))
     assert len({x.metric_key for x in controls}) > 10
-    freq = check(Policy(form="list", controls=controls), df.assign(w=c))
+    declared = tuple(_kind(x, "frequency") for x in controls)
+    freq = check(Policy(form="list", controls=declared), df.assign(w=c))
     frac = check(Policy(form="list", controls=controls), df.assign(w=c * 0.3))
     assert any("survey / importance weights" in w for w in frac.warnings)
     assert not any("survey / importance weights" in w for w in freq.warnings)
@@ -246,7 +254,8 @@ def test_score_and_regression_metrics_refuse_fractional_weights(key: str) -> Non
     res = check(Policy(form="list", controls=(ctl(key, inputs), other)), df)
     f, g = res.findings
     assert f.status == "error" and f.value is None and res.exit_code == 2
-    assert "fractional" in f.message and key in f.message and "column 'w'" in f.message
+    assert "survey / importance weights" in f.message and key in f.message
+    assert "column 'w'" in f.message and "weight_kind: frequency" in f.message
     assert g.status in ("pass", "fail") and g.value is not None  # the others still evaluate
 
 
@@ -259,7 +268,7 @@ def test_regression_on_an_engine_refuses_fractional_weights(engine: str, tmp_pat
     pol = Policy(form="list", controls=(ctl("mae_parity", inputs),))
     f = check(pol, tmp_path / "d.parquet", engine=engine).findings[0]
     assert f.status == "error" and f.value is None
-    assert "fractional" in f.message and "mae_parity" in f.message
+    assert "survey / importance weights" in f.message and "mae_parity" in f.message
 
 
 def test_permutation_and_bca_say_why_not() -> None:
@@ -268,11 +277,12 @@ def test_permutation_and_bca_say_why_not() -> None:
     pol = Policy(form="list", controls=(c,))
     f = check(pol, df, p_value=200, seed=1).findings[0]
     assert f.p_value is not None and f.p_value.p_value is None
-    assert "fractional sample weights" in (f.p_value.reason or "")
+    assert "survey sample weights" in (f.p_value.reason or "")
+    assert "weight_kind: frequency" in (f.p_value.reason or "")
     two = df[df["grp"] != "C"]
     f = check(pol, two, bootstrap=200, ci_method="bca", seed=1).findings[0]
     assert f.ci is not None and f.ci.low is not None
-    assert "BCa not available" in (f.ci.note or "") or f.ci.method == "band"
+    assert "BCa not available" in (f.ci.note or "") or f.ci.method in ("band", "score")
 
 
 def test_group_sizes_are_total_weights_and_k_anonymity_counts_records() -> None:
@@ -321,13 +331,21 @@ def test_weight_kind_survey_reads_whole_numbers_as_survey_weights() -> None:
     floor = int(sizes["C"]) + 1
     assert sizes.drop("C").min() >= floor and sizes["C"] * 250 >= floor
     base = ctl("demographic_parity_diff", INPUTS).model_copy(update={"min_samples": floor})
-    freq = check(Policy(form="list", controls=(base,)), df).findings[0]
+    freq = check(Policy(form="list", controls=(_kind(base, "frequency"),)), df).findings[0]
     assert freq.excluded_groups == []  # read as 250 rows each, C looks large enough
     res = check(Policy(form="list", controls=(_kind(base, "survey"),)), df)
     f = res.findings[0]
     assert [e.group for e in f.excluded_groups] == ["C"]
     assert f.excluded_groups[0].n == sizes["C"]
     assert any("weight_kind: survey" in w for w in res.warnings)
+    assert res.data.weights is not None and res.data.weights.declared
+    # undeclared (or auto): the survey reading too, whatever the values — never guessed
+    for undeclared in (base, _kind(base, "auto")):
+        got = check(Policy(form="list", controls=(undeclared,)), df)
+        assert [e.group for e in got.findings[0].excluded_groups] == ["C"]
+        assert any("weight_kind not declared" in w for w in got.warnings)
+        assert got.data.weights is not None and got.data.weights.kind == "survey"
+        assert not got.data.weights.declared
 
 
 def test_weight_kind_frequency_refuses_fractional_weights() -> None:

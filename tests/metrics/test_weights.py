@@ -1,5 +1,7 @@
-"""Sample weights (``input.weight`` / ``--bind weight=COL``), read as whole-number frequency
-weights: a row of weight w counts as w identical rows.
+"""Sample weights (``input.weight`` / ``--bind weight=COL``) declared ``weight_kind:
+frequency``: a row of weight w counts as w identical rows. (Undeclared weights are read as
+survey weights whatever their values: the last tests here, and
+tests/metrics/test_survey_weights.py.)
 
 - registry-wide (hypothesis): every count-based control (binary, multi-class, data,
   regression sums) gives
@@ -54,7 +56,12 @@ def controls(kinds: tuple[str, ...], weight: str | None = None) -> tuple[Control
             continue
         c = common_control(key, params, cid).model_copy(update={"min_samples": 1})
         if weight is not None:
-            c = c.model_copy(update={"inputs": {**c.inputs, "weight": weight}})
+            c = c.model_copy(
+                update={
+                    "inputs": {**c.inputs, "weight": weight},
+                    "params": {**c.params, "weight_kind": "frequency"},
+                }
+            )
         out.append(c)
     return tuple(out)
 
@@ -155,8 +162,10 @@ def test_ranking_metrics_refuse_weights(key: str) -> None:
 
 
 def ctl(key: str, inputs: dict[str, str]) -> Control:
+    """A control of ``key``; weighted ones declare ``weight_kind: frequency``."""
     c = common_control(key, {}, "c")
-    return c.model_copy(update={"inputs": inputs, "min_samples": 1})
+    params = {**c.params, "weight_kind": "frequency"} if "weight" in inputs else c.params
+    return c.model_copy(update={"inputs": inputs, "min_samples": 1, "params": params})
 
 
 def _binary(seed: int, n: int = 400) -> pd.DataFrame:
@@ -325,7 +334,8 @@ SIMPLE = (
 REGRESSION_KEYS = {"mae_parity", "residual_parity"}
 
 
-def _simple_policy(tmp: Path) -> Path:
+def _simple_policy(tmp: Path, frequency: bool = False) -> Path:
+    """``frequency``: every control declares ``weight_kind: frequency`` (with --bind weight)."""
     lines = []
     for i, key in enumerate(SIMPLE):
         lines += [
@@ -343,7 +353,9 @@ def _simple_policy(tmp: Path) -> Path:
         ]
         if key == "auc_gap":
             lines.append("    - {name: input.score, value: y_score}")
-    path = tmp / "policy.yaml"
+        if frequency:
+            lines.append("    - {name: weight_kind, value: frequency}")
+    path = tmp / ("policy-frequency.yaml" if frequency else "policy.yaml")
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -380,7 +392,7 @@ def _expected(tmp: Path, df: pd.DataFrame) -> list[tuple[Any, ...]]:
 def test_embedded_inputs_agree(kind: str, weighted_files: tuple[Path, pd.DataFrame]) -> None:
     tmp, df = weighted_files
     data: Any = df if kind == "pandas" else tmp / f"d.{kind}"
-    res = check(_simple_policy(tmp), data, bind={"weight": "w"}, engine="embedded")
+    res = check(_simple_policy(tmp, True), data, bind={"weight": "w"}, engine="embedded")
     assert any("weighted by column 'w'" in x for x in res.warnings)
     assert _values(res.findings, approx=True) == _expected(tmp, df)
 
@@ -389,7 +401,8 @@ def test_embedded_inputs_agree(kind: str, weighted_files: tuple[Path, pd.DataFra
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_engines_agree(engine: str, kind: str, weighted_files: tuple[Path, pd.DataFrame]) -> None:
     tmp, df = weighted_files
-    res = check(_simple_policy(tmp), tmp / f"d.{kind}", bind={"weight": "w"}, engine=engine)
+    pol = _simple_policy(tmp, True)
+    res = check(pol, tmp / f"d.{kind}", bind={"weight": "w"}, engine=engine)
     assert _values(res.findings, approx=True) == _expected(tmp, df)
 
 
@@ -397,7 +410,10 @@ def test_policy_wide_weight_prop(tmp_path: Path) -> None:
     """``input.weight`` in ``metadata.props`` weighs every control; a control's own
     ``input.weight`` naming another column is a conflict (exit 2), never a silent choice."""
     df = _binary(7)
-    props = [{"name": "input.weight", "value": "w", "ns": NS}]
+    props = [
+        {"name": "input.weight", "value": "w", "ns": NS},
+        {"name": "weight_kind", "value": "frequency", "ns": NS},
+    ]
     policy = plan(tmp_path, props, control("a", dimension="grp"), control("b", dimension="grp"))
     res = check(policy, df)
     sums = df.groupby("grp")["w"].sum().to_dict()
@@ -419,7 +435,8 @@ def test_policy_wide_weight_prop(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "markdown", "html", "junit", "text"])
 def test_reports_say_weighted_by_the_column(fmt: str, tmp_path: Path) -> None:
-    """A real CLI run: exit code, every report names the weight column, the JSON records it."""
+    """A real CLI run: exit code, every report names the weight column and says that the
+    undeclared whole-number weights are read as survey weights; the JSON records it."""
     import io
     import json
 
@@ -436,11 +453,13 @@ def test_reports_say_weighted_by_the_column(fmt: str, tmp_path: Path) -> None:
     assert "weighted by column" in text and "'w'" in text.replace("&#x27;", "'").replace(
         "&#39;", "'"
     )
+    assert "weight_kind not declared" in text and "survey weights" in text
     if fmt == "json":
         doc = json.loads(text)
         assert doc["findings"][0]["inputs"]["weight"] == "w"
-        sums = df.groupby("grp")["w"].sum().to_dict()
-        assert {g["group"]: g["n"] for g in doc["findings"][0]["groups"]} == sums
+        assert doc["data"]["weights"] == {"column": "w", "kind": "survey", "declared": False}
+        rows = df[df["w"] > 0].groupby("grp").size().to_dict()  # n counts rows
+        assert {g["group"]: g["n"] for g in doc["findings"][0]["groups"]} == rows
 
 
 # --- bad weights, anywhere, on any input type: never a value ------------------------------

@@ -92,7 +92,8 @@ def test_tied_extremes_are_not_systematically_excluded(groups: int) -> None:
         keep = np.ones(groups, dtype=bool)
         iv = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile")
         old = bs.confidence(spec, st, keep, {}, point, reps, 0.95, "percentile", band=False)
-        assert iv.method == "band" and iv.low is not None and old.low is not None
+        # a gap of binary rates: the score method (Newcombe, Šidák over the pairs)
+        assert iv.method == "score" and iv.low is not None and old.low is not None
         band_hits += iv.low <= 0.0
         pct_hits += old.low <= 0.0
     assert band_hits >= 0.85 * len(seeds)
@@ -116,7 +117,7 @@ def test_ci_upper_does_not_pass_a_violating_ratio_at_four_fifths() -> None:
         iv = bs.confidence(
             spec, st, np.ones(2, bool), {}, point, rs.draw(st, 200, seed), 0.95, "bca"
         )
-        assert iv.method == "band" and iv.low is not None
+        assert iv.method == "score" and iv.low is not None  # Koopman's score interval
         wrong += iv.low > 0.8
     assert wrong <= 2  # ≤ 2.5 % expected ≈ 1.5 of 60; BCa's 14.7 % would give ≈ 9
 
@@ -157,7 +158,11 @@ def test_the_form_of_each_metric_is_recognised(key: str, form: tuple[str, str]) 
     chosen = [f for f, c in rv.forms.items() if not np.isnan(c[ok]).any()]
     assert chosen and (chosen[0].reduce, chosen[0].combine) == form
     iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, rs.draw(st, 100, 0), 0.95, "bca")
-    assert iv.method == "band" and iv.note and "sup-t band" in iv.note
+    if key == "group_min_positive_rate":  # no declared rate: the band
+        assert iv.method == "band" and iv.note and "sup-t band" in iv.note
+    else:  # a form of binary rates: score intervals over every pair, Šidák-adjusted
+        assert iv.method == "score" and iv.note and "Šidák" in iv.note
+        assert ("Koopman" if form[0] == "ratio" else "Newcombe") in iv.note
 
 
 def _range_over_box(form: bands.Form, low: np.ndarray, high: np.ndarray) -> tuple[float, float]:
@@ -221,7 +226,7 @@ def test_no_interval_names_the_group_whose_rate_rests_on_too_few_rows(
     assert point is not None
     iv = bs.confidence(spec, st, np.ones(3, bool), {}, point, rs.draw(st, 400, 1), 0.95, "bca")
     if has_interval:
-        assert iv.low is not None and iv.method == "band"
+        assert iv.low is not None and iv.method == "score"
     else:
         assert iv.low is None and iv.reason is not None
         assert "'g2' has no value in" in iv.reason and "'g0'" not in iv.reason

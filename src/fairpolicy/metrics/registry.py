@@ -88,8 +88,8 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
         "auto",
         ("auto", "frequency", "survey"),
         "how input.weight is read: frequency (whole numbers, a row of weight w is w rows) or "
-        "survey (rows are the sample, each standing for w); auto (default): frequency when "
-        "every weight is a whole number, else survey",
+        "survey (rows are the sample, each standing for w); auto (default, or unset): the "
+        "survey reading, whatever the values (valid for either kind; every output says so)",
     ),
     ParamSpec(
         "classes",

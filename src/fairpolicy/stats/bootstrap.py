@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairpolicy.stats import bands
+from fairpolicy.stats import bands, rate_forms
 from fairpolicy.stats import jackknife as jk
 from fairpolicy.stats.groups import GroupStats
 from fairpolicy.stats.jackknife import Jackknife, acceleration, jackknife
@@ -152,7 +152,7 @@ class Interval:
     low: float | None
     high: float | None
     level: float
-    method: str  # "percentile" | "bca" | "band"
+    method: str  # "percentile" | "bca" | "band" | "score"
     resamples: int
     seed: int
     valid: int  # replicates whose value was defined
@@ -355,7 +355,7 @@ def confidence(
     points = [gvv.value for gvv in rv.base.groups if gvv.value is not None]
     widened: str | None = None
     if band:
-        got = _band(spec, rv, ok, point, level, method, reps, valid)
+        got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep))
         if got is not None:
             return got
         alpha /= WIDEN
@@ -466,14 +466,34 @@ def _band(
     method: str,
     reps: Replicates,
     valid: int,
+    kept: GroupStats,
 ) -> Interval | None:
     """The simultaneous-band interval when the value is a max − min / min ÷ max / min / max
-    form of per-group values on the data and on every defined replicate; None otherwise."""
+    form of per-group values on the data and on every defined replicate; None otherwise.
+    A form of binary rates gets the score interval of :mod:`fairpolicy.stats.rate_forms`
+    (``method`` "score") instead of the band."""
     for form, coords in rv.forms.items():
         c = bands.usable(form, coords[ok])
         if c is None:
             continue
         layout = bands.layout_of(form, rv.base)
+        scored = rate_forms.score_interval(
+            form, rv.base, kept, layout, level, bands.shown_part(form, rv.base)
+        )
+        if scored is not None:
+            s_lo, s_hi, s_groups, s_note = scored
+            asked = " (BCa was asked)" if method == "bca" else ""
+            return Interval(
+                min(s_lo, point),
+                max(s_hi, point),
+                level,
+                "score",
+                reps.resamples,
+                reps.seed,
+                valid,
+                groups=s_groups,
+                note=s_note + asked,
+            )
         parts = bands.parts_of(rv.base, form) or []
         pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
         n = bands.rows_behind(form, rv.base, layout)
@@ -490,6 +510,13 @@ def _band(
         else:
             rng, floor = (-math.inf, math.inf), np.zeros(len(n))
         bd = bands.sup_t(c, pts, level, floor, rng)
+        if unit and form.cellwise and rv.base.cell_rows is not None:
+            # a multi-class rate: at least its score (exact at 0 or m) interval of its own
+            # denominator at the band's critical value
+            lo_j, hi_j = rate_forms.hull_rates(
+                bd.low.tolist(), bd.high.tolist(), pts.tolist(), n.tolist(), bd.critical
+            )
+            bd = bands.Band(np.array(lo_j), np.array(hi_j), bd.critical, bd.se)
         lo, hi = bands.project(form, bd, [len(lay) for lay in layout], layout)
         if form.pairwise:  # the box ignores Σ_p R[t, p] = 1: keep to the metric's range
             lo = max(lo, spec.value_range[0])

@@ -253,10 +253,11 @@ def unavailable(spec: Statistic, stats: GroupStats, purpose: str = "interval") -
         return None
     if stats.survey is not None and purpose == "permutation":
         return (
-            f"permutation p-values are not available under fractional sample weights "
+            f"permutation p-values are not available under survey sample weights "
             f"('{spec.key}'): the group labels of weighted rows would have to be permuted "
-            "with their weights; use a bootstrap interval (ci), or whole-number (frequency) "
-            "weights"
+            "with their weights; use a bootstrap interval (ci), or declare weight_kind: "
+            "frequency if a row of weight w stands for w identical rows (undeclared weights "
+            "are read as survey weights)"
         )
     if spec.kind == "data" or not stats.classes:
         return (

@@ -1,14 +1,16 @@
 """Sample weights (``input.weight`` / ``--bind weight=COLUMN``): one weight per data row.
 
-Two readings, decided by the column's values (and said in every report):
+Two readings, decided by the ``weight_kind`` declaration — never by the values (said in
+every report: a note and the results' ``data.weights``):
 
-- **Whole numbers: frequency weights** — a row of weight w counts as w identical rows.
+- **``weight_kind: frequency``** — a row of weight w counts as w identical rows.
   The pipeline already counts weighted tuples (an engine's distinct tuples carry their
   row counts in :attr:`~fairpolicy.data.sources.base.Table.weights`), so the column is
   folded into those counts once, right after the read, on every engine and input type:
   every count-based statistic, ``min_samples`` and the bootstrap then count weight (a row
   of weight w is resampled as w rows, exactly as w copies of it would be).
-- **Any fractional value: survey / importance weights** — a row is one sampled unit that
+- **``weight_kind: survey``, and the default (unset or ``auto``)** — survey / importance
+  weights: a row is one sampled unit that
   stands for w of the population. Values are ratios of weighted sums (scikit-learn's
   ``sample_weight``, fairlearn's ``sample_params``); ``min_samples`` and the reported n
   count rows; the bootstrap resamples rows, each with its weight
@@ -17,6 +19,15 @@ Two readings, decided by the column's values (and said in every report):
   group-size data checks take them; score, regression and ranking metrics are refused
   (their resampling units are not weighted), and so are permutation p-values and BCa's
   jackknife (no result, with the reason; the percentile interval stands in for BCa).
+
+Why the default is the survey reading (issue 28). Whole numbers are no evidence of
+frequency weights: survey weights of 2 and 4 read as row counts overstated the sample
+2.8-fold and the intervals under-covered (0.933, wrong PASS 3.5 %). Read as survey
+weights, row counts are still valid (each row is resampled with its weight; the interval
+is conservative where the rows really were w identical rows), so the reading that is
+valid either way is the default, and a policy whose rows are aggregated counts declares
+``weight_kind: frequency`` (tighter intervals, permutation p-values, score and regression
+metrics).
 
 What is refused (exit 2, naming the column and the value): a weight column that is not
 numeric, a missing, non-finite or negative weight, a group whose rows all weigh 0,
@@ -178,8 +189,8 @@ def _number(value: object) -> bool:
 
 def weight_values(table: Table, column: str, reading: str | None = None) -> np.ndarray:
     """The weight column, validated (see the module docstring): int64 when the weights are
-    frequency weights (``reading`` "frequency", or None and every weight whole), else
-    float64 (survey / importance weights)."""
+    declared frequency weights (``reading`` "frequency"), else float64 (survey / importance
+    weights: ``reading`` "survey" or None, whatever the values)."""
     import pyarrow as pa
 
     from fairpolicy.data.kernels import numpy_of
@@ -228,7 +239,7 @@ def weight_values(table: Table, column: str, reading: str | None = None) -> np.n
             "frequency weights are whole numbers (a row of weight w is w rows); for survey "
             "or importance weights set weight_kind: survey (or leave it out).",
         )
-    if reading == "survey" or fractional.any():  # survey / importance weights: rows stay the sample
+    if reading != "frequency":  # survey / importance weights: rows stay the sample
         tiny = (values > 0) & (values < 1e-300)
         if tiny.any():  # subnormal sums lose digits: ratios of them would be imprecise
             raise _bad(
@@ -330,20 +341,26 @@ def apply_weights(table: Table, pol: Policy) -> Table:
     if column is None or column not in table.available:
         return table  # no weights, or a missing column (reported per control)
     frequency = (
-        f"weighted by column '{column}': its weights are whole numbers, read as frequency "
+        f"weighted by column '{column}': weight_kind: frequency, read as frequency "
         "weights: every count, min_samples and the bootstrap count a row of weight w as w "
-        "rows (survey weights that happen to be whole numbers would overstate the sample "
-        "size: set weight_kind: survey)"
+        "rows"
     )
     survey = (
         f"weighted by column '{column}': "
-        + ("weight_kind: survey" if kind == "survey" else "fractional weights")
+        + (
+            "weight_kind: survey"
+            if kind == "survey"
+            else "weight_kind not declared, so the weights are read as survey weights "
+            "whatever their values (the reading valid for either kind; declare "
+            "weight_kind: frequency if a row of weight w stands for w identical rows, or "
+            "weight_kind: survey)"
+        )
         + ", read as survey / importance weights: values are ratios of weighted sums "
         "(scikit-learn's sample_weight), while "
         "min_samples and the reported n count rows and the bootstrap resamples rows with "
-        "their weights"
+        "their weights (intervals of rates use Kish's effective rows)"
     )
-    note = frequency
+    note = frequency if kind == "frequency" else survey
     if column not in table.columns:
         _unread(table, column, pol)
         # engines: only regression/ranking controls are weighted; a regression control
@@ -364,7 +381,7 @@ def apply_weights(table: Table, pol: Policy) -> Table:
 
 def survey_refused(table: Table, column: str, control: str, key: str) -> DataError:
     return DataError(
-        f"the weight column holds fractional (survey / importance) weights, which apply to "
+        f"the weight column is read as survey / importance weights, which apply to "
         f"count-table metrics and group-size checks only; control '{control}' uses "
         f"'{key}', whose score, regression or ranking statistics are resampled without "
         "weights, so its value and interval would not be weighted consistently.",
@@ -372,8 +389,9 @@ def survey_refused(table: Table, column: str, control: str, key: str) -> DataErr
         control=control,
         column=column,
         key="input.weight",
-        hint="check that control in a separate run without input.weight, or give "
-        "whole-number frequency weights (a row of weight w counting as w rows).",
+        hint="if a row of weight w stands for w identical rows, declare weight_kind: "
+        "frequency (undeclared weights are read as survey weights, whatever their values); "
+        "otherwise check that control in a separate run without input.weight.",
     )
 
 
@@ -389,7 +407,7 @@ def fold_weights(
     whose rows all weigh 0 is exit 2. Whole-number
     weights are multiplied into the row counts; fractional ones are kept beside them as
     ``sample_weights`` (or ``refuse_survey`` is raised); ``kind`` is the ``weight_kind``
-    prop (unset or ``auto``: the values decide). Used on the main table and on an engine's
+    prop (unset or ``auto``: survey, whatever the values). Used on the main table and on an engine's
     regression tuples."""
     values = weight_values(table, column, _declared(kind))
     fractional = values.dtype.kind == "f"

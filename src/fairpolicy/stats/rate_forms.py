@@ -1,0 +1,284 @@
+"""Score intervals for gaps and ratios of binary rates over groups (``method`` "score").
+
+A metric whose value is max − min, min ÷ max, min or max of per-group binary rates (its
+``details["rate"]``, or the TPR and FPR parts of the odds metrics) — the form checked on
+the data and on every bootstrap replicate by :mod:`fairpolicy.stats.bands` — gets its
+interval from the groups' counts instead of the bootstrap band:
+
+- gap: Newcombe hybrid score intervals of every pairwise difference (two groups: the one
+  difference, folded through |·|), at the Šidák level ``level ** (1 / comparisons)``;
+  the lower end from the family at ``1 − α/2`` (below);
+- ratio: Koopman score intervals of every pairwise ratio, mapped through min(R, 1/R);
+  the upper end from the family at ``1 − α/2``;
+- min / max: per-group Wilson (Clopper–Pearson at 0 or m) intervals, Šidák over groups;
+- the odds metrics (max, mean or min of the TPR and FPR parts): every part's pairwise
+  intervals in one Šidák family, combined like the parts (the combinations are
+  non-decreasing in each part).
+
+Šidák's inequality (Šidák 1967) makes the family hold jointly with probability at least
+``level`` for asymptotically normal estimates, whatever their correlation; the TPR and FPR
+parts rest on disjoint rows.
+
+The fold. |d| (or min(R, 1/R)) folds the signed statistic at 0 (at 1): at a true gap of 0
+the folded interval excludes the truth whenever the signed one misses on *either* side,
+so a 1 − α interval would wrongly FAIL (``ci_lower``) with probability α, not α/2. The
+end at the fold therefore comes from the family at 1 − α/2 and the other end from the
+family at 1 − α: each one-sided error is at most α/2, coverage at least 1 − α, and
+``ci_upper``'s end (a gap's upper end) is exactly Newcombe's, so its power to prove
+compliance is his. Each rate uses its own denominator (and the effective rows
+under survey weights: :func:`fairpolicy.stats.proportions.rate_counts`). Measured in
+``docs/statistics.md`` (``benchmarks/interval_grid.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from fairpolicy.stats import proportions as pr
+from fairpolicy.stats.bands import Form, parts_of
+from fairpolicy.stats.groups import GroupStats
+from fairpolicy.stats.values import MetricValue
+
+_TOL = 1e-9
+
+
+def rates_of(form: Form, mv: MetricValue) -> list[str] | None:
+    """The binary rate of each part of ``form`` (None: not a form of binary rates)."""
+    if form.cellwise or form.combine == "sum" or "reference_rule" in mv.details:
+        # a ratio to a reference group (disparity_ratio) is not min ÷ max in the
+        # population even where it coincides on the data (a reference rate of m/m)
+        return None
+    if form.parts == ("groups",):
+        rate = mv.details.get("rate")
+        return [rate] if isinstance(rate, str) and rate in pr.RATE_CELLS else None
+    if all(p in pr.RATE_CELLS for p in form.parts):
+        return list(form.parts)
+    return None
+
+
+def proportions_of(
+    form: Form, mv: MetricValue, stats: GroupStats, layout: Sequence[Sequence[str]]
+) -> list[list[pr.Proportion]] | None:
+    """Per part, the laid-out groups' rates as proportions, when every per-group value the
+    metric shows is exactly that rate of ``stats`` (else None: not a rate form here)."""
+    rates = rates_of(form, mv)
+    parts = parts_of(mv, form)
+    if rates is None or parts is None or len(parts) != len(layout):
+        return None
+    index = {g: i for i, g in enumerate(stats.groups)}
+    out: list[list[pr.Proportion]] = []
+    for rate, part, names in zip(rates, parts, layout, strict=True):
+        props = pr.rate_counts(stats, rate)
+        if props is None:
+            return None
+        row: list[pr.Proportion] = []
+        for g in names:
+            v = part.get(g)
+            if g not in index or v is None:
+                return None
+            p = props[index[g]]
+            if p.m <= 0 or abs(p.p - v) > _TOL * max(1.0, abs(v)):
+                return None
+            row.append(p)
+        out.append(row)
+    return out
+
+
+def family_size(form: Form, props: Sequence[Sequence[pr.Proportion]]) -> int:
+    if form.reduce in ("min", "max"):
+        return sum(len(p) for p in props)
+    return sum(len(pr.pairs(len(p))) for p in props)
+
+
+def _combine(values: Sequence[float], how: str) -> float:
+    if how == "max":
+        return max(values)
+    if how == "min":
+        return min(values)
+    if how == "mean":
+        return sum(values) / len(values)
+    return values[0]
+
+
+def bounds(
+    reduce: str, combine: str, props: Sequence[Sequence[pr.Proportion]], level: float
+) -> tuple[float, float]:
+    """[low, high] of ``combine`` over the parts of ``reduce`` (gap, ratio, min, max) of the
+    parts' rates: one Šidák family over every comparison of every part."""
+    family = sum(len(p) if reduce in ("min", "max") else len(pr.pairs(len(p))) for p in props)
+    each = pr.sidak(level, family)
+    # the end at the fold (a gap's lower end, a ratio's upper end) from the family at
+    # 1 − α/2: at a true gap of 0 (ratio 1) a miss on either side of the signed
+    # difference lands on that end, so at 1 − α it would be wrong there 2 × α/2 = α of
+    # the time; the other end keeps 1 − α (its miss is one-sided, ≤ α/2)
+    wide = pr.sidak(1.0 - (1.0 - level) / 2.0, family)
+    lows, highs = [], []
+    for part in props:
+        got = {}
+        for name, lvl in (("normal", each), ("wide", wide)):
+            z = pr.z_of(lvl)
+            if reduce == "gap":
+                got[name] = pr.gap_bounds(part, z)
+            elif reduce == "ratio":
+                got[name] = pr.ratio_bounds(part, z)
+            else:
+                got[name] = pr.extreme_bounds(part, z, reduce)
+        lows.append(got["wide" if reduce == "gap" else "normal"][0])
+        highs.append(got["wide" if reduce == "ratio" else "normal"][1])
+    return _combine(lows, combine), _combine(highs, combine)
+
+
+def score_interval(
+    form: Form,
+    mv: MetricValue,
+    stats: GroupStats,
+    layout: Sequence[Sequence[str]],
+    level: float,
+    shown: int,
+) -> tuple[float, float, dict[str, tuple[float, float]], str] | None:
+    """(low, high, per-group intervals, note) of the score method for ``form``, or None
+    when the value is not a gap/ratio/min/max of binary rates of ``stats``."""
+    props = proportions_of(form, mv, stats, layout)
+    if props is None or form.reduce not in ("gap", "ratio", "min", "max"):
+        return None
+    if any(len(p) < (1 if form.reduce in ("min", "max") else 2) for p in props):
+        return None
+    family = family_size(form, props)
+    each = pr.sidak(level, family)
+    lo, hi = bounds(form.reduce, form.combine, props, level)
+    # per-group intervals of the part shown: simultaneous over every laid-out rate
+    coords = sum(len(p) for p in props)
+    zg = pr.z_of(pr.sidak(level, coords))
+    groups = {
+        g: pr.rate_interval(p.x, p.m, zg) for g, p in zip(layout[shown], props[shown], strict=True)
+    }
+    weighted = " (Kish effective rows under survey weights)" if stats.survey is not None else ""
+    method = {
+        "gap": "Newcombe hybrid score interval(s) of the difference of rates",
+        "ratio": "Koopman score interval(s) of the ratio of rates",
+        "min": "Wilson score intervals of the rates",
+        "max": "Wilson score intervals of the rates",
+    }[form.reduce]
+    two = form.reduce in ("gap", "ratio") and all(len(p) == 2 for p in props)
+    what = (
+        "of the two groups, folded through |·|"
+        if two and form.reduce == "gap"
+        else "of the two groups, mapped to min ÷ max"
+        if two
+        else "of every pair of groups"
+        if form.reduce in ("gap", "ratio")
+        else "of every group"
+    )
+    note = (
+        f"{method} {what}, each rate from its own denominator{weighted}"
+        + (f", {family} comparisons at the Šidák level {each:.4g}" if family > 1 else "")
+        + (
+            "; the lower end at the level 1 − α/2 (it is where both sides' misses land at a "
+            "true gap of 0)"
+            if form.reduce == "gap"
+            else "; the upper end at the level 1 − α/2 (it is where both sides' misses land "
+            "at a true ratio of 1)"
+            if form.reduce == "ratio"
+            else ""
+        )
+        + f", projected onto {form.describe()}"
+    )
+    return lo, hi, groups, note
+
+
+def hull_rates(
+    low: Sequence[float],
+    high: Sequence[float],
+    points: Sequence[float],
+    rows: Sequence[float],
+    critical: float,
+) -> tuple[list[float], list[float]]:
+    """Band ends widened to the score (exact at 0 or m) interval of each rate x = p·m of m
+    rows at the band's critical value: the floor of a rate seen as 0 or m times."""
+    z = critical if math.isfinite(critical) and critical > 0 else pr.z_of(0.95)
+    lo, hi = list(low), list(high)
+    for j, (p, m) in enumerate(zip(points, rows, strict=True)):
+        if m <= 0 or not (0.0 <= p <= 1.0):
+            continue
+        a, b = pr.rate_interval(p * m, m, z)
+        lo[j] = min(lo[j], a)
+        hi[j] = max(hi[j], b)
+    return lo, hi
+
+
+def holds(x: float, op: str, threshold: float) -> bool:
+    return {
+        "<": x < threshold,
+        "<=": x <= threshold,
+        ">": x > threshold,
+        ">=": x >= threshold,
+    }[op]
+
+
+def decided_share(
+    rates: Sequence[float],
+    m: int,
+    reduce: str,
+    op: str,
+    threshold: float,
+    level: float,
+    sims: int,
+    seed: int,
+    prove: str,
+) -> float:
+    """The share of ``sims`` samples (x_g ~ Binomial(m, p_g)) whose score interval proves
+    compliance (``prove`` "ci_upper": the whole interval satisfies ``op threshold``) or
+    the violation ("ci_lower": none of it does)."""
+    import numpy as np
+
+    rng = np.random.default_rng((seed, m))
+    draws = rng.binomial(m, np.asarray(rates, dtype=np.float64), size=(sims, len(rates)))
+    hits = 0
+    for row in draws:
+        if reduce == "ratio" and not row.any():
+            continue  # no value: undecided
+        props = [pr.Proportion(float(x), float(m)) for x in row]
+        lo, hi = bounds(reduce, "one", [props], level)
+        if prove == "ci_upper":
+            hits += holds(lo, op, threshold) and holds(hi, op, threshold)
+        else:
+            hits += not holds(lo, op, threshold) and not holds(hi, op, threshold)
+    return hits / sims
+
+
+def rows_needed(
+    rates: Sequence[float],
+    reduce: str,
+    op: str,
+    threshold: float,
+    level: float,
+    probability: float,
+    share: float,
+    sims: int,
+    seed: int,
+    max_rows: int,
+    prove: str,
+) -> tuple[int | None, float]:
+    """(the smallest rows per group at which :func:`decided_share` reaches
+    ``probability`` — doubling from 8, then bisection to 1 % —, its share); (None, the
+    share at ``max_rows``) when not reached."""
+
+    def prob(n: int) -> float:
+        m = max(1, round(n * share))
+        return decided_share(rates, m, reduce, op, threshold, level, sims, seed, prove)
+
+    n, p = 8, prob(8)
+    while p < probability:
+        if n >= max_rows:
+            return None, p
+        n = min(max_rows, n * 2)
+        p = prob(n)
+    low, high = max(1, n // 2), n
+    while high - low > max(1, high // 100):
+        mid = (low + high) // 2
+        if prob(mid) >= probability:
+            high = mid
+        else:
+            low = mid
+    return high, prob(high)
