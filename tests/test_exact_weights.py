@@ -484,7 +484,11 @@ def test_duckdb_total_weight_is_the_embedded_total(tmp_path: Path) -> None:
     )
     path = tmp_path / "data.parquet"
     df.to_parquet(path)
-    pol = [control(threshold="0.5", operator="<", input__weight="w", min_samples=1)]
+    pol = [
+        control(
+            threshold="0.5", operator="<", input__weight="w", weight_kind="frequency", min_samples=1
+        )
+    ]
     a = check(pol, path, engine="embedded", deterministic=True).findings[0]
     b = check(pol, path, engine="duckdb", deterministic=True).findings[0]
     assert a.status == b.status and a.value == b.value and a.status != "error", b.message
@@ -518,7 +522,16 @@ def test_p_value_over_a_billion_rows_gives_the_reason(
         request.getfixturevalue("spark_session")
     path = tmp_path / "data.parquet"
     GAP.assign(w=10**8).to_parquet(path)
-    pol = [control(threshold="0.2", operator="<", input__weight="w", min_samples=1, p_value=50)]
+    pol = [
+        control(
+            threshold="0.2",
+            operator="<",
+            input__weight="w",
+            weight_kind="frequency",
+            min_samples=1,
+            p_value=50,
+        )
+    ]
     (f,) = check(pol, path, engine=engine, deterministic=True).findings
     assert f.status == "pass", f.message
     assert f.p_value is not None and f.p_value.p_value is None
@@ -533,7 +546,14 @@ def test_p_value_over_a_billion_rows_cli(tmp_path: Path) -> None:
     GAP.assign(w=10**8).to_csv(data, index=False)
     pol = write_policy(
         tmp_path,
-        control(threshold="0.2", operator="<", min_samples=1, input__weight="w", p_value=50),
+        control(
+            threshold="0.2",
+            operator="<",
+            min_samples=1,
+            input__weight="w",
+            weight_kind="frequency",
+            p_value=50,
+        ),
     )
     run = subprocess.run(
         [sys.executable, "-m", "fairpolicy", "check", str(pol), str(data), "-v"],

@@ -35,7 +35,7 @@ CASES: list[Case] = [
     Case(
         "stats-perm-a-billion-weighted-rows",
         ("no p-value", "numpy's limit"),
-        policy=policy(p_value='"50"', input__weight="w"),
+        policy=policy(p_value='"50"', input__weight="w", weight_kind="frequency"),
         data="y_true,y_pred,sex,w\n"
         + "".join(f"{i % 2},{i // 2 % 2},{'FM'[i % 2]},100000000\n" for i in range(40)),
         args=("-v",),

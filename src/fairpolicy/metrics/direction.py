@@ -61,6 +61,7 @@ SAME_DIRECTION: dict[str, str] = {
     "min_samples": "which groups are compared, not what is measured",
     "missing": "which rows are read, not what is measured",
     "missing_values": "which cells are missing, not what is measured",
+    "bins": "how a numeric dimension is cut into groups, not what is measured",
     "positive_label": "which class is positive; a gap stays a gap, a rate a rate",
     "positive_label.target": "which class is positive; a gap stays a gap, a rate a rate",
     "positive_label.prediction": "which class is positive; a gap stays a gap, a rate a rate",
