@@ -71,17 +71,26 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         from fairpolicy.people import check_people
 
         check_people(args.assessor, args.organization)
-    subject = args.subject or os.path.basename(args.data)
-    chain = prepare(outputs, args.ssp, args.plan, subject)  # SSP and plan, before any work
+    # SSP and plan, before any work; with a plan, the subject it pins unless --subject
+    chain = prepare(outputs, args.ssp, args.plan, args.subject, os.path.basename(args.data))
+    args.subject = chain.subject
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
+    recorded = {}
     if applied.path is not None:  # the configuration used, recorded with the run
-        options = {**results.run.options, "config": applied.record()}
+        recorded["config"] = applied.record()
+    if args.assessor:  # the people, kept for `fairpolicy export`
+        recorded["assessors"] = list(args.assessor)
+    if args.organization is not None:
+        recorded["organization"] = args.organization
+    if recorded:
+        options = {**results.run.options, **recorded}
         results = results.model_copy(
             update={"run": results.run.model_copy(update={"options": options})}
         )
-    results = attach(results, chain)  # the SSP's hash; the run verified against the plan
+    # the SSP's hash; the run verified against the plan (fairpolicy.plan.verify)
+    results, verified = attach(results, chain)
     base = RenderOptions(
         verbose=args.verbose,
         quiet=args.quiet,
@@ -92,7 +101,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         organization=args.organization,
     )
     color = not args.no_color and "NO_COLOR" not in os.environ
-    code = emit(results, outputs, base, stdout, color=color, plan=args.plan, ssp=chain.given_ssp)
+    code = emit(results, outputs, base, stdout, color=color, plan=verified, ssp=chain.given_ssp)
     if to_mlflow:
         from fairpolicy.integrations.mlflow import log_results
 
@@ -191,6 +200,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.ssp import given_ssp
 
     check_people(args.assessor, args.organization)
+    check_people(args.approver, None, flag="--approver")
     given = given_ssp(args.ssp, "--write-ssp" if args.write_ssp else None, args.subject)
     ssp_sha = None if given is None else given[0]
     out = target(args.output)
@@ -205,6 +215,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
             "ci": args.bootstrap,
             "ci_level": args.ci_level,
             "ci_method": args.ci_method,
+            "resample": args.resample,
             "decision": args.decision,
             "p_value": args.p_value,
             "bonferroni": args.bonferroni,
@@ -218,12 +229,20 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         params=params,
         timestamp=args.timestamp,
         deterministic=deterministic,
+        fail_on=args.fail_on,
+        inconclusive=args.inconclusive,
+        seed=args.seed,
+        subject=args.subject,
+        max_regression=args.max_regression,
+        score_decimals=args.score_decimals,
+        allow_deviation=args.allow_deviation,
     )
     base = RenderOptions(
         subject=args.subject,
         deterministic=deterministic,
         assessors=tuple(args.assessor),
         organization=args.organization,
+        approvers=tuple(args.approver),
     )
     write_plan(
         results, args.output, out, base, ssp=args.ssp, ssp_sha256=ssp_sha, write_ssp=args.write_ssp
@@ -246,6 +265,11 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
     if out is not None:
         refuse_clashes([(f"-o {args.output}", out)], [("results", args.results)], noun="export")
     results = load_results(args.results)
+    verified = None
+    if args.plan is not None:  # verified exactly as `check --plan` verifies, or exit 2
+        from fairpolicy.plan import verify
+
+        verified = verify(args.plan, results)
     opts = RenderOptions(
         path=None if out is None else args.output,
         subject=args.subject,
@@ -253,7 +277,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         deterministic=is_deterministic(args.deterministic),
         results_href=href(args.results, args.output),
         ap_href=href(args.plan, args.output),
-        plan_given=args.plan is not None,
+        plan=verified,
         assessors=tuple(args.assessor),
         organization=args.organization,
     )

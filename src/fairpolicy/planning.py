@@ -37,7 +37,7 @@ from fairpolicy.results import (
     InconclusivePolicy,
 )
 
-DEFAULT_SEED = 20261122
+from fairpolicy.gate_settings import DEFAULT_SEED as DEFAULT_SEED
 
 
 def apply_overrides(
@@ -515,6 +515,9 @@ def settle(
             "deterministic": deterministic,
             "timestamp": fixed,
             **stats_options,
+            # as given: the grid a rounding engine uses (fairpolicy.assemble records the
+            # one used); pinned by an approved plan (fairpolicy.gate_settings)
+            **({} if score_decimals is None else {"score_decimals": score_decimals}),
         },
         epoch_note=epoch_note,
     )

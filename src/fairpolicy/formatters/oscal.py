@@ -53,6 +53,7 @@ import base64
 import hashlib
 from typing import TYPE_CHECKING
 
+from fairpolicy import gate_settings
 from fairpolicy.formatters import _ci
 from fairpolicy.formatters._ci import value_text
 from fairpolicy.formatters._oscal_common import (
@@ -72,6 +73,7 @@ from fairpolicy.formatters._oscal_common import (
     plan_href,
     planned_props,
     policy_resource,
+    prop,
     props_of,
     prune,
     results_bytes,
@@ -81,6 +83,7 @@ from fairpolicy.formatters._oscal_common import (
     task,
     threshold_text,
     tool_origin,
+    v5_uuid,
     with_people,
 )
 from fairpolicy.policy.schema import NS
@@ -112,14 +115,10 @@ def render(results: Results, opts: RenderOptions) -> str:
     evidence = results_bytes(results)
     r = _Renderer(results, opts, ids)
 
-    if opts.ap_href:
-        import_ap: Doc = {
-            "href": plan_href(opts.ap_href),
-            "remarks": "The assessment plan approved before the run (`fairpolicy plan`); the "
-            "run was verified to match it."
-            if opts.plan_given
-            else "The assessment plan written by the same `fairpolicy check` run.",
-        }
+    plan_res = plan_resource(ids, opts)
+    if plan_res is not None:
+        # FedRAMP's form: import-ap names a back-matter resource, which carries the hash
+        import_ap: Doc = {"href": f"#{plan_res['uuid']}", "remarks": plan_res["description"]}
     else:
         import_ap = {
             "href": f"#{ids.policy_resource}",
@@ -131,12 +130,16 @@ def render(results: Results, opts: RenderOptions) -> str:
         "uuid": ids.event("assessment-results"),
         "metadata": metadata(f"fairpolicy assessment results — {title}", results, opts),
         "import-ap": import_ap,
+        # the plan defines the activities when there is one: referred to, never redefined
         "local-definitions": {
-            "activities": [activity(f, i, ids) for i, f in enumerate(results.findings)]
+            "activities": None
+            if plan_res is not None
+            else [activity(f, i, ids) for i, f in enumerate(results.findings)]
         },
         "results": [r.result()],
         "back-matter": {
             "resources": [
+                *([] if plan_res is None else [plan_res]),
                 policy_resource(results, ids, opts),
                 data_resource(results, ids, opts),
                 _evidence_resource(results, ids, evidence, opts),
@@ -146,6 +149,62 @@ def render(results: Results, opts: RenderOptions) -> str:
     }
     model = AssessmentResults.model_validate(prune(doc))
     return dump(model, opts)
+
+
+def plan_resource(ids: Ids, opts: RenderOptions) -> Doc | None:
+    """The assessment plan the results import, as a back-matter resource: an rlink with
+    its SHA-256. "Verified" is stated only for a plan :func:`fairpolicy.plan.verify`
+    verified (``opts.plan``); a plan written by the same run says so."""
+    if not opts.ap_href:
+        return None
+    vp = opts.plan
+    sha = vp.sha256 if vp is not None else opts.ap_sha256
+    rlink: Doc = {"href": plan_href(opts.ap_href), "media-type": "application/json"}
+    if sha:
+        rlink["hashes"] = [{"algorithm": "SHA-256", "value": sha}]
+    if vp is not None:
+        approved = (
+            f"approved by {', '.join(vp.approvers)} on {vp.approved_at}"
+            if vp.approvers
+            else "no approver recorded in it"
+        )
+        allowed = "".join(
+            f" The plan allows {name} to differ: {_val(then)} in the plan, {_val(now)} in "
+            "this run."
+            for name, then, now in vp.deviations
+        )
+        description = (
+            f"The assessment plan approved before the run (`fairpolicy plan`; {approved}; "
+            f"approved content SHA-256 {vp.digest}). The run was verified to match it: every "
+            "pinned setting, every control's method, the policy and the documents it imports."
+            + allowed
+        )
+        title = f"Approved assessment plan: {line(vp.title)}"
+        extra = [
+            ("plan-uuid", vp.uuid),
+            ("plan-sha256", vp.sha256),
+            ("approved-content-sha256", vp.digest),
+            ("verified", "true"),
+        ]
+    else:
+        description = (
+            "The assessment plan written by the same `fairpolicy check` run (`-o oscal-ap`), "
+            "from the same results: it was not approved before the run."
+        )
+        title = "Assessment plan written by this run"
+        extra = [("plan-sha256", sha), ("verified", "false")]
+    res: Doc = {
+        "uuid": v5_uuid("resource", "assessment-plan", sha, opts.ap_href),
+        "title": title,
+        "description": description,
+        "props": props_of([("document-kind", "assessment-plan"), *extra]),
+        "rlinks": [rlink],
+    }
+    return res
+
+
+def _val(value: str | None) -> str:
+    return "not given" if value is None else f"'{value}'"
 
 
 def _evidence_resource(results: Results, ids: Ids, evidence: bytes, opts: RenderOptions) -> Doc:
@@ -207,6 +266,8 @@ class _Renderer:
             if risk_uuid is not None:
                 risks.append(self.risk(f, risk_uuid, obs_uuid))
         exit_code = res.exit_code
+        loosened = gate_settings.loosening(res)
+        why = "".join(f" The gate was loosened: {reason}." for _, reason in loosened)
         doc: Doc = {
             "uuid": ids.event("result"),
             "title": line(f"fairpolicy check: {res.policy.title or res.policy.path or 'policy'}"),
@@ -214,7 +275,7 @@ class _Renderer:
                 f"{s.total} control(s) evaluated on {res.data.rows} rows of "
                 f"{res.data.path or 'in-memory data'}: {s.pass_} pass, {s.fail} fail, "
                 f"{s.warn} warn, {s.inconclusive} inconclusive, {s.error} error. "
-                f"Release gate: {s.gate} (exit {exit_code})."
+                f"Release gate: {s.gate} (exit {exit_code})." + why
             ),
             "start": res.run.started,
             "end": res.run.finished,
@@ -232,9 +293,13 @@ class _Renderer:
                     ("gate", s.gate),
                     ("exit-code", exit_code),
                 ]
-            ),
+            )
+            + self.setting_props(loosened),
             "local-definitions": {
-                "components": [subject_component(res, ids)],
+                # a run verified against a plan observes the plan's component
+                "components": None
+                if ids.planned_subject is not None
+                else [subject_component(res, ids)],
                 "assessment-assets": assessment_assets(res, ids),
                 "tasks": [task(res, ids)],
             },
@@ -252,6 +317,36 @@ class _Renderer:
             doc["remarks"] = "\n\n".join(remarks)
         return doc
 
+    def setting_props(self, loosened: list[tuple[str, str]]) -> list[Doc]:
+        """Every setting that can change a verdict (:mod:`fairpolicy.gate_settings`): one
+        ``setting.NAME`` prop each, its ``class`` where it came from (``option``,
+        ``config-file``, ``default``), and one ``gate-loosened-by`` prop per loosening
+        setting with the reason."""
+        res, vp = self.results, self.opts.plan
+        where = gate_settings.sources(res)
+        out: list[Doc] = []
+        for name, value in gate_settings.of_results(res).items():
+            kind, file = where[name]
+            notes = []
+            if file:
+                notes.append(f"Set by the configuration file {file}.")
+            if vp is not None:
+                allowed = any(d[0] == name for d in vp.deviations)
+                notes.append(
+                    "The approved plan allows another value."
+                    if allowed
+                    else f"Pinned by the approved plan {vp.uuid}, and verified."
+                )
+            p = prop(f"setting.{name}", value or "not given", **{"class": kind})
+            if notes:
+                p["remarks"] = " ".join(notes)
+            out.append(p)
+        for name, reason in loosened:
+            p = prop("gate-loosened-by", name, **{"class": where[name][0]})
+            p["remarks"] = reason
+            out.append(p)
+        return out
+
     def attestation(self) -> Doc:
         """What was assessed, how and by whom — stated by the tool, signed by nobody it
         did not name."""
@@ -267,8 +362,10 @@ class _Renderer:
             + f" with the {res.run.engine} engine, seed {res.run.seed}, between "
             f"{res.run.started} and {res.run.finished}: {s.pass_} pass, {s.fail} fail, "
             f"{s.warn} warn, {s.inconclusive} inconclusive, {s.error} error; release gate "
-            f"{s.gate} (exit {res.exit_code}). Every number can be recomputed from the "
-            "per-group counts in the results JSON referenced in the back-matter."
+            f"{s.gate} (exit {res.exit_code})."
+            + "".join(f" The gate was loosened: {r}." for _, r in gate_settings.loosening(res))
+            + " Every number can be recomputed from the per-group counts in the results "
+            "JSON referenced in the back-matter."
         )
         if not who:
             prose += " " + NO_PEOPLE
