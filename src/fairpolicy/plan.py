@@ -54,9 +54,9 @@ def plan_results(
     from fairpolicy.metrics.registry import REGISTRY
     from fairpolicy.planning import (
         DEFAULT_SEED,
-        _check_stats_options,
-        _option_number,
-        _score_decimals,
+        check_stats_options,
+        option_number_arg,
+        score_decimals_arg,
         apply_overrides,
         load,
     )
@@ -76,14 +76,14 @@ def plan_results(
                 f"{did_you_mean(name, gate_settings.SETTINGS)} Settings: "
                 f"{', '.join(gate_settings.SETTINGS)}."
             )
-    seed = _option_number("seed", seed)
+    seed = option_number_arg("seed", seed)
     stats = {k: v for k, v in (params or {}).items() if v is not None}
-    _check_stats_options(stats)
+    check_stats_options(stats)
     if max_regression is not None:
         from fairpolicy.baseline import check_max_regression
 
         max_regression = check_max_regression(max_regression, "--max-regression")
-    decimals = None if score_decimals is None else _score_decimals(score_decimals)
+    decimals = None if score_decimals is None else score_decimals_arg(score_decimals)
     subject = run_metadata(subject, None)[0]
     pol = apply_overrides(load(policy, bound=tuple(bind or ())), bind, num_classes, stats)
     when = fixed_timestamp(timestamp) or now(deterministic)
@@ -288,10 +288,16 @@ def _compare(
         problems.append(
             Problem(f"the run tested control '{cid}', which the plan does not plan.", file=path)
         )
+    # a setting the plan lets differ also lets the control props it sets differ: the
+    # statistics options' parameters, the bound columns (bind)
+    _, allowed = gate_settings.plan_settings(plan) or ({}, [])
+    free = {f"param.{gate_settings.SETTINGS[a]}" for a in allowed if gate_settings.SETTINGS.get(a)}
     for cid in sorted(set(ran) & set(planned)):
         now = gate_settings.ns_props({"props": planned_props(ran[cid])})
         then = planned[cid]
         for key in sorted(set(now) | set(then)):
+            if key in free or ("bind" in allowed and key.startswith("input.")):
+                continue
             if now.get(key) != then.get(key):
                 problems.append(
                     Problem(
