@@ -77,7 +77,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
-    recorded = {}
+    recorded: dict[str, object] = {}
     if applied.path is not None:  # the configuration used, recorded with the run
         recorded["config"] = applied.record()
     if args.assessor:  # the people, kept for `fairpolicy export`

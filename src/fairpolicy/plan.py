@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from fairpolicy.outputs import Target
 
 
-
 def plan_results(
     policy: Any,
     *,
@@ -54,11 +53,11 @@ def plan_results(
     from fairpolicy.metrics.registry import REGISTRY
     from fairpolicy.planning import (
         DEFAULT_SEED,
+        apply_overrides,
         check_stats_options,
+        load,
         option_number_arg,
         score_decimals_arg,
-        apply_overrides,
-        load,
     )
     from fairpolicy.results import run_metadata
     from fairpolicy.version import __version__

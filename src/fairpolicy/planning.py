@@ -28,6 +28,7 @@ from fairpolicy.data.limits import Limits
 from fairpolicy.data.prefetch import MEASURED_ROLES, bound_columns
 from fairpolicy.data.sources import Request, Table, default_memory_budget, parse_size
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.gate_settings import DEFAULT_SEED as DEFAULT_SEED
 from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.metrics.registry import lookup
 from fairpolicy.policy.schema import ROLES, Control, Policy
@@ -36,8 +37,6 @@ from fairpolicy.results import (
     FailOn,
     InconclusivePolicy,
 )
-
-from fairpolicy.gate_settings import DEFAULT_SEED as DEFAULT_SEED
 
 
 def apply_overrides(

@@ -53,8 +53,8 @@ def emit(
     text table also reaches the terminal when no ``-o text`` asked for it. ``outputs``:
     (format, path) pairs, path None for stdout; ``base``: the options every format shares;
     ``color``: colour allowed on a terminal; ``plan``: the approved assessment plan the
-    results were verified against (``--plan``, :func:`fairpolicy.plan.verify`); ``ssp``: (path, SHA-256) of the
-    team's SSP (``--ssp``). Returns the exit code."""
+    results were verified against (``--plan``, :func:`fairpolicy.plan.verify`); ``ssp``:
+    (path, SHA-256) of the team's SSP (``--ssp``). Returns the exit code."""
     import dataclasses
     import hashlib
     import sys

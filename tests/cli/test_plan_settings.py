@@ -32,7 +32,10 @@ FOUR = "".join(
     for cid, props in (
         ("gap-tight", {"threshold": '"0.1"'}),
         ("gap-tighter", {"threshold": '"0.05"'}),
-        ("ratio", {"metric_key": "demographic_parity_ratio", "threshold": '"0.8"', "operator": "'>='"}),
+        (
+            "ratio",
+            {"metric_key": "demographic_parity_ratio", "threshold": '"0.8"', "operator": "'>='"},
+        ),
         ("gap-loose", {"threshold": '"0.5"'}),
     )
 )
@@ -127,9 +130,7 @@ def test_every_pinned_setting_is_compared(pack: Path, name: str) -> None:
     res = ar["assessment-results"]["back-matter"]["resources"][0]
     assert f"allows {name} to differ" in res["description"]
     (setting,) = [
-        p
-        for p in ar["assessment-results"]["results"][0]["props"]
-        if p["name"] == f"setting.{name}"
+        p for p in ar["assessment-results"]["results"][0]["props"] if p["name"] == f"setting.{name}"
     ]
     assert "allows another value" in setting["remarks"]
 
@@ -182,7 +183,9 @@ def test_a_plan_edited_after_approval_is_refused(
     assert hits
     hits[0]["value"] = edit[1]
     Path("ap.json").write_text(json.dumps(doc))
-    code, _, err = run("check", "policy.yaml", "data.csv", "--plan", "ap.json", "--fail-on", "never")
+    code, _, err = run(
+        "check", "policy.yaml", "data.csv", "--plan", "ap.json", "--fail-on", "never"
+    )
     assert code == 2 and named in err, err
 
 
@@ -221,7 +224,9 @@ def test_export_verifies_exactly_as_check(pack: Path) -> None:
     res = ar["assessment-results"]["back-matter"]["resources"][0]
     assert prop(res, "verified") == "true" and "verified to match it" in res["description"]
     # results of a loosened run: refused, whatever the plan says about the policy
-    assert run("check", "policy.yaml", "data.csv", "--fail-on", "never", "-o", "json=n.json")[0] == 0
+    assert (
+        run("check", "policy.yaml", "data.csv", "--fail-on", "never", "-o", "json=n.json")[0] == 0
+    )
     code, _, err = run("export", "oscal", "n.json", "-o", "ar2.json", "--plan", "ap.json")
     assert code == 2 and "--fail-on is 'never'" in err and not Path("ar2.json").exists()
     # another pack's plan: refused, nothing written
@@ -235,7 +240,7 @@ def test_export_verifies_exactly_as_check(pack: Path) -> None:
 
 
 def test_only_the_verification_writes_verified() -> None:
-    """"Verified" is written only from a VerifiedPlan, which only plan.verify builds."""
+    """ "Verified" is written only from a VerifiedPlan, which only plan.verify builds."""
     src = ROOT / "src" / "fairpolicy"
     builders = [
         p.relative_to(src).as_posix()
@@ -284,20 +289,36 @@ def test_export_and_check_as_subprocesses(pack: Path) -> None:
 
 def test_the_ar_pins_the_plan_its_approval_subject_and_activities(pack: Path) -> None:
     argv = ["plan", "policy.yaml", "-o", "ap.json", "--subject", "credit v4"]
-    argv += ["--approver", "Grace Hopper <grace@example.org>", "--timestamp", "2026-02-01T09:00:00Z"]
+    argv += [
+        "--approver",
+        "Grace Hopper <grace@example.org>",
+        "--timestamp",
+        "2026-02-01T09:00:00Z",
+    ]
     assert run(*argv)[0] == 0
     body = plan_body(Path("ap.json"))
     meta = body["metadata"]
     (approver,) = [r for r in meta["responsible-parties"] if r["role-id"] == "approver"]
     (party,) = [p for p in meta["parties"] if p["uuid"] == approver["party-uuids"][0]]
-    assert party["name"] == "Grace Hopper" and {"id": "approver", "title": "Plan approver"} in meta["roles"]
+    assert (
+        party["name"] == "Grace Hopper"
+        and {"id": "approver", "title": "Plan approver"} in meta["roles"]
+    )
     approval = gate_settings.approval(body)
     assert approval["approved-at"] == "2026-02-01T09:00:00+00:00"
     assert approval["approver"] == "Grace Hopper"
     assert approval[gate_settings.DIGEST] == gate_settings.content_digest(body)
     # the run without --subject assesses the planned subject
     code, _, err = run(
-        "check", "policy.yaml", "data.csv", "--plan", "ap.json", "-o", "oscal=ar.json", "-o", "json=r.json"
+        "check",
+        "policy.yaml",
+        "data.csv",
+        "--plan",
+        "ap.json",
+        "-o",
+        "oscal=ar.json",
+        "-o",
+        "json=r.json",
     )
     assert code == 1, err
     assert json.loads(Path("r.json").read_text())["subject"] == "credit v4"
@@ -322,7 +343,9 @@ def test_the_ar_pins_the_plan_its_approval_subject_and_activities(pack: Path) ->
 
 def test_a_loosened_gate_is_data_in_the_ar_with_its_reason_and_source(pack: Path) -> None:
     Path("fairpolicy.toml").write_text('fail-on = "never"\n')
-    code, _, _ = run("check", "policy.yaml", "data.csv", "--inconclusive", "pass", "-o", "oscal=ar.json")
+    code, _, _ = run(
+        "check", "policy.yaml", "data.csv", "--inconclusive", "pass", "-o", "oscal=ar.json"
+    )
     assert code == 0  # three failing controls, and a gate that passes: never silently
     ar, _ = check_documents(Path("ar.json"), None)
     result = ar["assessment-results"]["results"][0]

@@ -308,9 +308,10 @@ def test_one_observation_and_finding_per_control(
     plan, *resources = body["back-matter"]["resources"]
     assert body["import-ap"]["href"] == f"#{plan['uuid']}"
     assert prop(plan, "verified") == "false"  # written by the same run, not approved
-    assert plan["rlinks"][0]["hashes"][0]["value"] == hashlib.sha256(
-        runs[name]["ap"].read_bytes()
-    ).hexdigest()
+    assert (
+        plan["rlinks"][0]["hashes"][0]["value"]
+        == hashlib.sha256(runs[name]["ap"].read_bytes()).hexdigest()
+    )
     sha = hashlib.sha256(runs[name]["json"].read_bytes()).hexdigest()
     assert prop(resources[2], "results-sha256") == sha
     assert resources[0]["rlinks"][0]["hashes"][0]["value"] == results.policy.sha256

@@ -329,7 +329,11 @@ def people(opts: RenderOptions) -> Doc:
     org_uuid = None
     if opts.organization:
         org_uuid = party_uuid(line(opts.organization), kind="organization")
-        parties[org_uuid] = {"uuid": org_uuid, "type": "organization", "name": line(opts.organization)}
+        parties[org_uuid] = {
+            "uuid": org_uuid,
+            "type": "organization",
+            "name": line(opts.organization),
+        }
 
     def person(text: str, member: bool) -> str:
         name, email = parse_person(text)

@@ -169,8 +169,7 @@ def plan_resource(ids: Ids, opts: RenderOptions) -> Doc | None:
             else "no approver recorded in it"
         )
         allowed = "".join(
-            f" The plan allows {name} to differ: {_val(then)} in the plan, {_val(now)} in "
-            "this run."
+            f" The plan allows {name} to differ: {_val(then)} in the plan, {_val(now)} in this run."
             for name, then, now in vp.deviations
         )
         description = (
@@ -180,7 +179,7 @@ def plan_resource(ids: Ids, opts: RenderOptions) -> Doc | None:
             + allowed
         )
         title = f"Approved assessment plan: {line(vp.title)}"
-        extra = [
+        extra: list[tuple[str, str | None]] = [
             ("plan-uuid", vp.uuid),
             ("plan-sha256", vp.sha256),
             ("approved-content-sha256", vp.digest),

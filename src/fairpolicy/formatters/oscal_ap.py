@@ -147,7 +147,11 @@ def pinned_part(results: Results) -> Doc:
         "prose": "A run verified against this plan (`fairpolicy check --plan`, `fairpolicy "
         "export --plan`) uses exactly these settings; any other value is exit 2 naming the "
         "setting and both values"
-        + (f", except for {', '.join(allowed)}, which the approver allows to differ" if allowed else "")
+        + (
+            f", except for {', '.join(allowed)}, which the approver allows to differ"
+            if allowed
+            else ""
+        )
         + ". Every control's own method (metric, operator, threshold, bound columns, "
         "parameters) is pinned by its activity.",
     }
