@@ -293,10 +293,34 @@ def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
     bound = tuple(parse_bind(args.bind))
-    code: int = validate_files(
-        args.policies, stdout, args.allow_path, strict=args.strict, bound=bound
-    )
+    ars = {p for p in args.policies if _is_ar(p)}
+    code = 0
+    for path in args.policies:  # in the order given, each file its own verdict
+        if path in ars:  # assessment results: hashes, plan and verdict re-derived
+            from fairpolicy.audit import validate_ar
+
+            ok = validate_ar(path, stdout)
+            code = max(code, 0 if ok else EXIT_ERROR)
+        else:
+            code = max(
+                code,
+                validate_files([path], stdout, args.allow_path, strict=args.strict, bound=bound),
+            )
     return code
+
+
+def _is_ar(path: str) -> bool:
+    """Whether ``path`` looks like OSCAL assessment results (read fully only then)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    if b"assessment-results" not in head:
+        return False
+    from fairpolicy.audit import is_assessment_results
+
+    return is_assessment_results(path)
 
 
 def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
