@@ -374,3 +374,19 @@ def test_people_are_kept_through_the_results_json(pack: Path) -> None:
     assert run("export", "oscal", "r.json", "-o", "ar2.json", "--assessor", "Alan Turing")[0] == 0
     meta = read(Path("ar2.json"))["assessment-results"]["metadata"]
     assert "Alan Turing" in {p["name"] for p in meta["parties"]}
+
+
+def test_no_empty_import_ssp_placeholder(pack: Path) -> None:
+    """Without an SSP, import-ssp names a back-matter resource that carries the system's
+    description as content (issue 29: no placeholder with neither link nor content)."""
+    import base64
+
+    assert run("plan", "policy.yaml", "-o", "ap.json")[0] == 0
+    body = plan_body(Path("ap.json"))
+    href = body["import-ssp"]["href"]
+    (res,) = [r for r in body["back-matter"]["resources"] if f"#{r['uuid']}" == href]
+    text = base64.b64decode(res["base64"]["value"]).decode()
+    assert res["base64"]["media-type"] == "text/markdown"
+    assert res["description"] in text and "the model under assessment" in text
+    for r in body["back-matter"]["resources"]:
+        assert r.get("rlinks") or r.get("base64") or r.get("props"), r["title"]

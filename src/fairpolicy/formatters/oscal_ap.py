@@ -98,7 +98,16 @@ def render(results: Results, opts: RenderOptions) -> str:
         import_ssp = {
             "href": f"#{ids.system_resource}",
             "remarks": "No OSCAL SSP was given (--ssp) or written (-o oscal-ssp=PATH); the "
-            "back-matter resource describes the system.",
+            "back-matter resource describes the system, and carries that description as "
+            "its content (never an empty placeholder).",
+        }
+        import base64
+
+        text = f"# {system['title']}\n\n{system['description']}\n"
+        system["base64"] = {
+            "filename": "system.md",
+            "media-type": "text/markdown",
+            "value": base64.b64encode(text.encode()).decode("ascii"),
         }
     doc: Doc = {
         "uuid": ids.event("assessment-plan"),
