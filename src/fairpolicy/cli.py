@@ -73,6 +73,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         check_people(args.assessor, args.organization)
     # SSP and plan, before any work; with a plan, the subject it pins unless --subject
     chain = prepare(outputs, args.ssp, args.plan, args.subject, os.path.basename(args.data))
+    from_plan = ["subject"] if args.subject is None and chain.subject is not None else []
     args.subject = chain.subject
     deterministic = is_deterministic(args.deterministic)
     with _progress_bar() as progress:
@@ -80,6 +81,8 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     recorded: dict[str, object] = {}
     if applied.path is not None:  # the configuration used, recorded with the run
         recorded["config"] = applied.record()
+    if from_plan:  # settings the run took from the approved plan
+        recorded["settings_from_plan"] = {"file": args.plan, "settings": from_plan}
     if args.assessor:  # the people, kept for `fairpolicy export`
         recorded["assessors"] = list(args.assessor)
     if args.organization is not None:

@@ -119,14 +119,19 @@ def of_results(results: Results) -> dict[str, str | None]:
 
 
 def sources(results: Results) -> dict[str, tuple[str, str | None]]:
-    """Where each pinned setting of a run came from: (``config-file``, its path) when the
-    configuration file set it, (``option``, None) when it differs from the default (the
-    command line or an argument of the Python API), else (``default``, None)."""
+    """Where each pinned setting of a run came from: (``plan``, its path) when the run took
+    it from the approved plan (``--subject`` left out with ``--plan``), (``config-file``,
+    its path) when the configuration file set it, (``option``, None) when it differs from
+    the default (the command line or an argument of the Python API), else (``default``,
+    None)."""
     config = results.run.options.get("config") or {}
     from_file = {str(k).replace("_", "-") for k in (config.get("settings") or {})}
+    plan = results.run.options.get("settings_from_plan") or {}
     out: dict[str, tuple[str, str | None]] = {}
     for name, value in of_results(results).items():
-        if name in from_file:
+        if name in (plan.get("settings") or ()):
+            out[name] = ("plan", str(plan.get("file")))
+        elif name in from_file:
             out[name] = ("config-file", str(config.get("file")))
         elif value != DEFAULTS.get(name):
             out[name] = ("option", None)
@@ -199,6 +204,25 @@ def plan_settings(body: Mapping[str, Any]) -> tuple[dict[str, str | None], list[
             # a setting that was not given is written with the class "not-given"
             pinned[name[len("setting.") :]] = None if p.get("class") == "not-given" else p["value"]
     return pinned, allowed
+
+
+def unknown_settings(body: Mapping[str, Any]) -> list[str]:
+    """Settings a plan pins or allows that this version does not know (a plan written by a
+    newer fairpolicy): never ignored."""
+    part = _part(body, PART)
+    out = []
+    for p in [] if part is None else part.get("props", []):
+        if p.get("ns") != NS:
+            continue
+        name = p["name"]
+        key = name[len("setting.") :] if name.startswith("setting.") else None
+        if name == ALLOW:
+            key = p["value"]
+        elif key is None:
+            key = name
+        if key not in SETTINGS:
+            out.append(key)
+    return out
 
 
 def approval(body: Mapping[str, Any]) -> dict[str, str]:

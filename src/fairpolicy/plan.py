@@ -225,7 +225,16 @@ def _settings_problems(
     pinned, allowed = gate_settings.plan_settings(plan) or ({}, [])
     ran = gate_settings.of_results(results)
     where = gate_settings.sources(results)
-    problems: list[Problem] = []
+    problems: list[Problem] = [
+        Problem(
+            f"the plan pins the setting '{name}', which this version of fairpolicy does not "
+            "know: it cannot verify a run against it.",
+            file=path,
+            key=name,
+            hint="verify with the fairpolicy version that wrote the plan, or a newer one.",
+        )
+        for name in gate_settings.unknown_settings(plan)
+    ]
     deviations: list[tuple[str, str | None, str | None]] = []
     for name in gate_settings.SETTINGS:
         now, then = ran.get(name), pinned.get(name)

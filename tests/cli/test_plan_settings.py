@@ -335,6 +335,9 @@ def test_the_ar_pins_the_plan_its_approval_subject_and_activities(pack: Path) ->
     subject = body["local-definitions"]["components"][0]["uuid"]
     assert all(o["subjects"][0]["subject-uuid"] == subject for o in result["observations"])
     assert "components" not in result["local-definitions"]  # the plan's, not a new one
+    (subject_prop,) = [p for p in result["props"] if p["name"] == "setting.subject"]
+    assert subject_prop["value"] == "credit v4" and subject_prop["class"] == "plan"
+    assert "Set by the approved plan ap.json" in subject_prop["remarks"]
     assert "local-definitions" not in doc  # activities referred to, not redefined
     planned = {a["uuid"] for a in body["local-definitions"]["activities"]}
     (task,) = result["local-definitions"]["tasks"]
@@ -390,3 +393,21 @@ def test_no_empty_import_ssp_placeholder(pack: Path) -> None:
     assert res["description"] in text and "the model under assessment" in text
     for r in body["back-matter"]["resources"]:
         assert r.get("rlinks") or r.get("base64") or r.get("props"), r["title"]
+
+
+def test_a_setting_this_version_does_not_know_is_never_ignored(pack: Path) -> None:
+    """A plan written by a newer fairpolicy pins a setting this one does not know: refused
+    (re-hashed here, so the approval digest matches and only the unknown setting is left)."""
+    assert run("plan", "policy.yaml", "-o", "ap.json")[0] == 0
+    doc = read(Path("ap.json"))
+    body = doc["assessment-plan"]
+    parts = body["terms-and-conditions"]["parts"]
+    ns = parts[0]["props"][0]["ns"]
+    parts[0]["props"].append({"name": "setting.drift-guard", "ns": ns, "value": "on"})
+    for p in parts[1]["props"]:
+        if p["name"] == gate_settings.DIGEST:
+            p["value"] = gate_settings.content_digest(body)
+    Path("ap.json").write_text(json.dumps(doc))
+    code, _, err = run("check", "policy.yaml", "data.csv", "--plan", "ap.json")
+    assert code == 2 and "'drift-guard', which this version of fairpolicy does not know" in err
+    assert "edited after" not in err

@@ -328,7 +328,8 @@ class _Renderer:
             kind, file = where[name]
             notes = []
             if file:
-                notes.append(f"Set by the configuration file {file}.")
+                source = "the approved plan" if kind == "plan" else "the configuration file"
+                notes.append(f"Set by {source} {file}.")
             if vp is not None:
                 allowed = any(d[0] == name for d in vp.deviations)
                 notes.append(
