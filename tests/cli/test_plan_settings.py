@@ -411,3 +411,84 @@ def test_a_setting_this_version_does_not_know_is_never_ignored(pack: Path) -> No
     code, _, err = run("check", "policy.yaml", "data.csv", "--plan", "ap.json")
     assert code == 2 and "'drift-guard', which this version of fairpolicy does not know" in err
     assert "edited after" not in err
+
+
+# ---------------------------------------------------------------- property
+
+
+def _settings_strategy() -> Any:
+    from hypothesis import strategies as st
+
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "fail_on": st.sampled_from(["error", "warning", "never"]),
+            "inconclusive": st.sampled_from(["fail", "warn", "pass"]),
+            "seed": st.integers(0, 3),
+            "subject": st.sampled_from(["m1", "m2"]),
+            "max_regression": st.sampled_from(["0", "0.01", "0.5"]),
+            "score_decimals": st.integers(2, 5),
+            "bind": st.sampled_from([{"dimension": "sex"}, {"target": "y_true"}]),
+            "params": st.fixed_dictionaries(
+                {},
+                optional={
+                    "ci": st.sampled_from([20, 30]),
+                    "decision": st.sampled_from(["point", "ci_upper"]),
+                    "p_value": st.sampled_from([20]),
+                    "ci_level": st.sampled_from([0.9, 0.95]),
+                },
+            ),
+        },
+    )
+
+
+def test_property_verify_refuses_exactly_the_deviations_not_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For any planned settings, any run settings and any allowed deviations: the settings
+    ``plan.verify`` names are exactly those whose values differ and are not allowed, and a
+    run that differs in nothing else is verified. (Run results stand in as the planned
+    findings of the run's settings: the comparison reads the same record.)"""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from fairpolicy.errors import PolicyError
+    from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.plan import plan_results, verify
+
+    monkeypatch.chdir(tmp_path)
+    Path("policy.yaml").write_text(policy("c1", threshold='"0.5"'))
+
+    @settings(
+        max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
+    @given(
+        _settings_strategy(),
+        _settings_strategy(),
+        st.lists(st.sampled_from(list(gate_settings.SETTINGS)), unique=True, max_size=4),
+    )
+    def check(plan_opts: dict[str, Any], run_opts: dict[str, Any], allow: list[str]) -> None:
+        planned = plan_results("policy.yaml", allow_deviation=allow, **plan_opts)
+        ran = plan_results("policy.yaml", **run_opts)
+        Path("ap.json").write_text(get("oscal-ap")(planned, RenderOptions(path="ap.json")))
+        a, b = gate_settings.of_results(planned), gate_settings.of_results(ran)
+        expected = {n for n in gate_settings.SETTINGS if a[n] != b[n] and n not in allow}
+        free = {f"param.{gate_settings.SETTINGS[n]}" for n in allow}
+        free |= {"input.dimension", "input.target"} if "bind" in allow else set()
+        try:
+            vp = verify("ap.json", ran)
+        except PolicyError as exc:
+            named = {p.key for p in exc.problems if p.key in gate_settings.SETTINGS}
+            others = [p for p in exc.problems if p.key not in gate_settings.SETTINGS]
+            assert named == expected, (named, expected)
+            # the only other differences are the controls' parameters and bound columns
+            assert all((p.key or "").startswith(("param.", "input.")) for p in others)
+            assert not any(p.key in free for p in others)
+            assert expected or others
+        else:
+            assert not expected
+            assert {d[0] for d in vp.deviations} == {
+                n for n in gate_settings.SETTINGS if a[n] != b[n]
+            }
+
+    check()
