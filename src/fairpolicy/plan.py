@@ -7,10 +7,20 @@ assessment plan an assessor approves: the controls, their objectives, the method
 activity per control with its metric, operator, threshold and bound columns) and the data
 it expects (the columns and their roles). No data is read.
 
-``fairpolicy check ... --plan ap.json`` then evaluates, and before writing anything
-compares what it evaluated with the plan: the same controls, each with the same metric,
-operator, threshold, bound columns and parameters, and the same policy (SHA-256). Any
-difference is exit 2 naming it; on a match the assessment results import that plan.
+The plan also pins every setting that can change a verdict (:mod:`fairpolicy.gate_settings`:
+``--fail-on``, ``--inconclusive``, ``--subject``, ``--seed``, ``--bind``, the statistics
+options, ``--max-regression``, ``--score-decimals``), the deviations its approver allows
+(``--allow-deviation``) and its approval (``--approver``, the time, the SHA-256 of the
+approved content).
+
+``fairpolicy check ... --plan ap.json`` and ``fairpolicy export oscal ... --plan ap.json``
+then verify the run through :func:`verify`, the one verification: the plan's approved
+content recomputed, every pinned setting, the same controls each with the same metric,
+operator, threshold, bound columns and parameters, and the same policy and documents
+(SHA-256). Any difference is exit 2 naming it and nothing is written; on a match the
+assessment results import that plan and say it was verified (only from the
+:class:`~fairpolicy.gate_settings.VerifiedPlan` :func:`verify` returns). A plan written
+before settings were pinned is refused with the fix (:func:`read_plan`).
 """
 
 from __future__ import annotations
