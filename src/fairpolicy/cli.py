@@ -313,11 +313,17 @@ def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def _is_ar(path: str) -> bool:
-    """Whether ``path`` looks like OSCAL assessment results (read fully only then)."""
+    """Whether ``path`` looks like OSCAL assessment results (read fully only then). Only a
+    regular file is opened here (a FIFO would block): anything else goes to the policy
+    validator, which refuses it with its message."""
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as fh:
             head = fh.read(4096)
-    except OSError:
+    except (OSError, ValueError):
         return False
     if b"assessment-results" not in head:
         return False

@@ -3,9 +3,18 @@
 Built with compliance-trestle's ``AssessmentResults`` model and valid against the NIST
 JSON schema. The shape, for a run of N controls:
 
-- ``import-ap``: the assessment plan written beside it (``-o oscal-ap=PATH``), else
-  ``#uuid`` of the back-matter resource describing the policy (never dangling).
-- ``local-definitions.activities``: one TEST activity per control (same UUIDs as the AP's).
+- ``import-ap``: ``#uuid`` of a back-matter resource (FedRAMP's form) linking the
+  assessment plan with its SHA-256 — the approved plan the run was verified against
+  (``--plan``; "verified" only from :func:`fairpolicy.plan.verify`'s ``VerifiedPlan``) or
+  the one written beside it (``-o oscal-ap=PATH``) — else the resource describing the
+  policy (never dangling).
+- ``local-definitions.activities``: one TEST activity per control, only when there is no
+  plan: with one, the results refer to the plan's activities (same UUIDs) and, after
+  ``--plan``, observe the plan's subject component instead of defining their own.
+- the result's props: the policy, data, engine, gate and exit code, one ``setting.NAME``
+  per setting that can change a verdict (:mod:`fairpolicy.gate_settings`; ``class``: where
+  it came from) and one ``gate-loosened-by`` per loosening setting with the reason (also
+  in the description and the attestation).
 - one ``result`` (``start``/``end`` = the run's), whose props name the policy (title,
   version, SHA-256) and the data (path, rows, SHA-256), with
   ``reviewed-controls`` listing every evaluated control and ``local-definitions`` holding
