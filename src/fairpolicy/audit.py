@@ -38,6 +38,12 @@ from fairpolicy.results import Results
 ROOT = "assessment-results"
 
 
+class ResultsError(PolicyError):
+    """Assessment results that do not check out (exit 2, as an invalid policy)."""
+
+    title = "invalid assessment results"
+
+
 def is_assessment_results(path: str) -> bool:
     """Whether ``path`` is an OSCAL assessment-results document (its root key)."""
     from fairpolicy.policy import oscal
@@ -82,8 +88,8 @@ def check_ar(path: str) -> str:
     p = Path(path)
     data, _ = oscal.read_document(p)
     if not isinstance(data, Mapping) or list(data) != [ROOT]:
-        raise PolicyError("not an OSCAL assessment-results document.", file=path)
-    check_document(dict(data), ROOT, path, error=PolicyError)
+        raise ResultsError("not an OSCAL assessment-results document.", file=path)
+    check_document(dict(data), ROOT, path, error=ResultsError)
     body = data[ROOT]
     problems: list[Problem] = []
     notes: list[str] = []
@@ -123,7 +129,7 @@ def check_ar(path: str) -> str:
     else:
         problems += _verdict_problems(body, results, path)
     if problems:
-        raise PolicyError(problems, title="the assessment results do not check out")
+        raise ResultsError(problems, title="the assessment results do not check out")
     n = sum(len(r.get("observations", [])) for r in body.get("results", []))
     gate = _props(body["results"][0]).get("gate", "?") if body.get("results") else "?"
     extra = "; " + "; ".join(notes) if notes else ""
