@@ -77,19 +77,31 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         from fairpolicy.people import check_people
 
         check_people(args.assessor, args.organization)
-    subject = args.subject or os.path.basename(args.data)
-    chain = prepare(outputs, args.ssp, args.plan, subject)  # SSP and plan, before any work
+    # SSP and plan, before any work; with a plan, the subject it pins unless --subject
+    chain = prepare(outputs, args.ssp, args.plan, args.subject, os.path.basename(args.data))
+    from_plan = ["subject"] if args.subject is None and chain.subject is not None else []
+    args.subject = chain.subject
     deterministic = is_deterministic(args.deterministic)
     from_config = any(k.replace("_", "-") == "max-regression" for k in applied.settings)
     args.max_regression_source = "config" if from_config else "flag"
     with _progress_bar() as progress:
         results = _run_check(args, deterministic, progress)
+    recorded: dict[str, object] = {}
     if applied.path is not None:  # the configuration file, its settings and their sources
-        options = {**results.run.options, "config": applied.record(args)}
+        recorded["config"] = applied.record(args)
+    if from_plan:  # settings the run took from the approved plan
+        recorded["settings_from_plan"] = {"file": args.plan, "settings": from_plan}
+    if args.assessor:  # the people, kept for `fairpolicy export`
+        recorded["assessors"] = list(args.assessor)
+    if args.organization is not None:
+        recorded["organization"] = args.organization
+    if recorded:
+        options = {**results.run.options, **recorded}
         results = results.model_copy(
             update={"run": results.run.model_copy(update={"options": options})}
         )
-    results = attach(results, chain)  # the SSP's hash; the run verified against the plan
+    # the SSP's hash; the run verified against the plan (fairpolicy.plan.verify)
+    results, verified = attach(results, chain)
     if to_mlflow:  # MLflow keys that cannot be logged: exit 2 before any report is written
         from fairpolicy.integrations.mlflow import keys
 
@@ -110,7 +122,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
         base,
         stdout,
         color=color,
-        plan=args.plan,
+        plan=verified,
         ssp=chain.given_ssp,
         inputs=inputs,
     )
@@ -216,6 +228,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.ssp import given_ssp
 
     check_people(args.assessor, args.organization)
+    check_people(args.approver, None, flag="--approver")
     given = given_ssp(args.ssp, "--write-ssp" if args.write_ssp else None, args.subject)
     ssp_sha = None if given is None else given[0]
     out = target(args.output)
@@ -230,6 +243,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
             "ci": args.bootstrap,
             "ci_level": args.ci_level,
             "ci_method": args.ci_method,
+            "resample": args.resample,
             "decision": args.decision,
             "p_value": args.p_value,
             "bonferroni": args.bonferroni,
@@ -244,12 +258,20 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         timestamp=args.timestamp,
         deterministic=deterministic,
         positive_label=args.positive_label,
+        fail_on=args.fail_on,
+        inconclusive=args.inconclusive,
+        seed=args.seed,
+        subject=args.subject,
+        max_regression=args.max_regression,
+        score_decimals=args.score_decimals,
+        allow_deviation=args.allow_deviation,
     )
     base = RenderOptions(
         subject=args.subject,
         deterministic=deterministic,
         assessors=tuple(args.assessor),
         organization=args.organization,
+        approvers=tuple(args.approver),
     )
     write_plan(
         results, args.output, out, base, ssp=args.ssp, ssp_sha256=ssp_sha, write_ssp=args.write_ssp
@@ -276,6 +298,11 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
             noun="export",
         )
     results = load_results(args.results)
+    verified = None
+    if args.plan is not None:  # verified exactly as `check --plan` verifies, or exit 2
+        from fairpolicy.plan import verify
+
+        verified = verify(args.plan, results)
     opts = RenderOptions(
         path=None if out is None else args.output,
         subject=args.subject,
@@ -283,7 +310,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
         deterministic=is_deterministic(args.deterministic),
         results_href=href(args.results, args.output),
         ap_href=href(args.plan, args.output),
-        plan_given=args.plan is not None,
+        plan=verified,
         assessors=tuple(args.assessor),
         organization=args.organization,
     )
@@ -299,10 +326,40 @@ def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
     bound = tuple(parse_bind(args.bind))
-    code: int = validate_files(
-        args.policies, stdout, args.allow_path, strict=args.strict, bound=bound
-    )
+    ars = {p for p in args.policies if _is_ar(p)}
+    code = 0
+    for path in args.policies:  # in the order given, each file its own verdict
+        if path in ars:  # assessment results: hashes, plan and verdict re-derived
+            from fairpolicy.audit import validate_ar
+
+            ok = validate_ar(path, stdout)
+            code = max(code, 0 if ok else EXIT_ERROR)
+        else:
+            code = max(
+                code,
+                validate_files([path], stdout, args.allow_path, strict=args.strict, bound=bound),
+            )
     return code
+
+
+def _is_ar(path: str) -> bool:
+    """Whether ``path`` looks like OSCAL assessment results (read fully only then). Only a
+    regular file is opened here (a FIFO would block): anything else goes to the policy
+    validator, which refuses it with its message."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except (OSError, ValueError):
+        return False
+    if b"assessment-results" not in head:
+        return False
+    from fairpolicy.audit import is_assessment_results
+
+    return is_assessment_results(path)
 
 
 def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:

@@ -322,15 +322,17 @@ def _plan(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         help="write the OSCAL assessment plan of a policy before any data is seen",
         description="Resolve POLICY (with the bindings and statistics options a check would "
         "take) and write the OSCAL assessment plan an assessor approves: controls, objectives, "
-        "methods, thresholds and the columns the run will read. `check --plan` then verifies "
-        "that a run is the planned one.",
+        "methods, thresholds, the columns the run will read and every setting that can change "
+        "a verdict (--fail-on, --inconclusive, --seed, --subject, ...). `check --plan` then "
+        "verifies that a run is the planned one (another setting is exit 2).",
     )
     pl.add_argument("policy", help="policy file")
     pl.add_argument("-o", "--output", required=True, metavar="PATH", help="plan file to write")
     shared = {
         "--bind", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
         "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
-        "--decision", "--p-value", "--bonferroni", "--positive-label",
+        "--decision", "--p-value", "--bonferroni", "--positive-label", "--resample", "--seed",
+        "--fail-on", "--inconclusive", "--max-regression", "--score-decimals",
     }  # fmt: skip
     for action in c._actions:  # the same options as check (argparse's parents do this)
         if shared & set(action.option_strings):
@@ -340,6 +342,26 @@ def _plan(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         metavar="PATH",
         help="also write a minimal OSCAL SSP for the model (and the profile it imports, beside "
         "it) and make the plan import it",
+    )
+    pl.add_argument(
+        "--approver",
+        action="append",
+        default=[],
+        metavar="'NAME <EMAIL>'",
+        help="a person approving the plan (repeatable): a party with the approver role; the "
+        "plan records the approval with its time (--timestamp) and the SHA-256 of the "
+        "approved content",
+    )
+    from fairpolicy.gate_settings import SETTINGS
+
+    pl.add_argument(
+        "--allow-deviation",
+        action="append",
+        default=[],
+        choices=tuple(SETTINGS),
+        metavar="SETTING",
+        help="let a run verified against this plan use another value of SETTING (repeatable; "
+        "recorded in the plan and in the results). Pinned settings: " + ", ".join(SETTINGS),
     )
     pl.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return pl

@@ -18,9 +18,11 @@ def parse_person(text: str) -> tuple[str, str | None]:
     return m.group("name"), m.group("email")
 
 
-def check_people(assessors: Sequence[str], organization: str | None) -> None:
-    """``--assessor`` values are ``Name`` or ``Name <email>``, and ``--organization`` is not
-    empty (checked before any work). Raises UsageError."""
+def check_people(
+    assessors: Sequence[str], organization: str | None, flag: str = "--assessor"
+) -> None:
+    """``--assessor`` (or ``flag``) values are ``Name`` or ``Name <email>``, and
+    ``--organization`` is not empty (checked before any work). Raises UsageError."""
     from fairpolicy.errors import UsageError
 
     for text in assessors:
@@ -28,8 +30,8 @@ def check_people(assessors: Sequence[str], organization: str | None) -> None:
             parse_person(text)
         except ValueError as exc:
             raise UsageError(
-                f"--assessor: {exc}.",
-                hint="write --assessor 'Ada Lovelace <ada@example.org>'.",
+                f"{flag}: {exc}.",
+                hint=f"write {flag} 'Ada Lovelace <ada@example.org>'.",
             ) from None
     if organization is not None and not organization.strip():
         raise UsageError("--organization is empty.", hint="name the assessors' organization.")

@@ -7,29 +7,36 @@ assessment plan an assessor approves: the controls, their objectives, the method
 activity per control with its metric, operator, threshold and bound columns) and the data
 it expects (the columns and their roles). No data is read.
 
-``fairpolicy check ... --plan ap.json`` then evaluates, and before writing anything
-compares what it evaluated with the plan: the same controls, each with the same metric,
-operator, threshold, bound columns and parameters, and the same policy (SHA-256). Any
-difference is exit 2 naming it; on a match the assessment results import that plan.
+The plan also pins every setting that can change a verdict (:mod:`fairpolicy.gate_settings`:
+``--fail-on``, ``--inconclusive``, ``--subject``, ``--seed``, ``--bind``, the statistics
+options, ``--max-regression``, ``--score-decimals``), the deviations its approver allows
+(``--allow-deviation``) and its approval (``--approver``, the time, the SHA-256 of the
+approved content).
+
+``fairpolicy check ... --plan ap.json`` and ``fairpolicy export oscal ... --plan ap.json``
+then verify the run through :func:`verify`, the one verification: the plan's approved
+content recomputed, every pinned setting, the same controls each with the same metric,
+operator, threshold, bound columns and parameters, and the same policy and documents
+(SHA-256). Any difference is exit 2 naming it and nothing is written; on a match the
+assessment results import that plan and say it was verified (only from the
+:class:`~fairpolicy.gate_settings.VerifiedPlan` :func:`verify` returns). A plan written
+before settings were pinned is refused with the fix (:func:`read_plan`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fairpolicy import present
-from fairpolicy.errors import PolicyError, Problem
+from fairpolicy import gate_settings, present
+from fairpolicy.errors import PolicyError, Problem, UsageError
 from fairpolicy.results import DataInfo, Results, RunInfo, Tool, summarize
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
+    from fairpolicy.gate_settings import VerifiedPlan
     from fairpolicy.outputs import Target
-
-#: the planned props compared between a plan and a run (``control-source`` is where the
-#: control was written, which may be spelled from another folder: not part of the method)
-IGNORED = frozenset({"method", "control-source"})
 
 
 def plan_results(
@@ -41,17 +48,55 @@ def plan_results(
     timestamp: str | None = None,
     deterministic: bool = False,
     positive_label: str | None = None,
+    fail_on: str = "error",
+    inconclusive: str = "fail",
+    seed: Any = None,
+    subject: str | None = None,
+    max_regression: Any = None,
+    score_decimals: int | None = None,
+    allow_deviation: Sequence[str] = (),
 ) -> Results:
     """The policy's controls as results that hold no measurement (every finding
     ``inconclusive``, "planned: not evaluated"), which the assessment-plan writer renders
-    as a plan. Raises PolicyError/UsageError as a check would."""
+    as a plan; the run settings it pins (:mod:`fairpolicy.gate_settings`) recorded as a
+    check records them. Raises PolicyError/UsageError as a check would."""
     from fairpolicy.assemble import finding, fixed_timestamp, now, policy_info
     from fairpolicy.metrics.registry import REGISTRY
-    from fairpolicy.planning import apply_overrides, load
+    from fairpolicy.planning import (
+        DEFAULT_SEED,
+        apply_overrides,
+        check_stats_options,
+        load,
+        option_number_arg,
+        score_decimals_arg,
+    )
+    from fairpolicy.results import run_metadata
     from fairpolicy.version import __version__
 
+    if fail_on not in ("error", "warning", "never"):
+        raise UsageError(f"fail_on must be error, warning or never, not {fail_on!r}.")
+    if inconclusive not in ("pass", "warn", "fail"):
+        raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
+    for name in allow_deviation:
+        if name not in gate_settings.SETTINGS:
+            from fairpolicy.errors import did_you_mean
+
+            raise UsageError(
+                f"--allow-deviation {name}: not a pinned setting."
+                f"{did_you_mean(name, gate_settings.SETTINGS)} Settings: "
+                f"{', '.join(gate_settings.SETTINGS)}."
+            )
+    seed = option_number_arg("seed", seed)
+    stats = {k: v for k, v in (params or {}).items() if v is not None}
+    check_stats_options(stats)
+    if max_regression is not None:
+        from fairpolicy.baseline import check_max_regression
+
+        max_regression = check_max_regression(max_regression, "--max-regression")
+    decimals = None if score_decimals is None else score_decimals_arg(score_decimals)
+    subject = run_metadata(subject, None)[0]
     pol = apply_overrides(
-        load(policy, bound=tuple(bind or ())), bind, num_classes, params, positive_label
+        load(policy, bound=tuple(bind or ())), bind, num_classes, stats, positive_label
     )
     when = fixed_timestamp(timestamp) or now(deterministic)
     findings = [
@@ -66,20 +111,39 @@ def plan_results(
         for c in pol.controls
     ]
     columns = sorted({col for c in pol.controls for col in c.inputs.values()})
-    return present.Results(
+    options: dict[str, Any] = {
+        "planned": True,
+        "timestamp": fixed_timestamp(timestamp),
+        "bind": dict(bind or {}),
+        "num_classes": num_classes,
+        **stats,
+    }
+    # the same reading as a check's record (fairpolicy.assemble): unset options left out
+    options = {k: v for k, v in options.items() if v or k in ("planned", "timestamp")}
+    if decimals is not None:
+        options["score_decimals"] = decimals
+    if max_regression is not None:
+        options["max_regression"] = max_regression
+    if allow_deviation:
+        options["allow_deviation"] = sorted(set(allow_deviation))
+    results = present.Results(
         tool=Tool(version=__version__),
         policy=policy_info(pol),
         data=DataInfo(path=None, sha256=None, rows=0, columns=columns),
         run=RunInfo(
             started=when,
             finished=when,
-            options={"planned": True, "timestamp": fixed_timestamp(timestamp)},
+            options=options,
             cwd=None if deterministic else os.getcwd(),
+            fail_on=fail_on,  # type: ignore[arg-type]
+            inconclusive=inconclusive,  # type: ignore[arg-type]
+            seed=DEFAULT_SEED if seed is None else int(seed),
         ),
         summary=summarize(findings, "fail"),  # every planned control is inconclusive
         findings=findings,
         warnings=list(pol.warnings),
     )
+    return results if subject is None else results.model_copy(update={"subject": subject})
 
 
 def write_plan(
@@ -135,22 +199,13 @@ def is_plan(results: Results) -> bool:
     return bool(results.run.options.get("planned"))
 
 
-def _props(node: Mapping[str, Any]) -> dict[str, str]:
-    from fairpolicy.policy.schema import NS
-
-    return {
-        p["name"]: p["value"]
-        for p in node.get("props", [])
-        if p.get("ns") == NS and p["name"] not in IGNORED
-    }
-
-
-def read_plan(path: str) -> dict[str, Any]:
-    """The assessment plan at ``path``, checked against the NIST schema. Raises
-    PolicyError."""
+def read_plan(path: str) -> tuple[dict[str, Any], str]:
+    """(the body, the file's SHA-256) of the assessment plan at ``path``, checked against
+    the NIST schema; a plan that pins no settings (written before they were pinned) is
+    refused with the fix. Raises PolicyError."""
     from fairpolicy.ssp import read_model
 
-    data, _ = read_model(
+    data, sha = read_model(
         path,
         "assessment-plan",
         "--plan",
@@ -158,20 +213,104 @@ def read_plan(path: str) -> dict[str, Any]:
         "pass the plan written by `fairpolicy plan POLICY -o ap.json`.",
     )
     body: dict[str, Any] = dict(data)
-    return body
+    if gate_settings.plan_settings(body) is None:
+        # its approver approved no settings: reading it as "the defaults" would put words
+        # in the approval, and the defaults (the seed) belong to the version reading it
+        raise PolicyError(
+            "the plan pins none of the settings that can change a verdict (--fail-on, "
+            "--inconclusive, --seed, --subject, the statistics options…): it was written "
+            "before fairpolicy pinned them, so it cannot show which settings were approved.",
+            file=path,
+            hint="write the plan again with `fairpolicy plan POLICY -o ap.json` and the "
+            "options the run will use (--fail-on, --inconclusive, --bind, …), and have it "
+            "approved (--approver 'NAME <EMAIL>').",
+        )
+    return body, sha
+
+
+def planned_subject(body: Mapping[str, Any]) -> str | None:
+    """The subject (``--subject``) the plan pins, or None."""
+    pinned = gate_settings.plan_settings(body)
+    return None if pinned is None else pinned[0].get("subject")
+
+
+#: the option naming each setting in messages
+def _flag(name: str) -> str:
+    return f"--{name}"
+
+
+def _settings_problems(
+    plan: Mapping[str, Any], results: Results, path: str
+) -> tuple[list[Problem], list[tuple[str, str | None, str | None]]]:
+    """The settings the run changed (one problem each, naming the setting, where the
+    run's value came from and both values) and the deviations the plan allows."""
+    pinned, allowed = gate_settings.plan_settings(plan) or ({}, [])
+    ran = gate_settings.of_results(results)
+    where = gate_settings.sources(results)
+    problems: list[Problem] = [
+        Problem(
+            f"the plan pins the setting '{name}', which this version of fairpolicy does not "
+            "know: it cannot verify a run against it.",
+            file=path,
+            key=name,
+            hint="verify with the fairpolicy version that wrote the plan, or a newer one.",
+        )
+        for name in gate_settings.unknown_settings(plan)
+    ]
+    deviations: list[tuple[str, str | None, str | None]] = []
+    for name in gate_settings.SETTINGS:
+        now, then = ran.get(name), pinned.get(name)
+        if now == then:
+            continue
+        if name in allowed:
+            deviations.append((name, then, now))
+            continue
+        kind, file = where[name]
+        came = f" (set by the configuration file {file})" if kind == "config-file" else ""
+        problems.append(
+            Problem(
+                f"the setting {_flag(name)} is {_given(now)} in this run{came} and "
+                f"{_given(then)} in the approved plan.",
+                file=path,
+                key=name,
+            )
+        )
+    return problems, deviations
+
+
+def _given(value: str | None) -> str:
+    return "not given" if value is None else f"'{value}'"
+
+
+def _digest_problems(plan: Mapping[str, Any], path: str) -> list[Problem]:
+    recorded = gate_settings.approval(plan).get(gate_settings.DIGEST)
+    computed = gate_settings.content_digest(plan)
+    if recorded == computed:
+        return []
+    if recorded is None:
+        msg = "the plan records no SHA-256 of its approved content (the approval part)."
+    else:
+        msg = (
+            f"the plan was edited after it was written: its approval records the content "
+            f"SHA-256 {recorded}, and its content now hashes to {computed}."
+        )
+    return [Problem(msg, file=path)]
 
 
 def compare(plan: Mapping[str, Any], results: Results, path: str) -> list[Problem]:
     """What the run did that the plan did not plan (one problem per difference)."""
+    return _compare(plan, results, path)[0]
+
+
+def _compare(
+    plan: Mapping[str, Any], results: Results, path: str
+) -> tuple[list[Problem], list[tuple[str, str | None, str | None]]]:
     from fairpolicy.formatters._oscal_common import planned_props
 
-    problems: list[Problem] = []
-    planned: dict[str, dict[str, str]] = {}
-    for act in plan.get("local-definitions", {}).get("activities", []):
-        sel = act.get("related-controls", {}).get("control-selections", [])
-        for s in sel:
-            for inc in s.get("include-controls", []):
-                planned[inc["control-id"]] = _props(act)
+    problems = _digest_problems(plan, path)
+    settings, deviations = _settings_problems(plan, results, path)
+    problems += settings
+    planned = gate_settings.planned_controls(plan)
     ran = {f.control_id: f for f in results.findings}
     for cid in sorted(set(planned) - set(ran)):
         problems.append(Problem(f"the plan tests control '{cid}', the run did not.", file=path))
@@ -179,10 +318,16 @@ def compare(plan: Mapping[str, Any], results: Results, path: str) -> list[Proble
         problems.append(
             Problem(f"the run tested control '{cid}', which the plan does not plan.", file=path)
         )
+    # a setting the plan lets differ also lets the control props it sets differ: the
+    # statistics options' parameters, the bound columns (bind)
+    _, allowed = gate_settings.plan_settings(plan) or ({}, [])
+    free = {f"param.{gate_settings.SETTINGS[a]}" for a in allowed if gate_settings.SETTINGS.get(a)}
     for cid in sorted(set(ran) & set(planned)):
-        now = _props({"props": planned_props(ran[cid])})
+        now = gate_settings.ns_props({"props": planned_props(ran[cid])})
         then = planned[cid]
         for key in sorted(set(now) | set(then)):
+            if key in free or ("bind" in allowed and key.startswith("input.")):
+                continue
             if now.get(key) != then.get(key):
                 problems.append(
                     Problem(
@@ -193,6 +338,7 @@ def compare(plan: Mapping[str, Any], results: Results, path: str) -> list[Proble
                         key=key,
                     )
                 )
+    _props = gate_settings.ns_props
     sha = None
     for r in plan.get("back-matter", {}).get("resources", []):
         sha = sha or _props(r).get("policy-sha256")
@@ -232,16 +378,21 @@ def compare(plan: Mapping[str, Any], results: Results, path: str) -> list[Proble
                 file=path,
             )
         )
-    return problems
+    return problems, deviations
 
 
 def _shown(value: str | None) -> str:
     return "absent" if value is None else f"'{value}'"
 
 
-def verify(plan_path: str, results: Results) -> None:
-    """Raise PolicyError listing every difference between the run and the plan."""
-    problems = compare(read_plan(plan_path), results, plan_path)
+def verify(plan_path: str, results: Results) -> VerifiedPlan:
+    """The one verification of a run against its approved plan (``check --plan`` and
+    ``export --plan`` alike): the plan read and checked against the NIST schema, its
+    approved content recomputed, every pinned setting, every control's method, the
+    policy and every document it imports compared. Returns the :class:`VerifiedPlan`
+    the writers need to state "verified"; raises PolicyError listing every difference."""
+    body, sha = read_plan(plan_path)
+    problems, deviations = _compare(body, results, plan_path)
     if problems:
         last = problems[-1]
         problems[-1] = Problem(
@@ -249,11 +400,34 @@ def verify(plan_path: str, results: Results) -> None:
             file=last.file,
             control=last.control,
             key=last.key,
-            hint="evaluate the policy the plan was written for, or write a new plan "
-            "(`fairpolicy plan POLICY -o ap.json` with the same --bind and options) and have "
+            hint="run with the settings the plan pins (or evaluate the policy it was written "
+            "for), or write a new plan (`fairpolicy plan POLICY -o ap.json` with the same "
+            "--bind and options; `--allow-deviation SETTING` lets a setting differ) and have "
             "it approved.",
         )
         raise PolicyError(
             problems,
             title="the run does not match its assessment plan (--plan)",
         )
+    comps = body.get("local-definitions", {}).get("components", [])
+    subject = comps[0] if comps else {}
+    approval = gate_settings.approval(body)
+    approvers = tuple(
+        p["value"]
+        for part in body.get("terms-and-conditions", {}).get("parts", [])
+        if part.get("name") == gate_settings.APPROVAL
+        for p in part.get("props", [])
+        if p.get("name") == "approver"
+    )
+    return gate_settings.VerifiedPlan(
+        path=plan_path,
+        sha256=sha,
+        uuid=str(body.get("uuid")),
+        title=str(body.get("metadata", {}).get("title", "")),
+        subject_uuid=subject.get("uuid"),
+        subject_title=subject.get("title"),
+        digest=str(approval.get(gate_settings.DIGEST)),
+        approvers=approvers,
+        approved_at=approval.get("approved-at"),
+        deviations=tuple(deviations),
+    )

@@ -28,6 +28,7 @@ from fairpolicy.data.limits import Limits
 from fairpolicy.data.prefetch import MEASURED_ROLES, bound_columns
 from fairpolicy.data.sources import Request, Table, default_memory_budget, parse_size
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
+from fairpolicy.gate_settings import DEFAULT_SEED as DEFAULT_SEED
 from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.metrics.registry import lookup
 from fairpolicy.policy.schema import ROLES, Control, Policy
@@ -36,8 +37,6 @@ from fairpolicy.results import (
     FailOn,
     InconclusivePolicy,
 )
-
-DEFAULT_SEED = 20261122
 
 
 #: where a default the run gives every control (``--positive-label``) is said to come from
@@ -278,7 +277,7 @@ _NUMBER_FLAGS = {
 }
 
 
-def _option_number(name: str, value: Any, whole: bool = True) -> Any:
+def option_number_arg(name: str, value: Any, whole: bool = True) -> Any:
     """A numeric option of the Python API read with the command line's grammar: an int (a
     float for ``ci_level``) or its plain ASCII text (``"1000"``, ``" 0.9 "``). ``"1_000"``,
     ``"5e2"`` for a count, other scripts' digits, a bool or another type are a UsageError
@@ -297,7 +296,7 @@ def _option_number(name: str, value: Any, whole: bool = True) -> Any:
         ) from None
 
 
-def _check_stats_options(options: Mapping[str, Any]) -> None:
+def check_stats_options(options: Mapping[str, Any]) -> None:
     """Validate the statistics options given to :func:`check` / the command line."""
     from fairpolicy.metrics.registry import COMMON_PARAMS
 
@@ -334,7 +333,7 @@ def _check_requested(pol: Policy, caps: Limits) -> None:
 MAX_SCORE_DECIMALS = 12
 
 
-def _score_decimals(value: int | None) -> int:
+def score_decimals_arg(value: int | None) -> int:
     from fairpolicy.data.sources import DEFAULT_SCORE_DECIMALS
 
     if value is None:
@@ -509,12 +508,12 @@ def settle(
     from fairpolicy.data.sources import require_data_kind
 
     require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
-    bootstrap = _option_number("bootstrap", bootstrap)
-    p_value = _option_number("p_value", p_value)
-    seed = _option_number("seed", seed)
-    num_classes = _option_number("num_classes", num_classes)
-    max_rows = _option_number("max_rows", max_rows)
-    ci_level = _option_number("ci_level", ci_level, whole=False)
+    bootstrap = option_number_arg("bootstrap", bootstrap)
+    p_value = option_number_arg("p_value", p_value)
+    seed = option_number_arg("seed", seed)
+    num_classes = option_number_arg("num_classes", num_classes)
+    max_rows = option_number_arg("max_rows", max_rows)
+    ci_level = option_number_arg("ci_level", ci_level, whole=False)
     if inconclusive not in ("pass", "warn", "fail"):
         raise UsageError(f"inconclusive must be pass, warn or fail, not {inconclusive!r}.")
     if fail_on not in ("error", "warning", "never"):
@@ -555,7 +554,7 @@ def settle(
         }.items()
         if v is not None
     }
-    _check_stats_options(stats_options)
+    check_stats_options(stats_options)
     if num_classes is not None and num_classes < 2:
         raise UsageError(f"--num-classes must be at least 2, got {num_classes}.")
     if max_rows is not None and max_rows < 1:
@@ -587,6 +586,9 @@ def settle(
             "timestamp": fixed,
             **stats_options,
             **({"positive_label": label} if label is not None else {}),
+            # as given: the grid a rounding engine uses (fairpolicy.assemble records the
+            # one used); pinned by an approved plan (fairpolicy.gate_settings)
+            **({} if score_decimals is None else {"score_decimals": score_decimals}),
         },
         epoch_note=epoch_note,
     )
@@ -619,4 +621,4 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
         s.positive_label,
     )
     _check_requested(pol, s.caps)
-    return pol, _score_decimals(s.score_decimals)
+    return pol, score_decimals_arg(s.score_decimals)

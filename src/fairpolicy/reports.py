@@ -25,6 +25,7 @@ from fairpolicy.outputs import (
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
+    from fairpolicy.gate_settings import VerifiedPlan
     from fairpolicy.results import Results
 
 
@@ -52,20 +53,20 @@ def emit(
     stdout: TextIO,
     *,
     color: bool,
-    plan: str | None = None,
+    plan: VerifiedPlan | None = None,
     ssp: tuple[str, str] | None = None,
     inputs: Sequence[tuple[str, str | None]] = (),
 ) -> int:
     """Render every output of a check and write them all or none (:func:`write_all`); the
     text table also reaches the terminal when no ``-o text`` asked for it. ``outputs``:
     (format, path) pairs, path None for stdout; ``base``: the options every format shares;
-    ``color``: colour allowed on a terminal; ``plan``: the approved assessment plan
-    (``--plan``, already verified against the results); ``ssp``: (path, SHA-256) of the
-    team's SSP (``--ssp``); ``inputs``: (role, path) of the run's input files besides the
-    policy, its documents and the data (baseline, plan, configuration file). Every file to
-    be written — the outputs and the files beside them — is checked against the others and
-    against every input before any is written (:func:`refuse_written`). Returns the exit
-    code."""
+    ``color``: colour allowed on a terminal; ``plan``: the approved assessment plan the
+    results were verified against (``--plan``, :func:`fairpolicy.plan.verify`); ``ssp``:
+    (path, SHA-256) of the team's SSP (``--ssp``); ``inputs``: (role, path) of the run's
+    input files besides the policy, its documents and the data (baseline, plan,
+    configuration file). Every file to be written — the outputs and the files beside them —
+    is checked against the others and against every input before any is written
+    (:func:`refuse_written`). Returns the exit code."""
     import dataclasses
     import hashlib
     import sys
@@ -83,7 +84,7 @@ def emit(
         table = sys.stderr if any(p is None for _, p in outputs) else stdout
     ap_path = next((p for n, p in outputs if n == "oscal-ap" and p), None)
     if plan is not None:
-        ap_path = plan
+        ap_path = plan.path
     json_path = next((p for n, p in outputs if n == "json" and p), None)
     ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
     profile_href = ssp_sha = None
@@ -103,11 +104,15 @@ def emit(
         ssp_path, ssp_sha = ssp
     rendered: dict[str, str] = {}
     every = [*outputs, *([("text", None)] if table is not None else [])]
-    for name, path in sorted(every, key=lambda o: o[0] != "oscal-ssp"):  # the plan hashes it
-        ap_href = results_href = ssp_href = None
+    # the SSP first (the plan hashes it), the plan before the results (they hash it)
+    order = {"oscal-ssp": 0, "oscal-ap": 1}
+    for name, path in sorted(every, key=lambda o: order.get(o[0], 2)):
+        ap_href = results_href = ssp_href = ap_sha = None
         if name == "oscal":
             ap_href = href(ap_path, path)
             results_href = href(json_path, path)
+            if plan is None and "oscal-ap" in rendered:
+                ap_sha = hashlib.sha256(rendered["oscal-ap"].encode()).hexdigest()
         if name == "oscal-ap" and ssp_path is not None:
             ssp_href = href(ssp_path, path)
             if "oscal-ssp" in rendered:
@@ -118,10 +123,11 @@ def emit(
             color=color and path is None and tty(stream),
             path=path,
             ap_href=ap_href,
+            ap_sha256=ap_sha,
             results_href=results_href,
             ssp_href=ssp_href,
             ssp_sha256=ssp_sha,
-            plan_given=plan is not None,
+            plan=plan,
             profile_href=profile_href if name == "oscal-ssp" else None,
         )
         text = rendered[name] = get(name)(results, opts)

@@ -44,7 +44,8 @@ def prepare(case: Case, tmp: Path) -> Prepared:
         data.write_bytes(raw.encode() if isinstance(raw, str) else raw)
     subs = {"tmp": str(tmp), "policy": str(pol), "data": str(data)}
     args = [a.format(**subs) for a in case.args]
-    argv = args if args[:1] == ["check"] else ["check", str(pol), str(data), *args]
+    # a row may run another command than check (export: its own argv, output=False)
+    argv = args if args[:1] in (["check"], ["export"]) else ["check", str(pol), str(data), *args]
     report = None
     if case.output:
         (tmp / "out").mkdir()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fairpolicy.cli import main
-from tests.formatters.test_oscal import check_documents, prop, props, read, walk
+from tests.formatters.test_oscal import ap_link, check_documents, prop, props, read, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 CREDIT = ("examples/credit/policy.yaml", "examples/credit/predictions.csv")
@@ -217,7 +217,7 @@ def test_export_from_another_folder_links_the_results_and_the_plan(
     ]
     assert evidence[0]["rlinks"][0]["href"] == "../out/r.json"
     assert prop(evidence[0], "results-sha256") == hashlib.sha256(res.read_bytes()).hexdigest()
-    assert read(ar)["assessment-results"]["import-ap"]["href"] == "../out/ap.json"
+    assert ap_link(read(ar)) == "../out/ap.json"
 
 
 # ---------------------------------------------------------------- SSP → profile → catalog
@@ -265,7 +265,8 @@ def _walk_with_trestle(
     ar_path = folder / "ar.json"
     ar = AssessmentResults.oscal_read(ar_path)
     assert ar is not None
-    ap_path = follow(ar_path, ar.import_ap.href)
+    # import-ap names the back-matter resource holding the plan's link and SHA-256
+    ap_path = follow(ar_path, ap_link(json.loads(ar_path.read_text())))
     ap = AssessmentPlan.oscal_read(ap_path)
     assert ap is not None
     ssp_path = follow(ap_path, ap.import_ssp.href)
@@ -436,8 +437,10 @@ def test_plan_is_written_without_data_and_the_run_must_match_it(
     ar, _ = check_documents(tmp_path / "ar.json", tmp_path / "ap.json")
     assert "approved before the run" in ar["assessment-results"]["import-ap"]["remarks"]
     plan_acts = {a["uuid"] for a in acts}
-    ar_acts = {a["uuid"] for a in ar["assessment-results"]["local-definitions"]["activities"]}
-    assert ar_acts == plan_acts  # the same activities, by identity
+    (task,) = ar["assessment-results"]["results"][0]["local-definitions"]["tasks"]
+    ar_acts = {a["activity-uuid"] for a in task["associated-activities"]}
+    assert ar_acts == plan_acts  # the plan's activities, referred to by identity
+    assert "local-definitions" not in ar["assessment-results"]  # never redefined
 
 
 @pytest.mark.parametrize(

@@ -97,12 +97,21 @@ def prop(node: dict[str, Any], name: str) -> str | None:
     return values[0] if values else None
 
 
-def check_references(doc: dict[str, Any]) -> None:
-    """Every ``#fragment`` href names a back-matter resource; every *-uuid ref resolves."""
+def check_references(doc: dict[str, Any], imported: dict[str, Any] | None = None) -> None:
+    """Every ``#fragment`` href names a back-matter resource; every *-uuid ref resolves (in
+    the document, or in the plan it imports: ``imported``), and the results never redefine
+    an activity of the plan (they refer to it)."""
     body = next(iter(doc.values()))
     resources = {r["uuid"] for r in body.get("back-matter", {}).get("resources", [])}
     defined = {v for k, v in walk(body) if k == "uuid"}
     assert len(defined) == sum(1 for k, _ in walk(body) if k == "uuid"), "a UUID is repeated"
+    if imported:
+        from_plan = {v for k, v in walk(imported) if k == "uuid"}
+        # the plan's activities are referred to, never redefined
+        acts = {a["uuid"] for a in body.get("local-definitions", {}).get("activities", [])}
+        redefined = acts & from_plan
+        assert not redefined, f"the results redefine the plan's {sorted(redefined)}"
+        defined |= from_plan
     for k, v in walk(body):
         if k == "href" and v.startswith("#"):
             assert v[1:] in resources, f"dangling fragment {v}"
@@ -118,6 +127,29 @@ def check_references(doc: dict[str, Any]) -> None:
             assert v in defined, f"{k} {v} is not defined in the document"
 
 
+def import_ap_target(ar_path: Path, ar: dict[str, Any]) -> Path | None:
+    """The file the AR's ``import-ap`` names through its back-matter resource, or None
+    (no separate plan: the resource is the policy's)."""
+    body = ar["assessment-results"]
+    href = body["import-ap"]["href"]
+    assert href.startswith("#"), "import-ap names a back-matter resource (FedRAMP's form)"
+    (res,) = [r for r in body["back-matter"]["resources"] if r["uuid"] == href[1:]]
+    if prop(res, "document-kind") != "assessment-plan":
+        return None
+    (rlink,) = res["rlinks"]
+    assert rlink["hashes"][0]["algorithm"] == "SHA-256"
+    return href_target(ar_path, rlink["href"])
+
+
+def ap_link(ar: dict[str, Any]) -> str:
+    """The href of the plan the AR imports (the rlink of import-ap's resource)."""
+    body = ar["assessment-results"]
+    href = body["import-ap"]["href"]
+    (res,) = [r for r in body["back-matter"]["resources"] if f"#{r['uuid']}" == href]
+    link: str = res["rlinks"][0]["href"]
+    return link
+
+
 def href_target(doc_path: Path, href: str) -> Path:
     if href.startswith("file:"):
         return Path(unquote(urlparse(href).path))
@@ -130,17 +162,18 @@ def check_documents(ar_path: Path, ap_path: Path | None) -> tuple[dict[str, Any]
     assert list(ar) == ["assessment-results"]
     assert validate_document(ar, "assessment-results") == []
     trestle_read(ar_path, "assessment-results")
-    check_references(ar)
+    target = import_ap_target(ar_path, ar)
     ap: dict[str, Any] = {}
+    if ap_path is not None:
+        assert target == ap_path.resolve()
+    ap_path = target
     if ap_path is not None:
         ap = read(ap_path)
         assert list(ap) == ["assessment-plan"]
         assert validate_document(ap, "assessment-plan") == []
         trestle_read(ap_path, "assessment-plan")
         check_references(ap)
-        href = ar["assessment-results"]["import-ap"]["href"]
-        assert not href.startswith("#")
-        assert href_target(ar_path, href) == ap_path.resolve()
+    check_references(ar, ap)
     # every file the documents link exists and has the SHA-256 they state
     for path, doc in ((ar_path, ar), (ap_path, ap)):
         for k, v in walk(doc):
@@ -192,7 +225,7 @@ def test_documents_are_valid_and_linked(name: str, runs: dict[str, dict[str, Any
         assert any(h.startswith("file:///") for h in hrefs)
     else:  # relative paths in the results are rebased onto the AR's folder
         rlinks = [x["href"] for k, v in walk(ar) if k == "rlinks" for x in v]
-        inputs = [h for h in rlinks if h != "results.json"]
+        inputs = [h for h in rlinks if h not in ("results.json", "plan/ap.json")]
         assert inputs and all(h.startswith("../") for h in inputs)
         # every rlink (the results JSON written beside it too) resolves from the AR's folder
         assert all((r["ar"].parent / h).exists() for h in rlinks), rlinks
@@ -271,8 +304,14 @@ def test_one_observation_and_finding_per_control(
         else:
             assert "related-risks" not in x
 
-    # back-matter: policy, data, results JSON with their SHA-256
-    resources = body["back-matter"]["resources"]
+    # back-matter: the plan (import-ap), then policy, data, results JSON with their SHA-256
+    plan, *resources = body["back-matter"]["resources"]
+    assert body["import-ap"]["href"] == f"#{plan['uuid']}"
+    assert prop(plan, "verified") == "false"  # written by the same run, not approved
+    assert (
+        plan["rlinks"][0]["hashes"][0]["value"]
+        == hashlib.sha256(runs[name]["ap"].read_bytes()).hexdigest()
+    )
     sha = hashlib.sha256(runs[name]["json"].read_bytes()).hexdigest()
     assert prop(resources[2], "results-sha256") == sha
     assert resources[0]["rlinks"][0]["hashes"][0]["value"] == results.policy.sha256
@@ -290,7 +329,11 @@ def test_plan_and_results_share_uuids(name: str, runs: dict[str, dict[str, Any]]
     assert local["components"] == ap["local-definitions"]["components"]
     assert local["assessment-assets"] == ap["assessment-assets"]
     assert local["tasks"] == ap["tasks"]
-    assert ar["local-definitions"]["activities"] == ap["local-definitions"]["activities"]
+    # the plan defines the activities; the results refer to them and never redefine them
+    assert "local-definitions" not in ar
+    assert {a["uuid"] for a in ap["local-definitions"]["activities"]} == {
+        x["activity-uuid"] for t in local["tasks"] for x in t["associated-activities"]
+    }
     assert ap["reviewed-controls"] == ar["results"][0]["reviewed-controls"]
     n = len(runs[name]["results"].findings)
     activities = ap["local-definitions"]["activities"]
@@ -340,10 +383,11 @@ def test_yaml_by_extension(tmp_path: Path) -> None:
     assert _check(tmp_path, "credit", "--deterministic") == 0
     json_ar, json_ap = check_documents(tmp_path / "ar.json", tmp_path / "ap.json")
     assert yaml_ap == json_ap
-    assert yaml_ar["assessment-results"].pop("import-ap") == {
-        **json_ar["assessment-results"].pop("import-ap"),
-        "href": "ap.yml",
-    }
+    assert ap_link(yaml_ar) == "ap.yml" and ap_link(json_ar) == "ap.json"
+    for doc in (yaml_ar, json_ar):  # the plan resource: its link and the plan's hash differ
+        body = doc["assessment-results"]
+        body.pop("import-ap")
+        body["back-matter"]["resources"].pop(0)
     assert yaml_ar == json_ar
 
 
@@ -422,7 +466,7 @@ def test_without_deterministic_event_uuids_differ(tmp_path: Path) -> None:
         assert not ua & ub, key
     assert ap_a["assessment-plan"]["uuid"] != ap_b["assessment-plan"]["uuid"]
     # identities (components, activities) are per subject and stay stable (OSCAL's advice)
-    assert x["local-definitions"] == y["local-definitions"]
+    assert x.get("local-definitions") == y.get("local-definitions")
     assert x["results"][0]["local-definitions"] == y["results"][0]["local-definitions"]
 
 
@@ -474,7 +518,10 @@ def _render(results: Results, fmt: str = "oscal", **opts: Any) -> dict[str, Any]
     doc: dict[str, Any] = json.loads(text, parse_constant=_no_constant)
     model = "assessment-results" if fmt == "oscal" else "assessment-plan"
     assert validate_document(doc, model) == []
-    check_references(doc)
+    # with a plan, the results refer to its activities: resolved in the plan rendered from
+    # the same results
+    plan = json.loads(get("oscal-ap")(results, RenderOptions())) if opts.get("ap_href") else None
+    check_references(doc, plan)
     return doc
 
 
@@ -594,7 +641,7 @@ def test_ap_href_is_percent_encoded(credit: Results) -> None:
         ("https://example.org/ap.json", "https://example.org/ap.json"),
     ]:
         doc = _render(credit, ap_href=href)
-        assert doc["assessment-results"]["import-ap"]["href"] == written
+        assert ap_link(doc) == written
 
 
 def test_finding_model_has_the_fields_the_writer_reads() -> None:
@@ -624,7 +671,7 @@ def test_hrefs_are_percent_encoded_and_relative_to_the_document(
     assert run(*argv, "-o", "oscal-ap=ap.json") == 0
     ar, ap = check_documents(tmp_path / "out" / "ar.json", tmp_path / "ap.json")
     hrefs = {x["href"] for k, v in walk(ar) if k == "rlinks" for x in v}
-    assert hrefs == {"../in%20put/policy.yaml", "../in%20put/pred%20ictions.csv"}
-    assert ar["assessment-results"]["import-ap"]["href"] == "../ap.json"
+    assert hrefs == {"../in%20put/policy.yaml", "../in%20put/pred%20ictions.csv", "../ap.json"}
+    assert ap_link(ar) == "../ap.json"
     hrefs = {x["href"] for k, v in walk(ap) if k == "rlinks" for x in v}
     assert hrefs == {"in%20put/policy.yaml", "in%20put/pred%20ictions.csv"}

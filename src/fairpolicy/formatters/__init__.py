@@ -14,6 +14,7 @@ from fairpolicy.errors import UsageError, did_you_mean
 from fairpolicy.records import lean
 
 if TYPE_CHECKING:
+    from fairpolicy.gate_settings import VerifiedPlan
     from fairpolicy.results import Results
 
 FORMATS: dict[str, str] = {
@@ -45,9 +46,12 @@ class RenderOptions:
     #: reproducible output: v5 UUIDs from content, fixed timestamps
     deterministic: bool = False
     #: href of the assessment plan written beside the assessment results (``-o oscal-ap``)
+    #: or verified against (``--plan``), and the SHA-256 of the plan written beside them
     ap_href: str | None = None
-    #: the plan was approved before the run (``check --plan``), not written by it
-    plan_given: bool = False
+    ap_sha256: str | None = None
+    #: the approved plan the run was verified against (``check --plan``, ``export
+    #: --plan``): only :func:`fairpolicy.plan.verify` builds one
+    plan: VerifiedPlan | None = None
     #: href of the results JSON written by the same run (``-o json``), for the AR's evidence
     results_href: str | None = None
     #: href of the system security plan the assessment plan imports (``--ssp`` / ``-o
@@ -60,6 +64,8 @@ class RenderOptions:
     #: the assessors (``Name <email>``) and their organization; never invented
     assessors: tuple[str, ...] = ()
     organization: str | None = None
+    #: the people approving an assessment plan (``fairpolicy plan --approver``)
+    approvers: tuple[str, ...] = ()
 
 
 class Formatter(Protocol):

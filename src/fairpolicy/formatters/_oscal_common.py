@@ -196,6 +196,13 @@ class Ids:
         self.deterministic = opts.deterministic
         self.results_sha256 = hashlib.sha256(results_bytes(results)).hexdigest()
         self.subject_title = subject_title(results, opts)
+        #: a run verified against an approved plan observes the plan's subject (the
+        #: component the plan defines), not a new one
+        self.planned_subject: str | None = None
+        vp = opts.plan
+        if vp is not None and vp.subject_uuid:
+            self.planned_subject = vp.subject_uuid
+            self.subject_title = line(vp.subject_title or self.subject_title)
         self._activity: dict[int, str] = {}
         self._events: dict[tuple[object, ...], str] = {}
 
@@ -214,6 +221,8 @@ class Ids:
 
     @property
     def subject(self) -> str:
+        if self.planned_subject is not None:
+            return self.planned_subject
         return v5_uuid("component", "subject", self.subject_title, self.results.data.sha256)
 
     @property
@@ -274,7 +283,7 @@ def metadata(title: str, results: Results, opts: RenderOptions) -> Doc:
         "oscal-version": OSCAL_VERSION,
     }
     doc.update(people(opts))
-    if not opts.assessors and not opts.organization:
+    if not opts.assessors and not opts.organization and not opts.approvers:
         doc["remarks"] = NO_PEOPLE
     return doc
 
@@ -293,43 +302,61 @@ def party_uuid(name: str, email: str | None = None, kind: str = "person") -> str
 
 
 def with_people(opts: RenderOptions, results: Results) -> RenderOptions:
-    """``opts`` with the people named on the command line, else in the policy's metadata."""
+    """``opts`` with the people named on the command line, else recorded in the results
+    (``check --assessor``, kept for ``export``), else in the policy's metadata."""
     import dataclasses
 
+    ran = results.run.options
     return dataclasses.replace(
         opts,
-        assessors=opts.assessors or tuple(results.policy.assessors),
-        organization=opts.organization or results.policy.organization,
+        assessors=opts.assessors
+        or tuple(ran.get("assessors") or ())
+        or tuple(results.policy.assessors),
+        organization=opts.organization or ran.get("organization") or results.policy.organization,
     )
 
 
 def people(opts: RenderOptions) -> Doc:
     """``roles``, ``parties`` and ``responsible-parties`` for metadata: each assessor a
     person with the ``assessor`` role (a member of the organization, when one is named),
-    the organization a party of its own. Empty when no one was named."""
-    if not opts.assessors and not opts.organization:
+    the organization a party of its own, each approver of a plan (``--approver``) a person
+    with the ``approver`` role. Empty when no one was named."""
+    if not opts.assessors and not opts.organization and not opts.approvers:
         return {}
-    parties: list[Doc] = []
+    parties: dict[str, Doc] = {}
     org_uuid = None
     if opts.organization:
         org_uuid = party_uuid(line(opts.organization), kind="organization")
-        parties.append({"uuid": org_uuid, "type": "organization", "name": line(opts.organization)})
-    persons = []
-    for text in opts.assessors:
+        parties[org_uuid] = {
+            "uuid": org_uuid,
+            "type": "organization",
+            "name": line(opts.organization),
+        }
+
+    def person(text: str, member: bool) -> str:
         name, email = parse_person(text)
-        person: Doc = {"uuid": party_uuid(name, email), "type": "person", "name": line(name)}
+        doc: Doc = {"uuid": party_uuid(name, email), "type": "person", "name": line(name)}
         if email:
-            person["email-addresses"] = [email]
-        if org_uuid:
-            person["member-of-organizations"] = [org_uuid]
-        parties.append(person)
-        persons.append(person["uuid"])
-    roles = [{"id": "assessor", "title": "Assessor"}]
-    responsible = [{"role-id": "assessor", "party-uuids": persons or [org_uuid]}]
+            doc["email-addresses"] = [email]
+        if org_uuid and member:
+            doc["member-of-organizations"] = [org_uuid]
+        parties.setdefault(doc["uuid"], doc)
+        return str(doc["uuid"])
+
+    persons = list(dict.fromkeys(person(t, True) for t in opts.assessors))
+    roles: list[Doc] = []
+    responsible: list[Doc] = []
+    if persons or org_uuid:
+        roles.append({"id": "assessor", "title": "Assessor"})
+        responsible.append({"role-id": "assessor", "party-uuids": persons or [org_uuid]})
     if org_uuid:
         roles.append({"id": "assessment-organization", "title": "Assessment organization"})
         responsible.append({"role-id": "assessment-organization", "party-uuids": [org_uuid]})
-    return {"roles": roles, "parties": parties, "responsible-parties": responsible}
+    approvers = list(dict.fromkeys(person(t, False) for t in opts.approvers))
+    if approvers:
+        roles.append({"id": "approver", "title": "Plan approver"})
+        responsible.append({"role-id": "approver", "party-uuids": approvers})
+    return {"roles": roles, "parties": list(parties.values()), "responsible-parties": responsible}
 
 
 def assessor_uuids(opts: RenderOptions) -> list[str]:

@@ -3,9 +3,18 @@
 Built with compliance-trestle's ``AssessmentResults`` model and valid against the NIST
 JSON schema. The shape, for a run of N controls:
 
-- ``import-ap``: the assessment plan written beside it (``-o oscal-ap=PATH``), else
-  ``#uuid`` of the back-matter resource describing the policy (never dangling).
-- ``local-definitions.activities``: one TEST activity per control (same UUIDs as the AP's).
+- ``import-ap``: ``#uuid`` of a back-matter resource (FedRAMP's form) linking the
+  assessment plan with its SHA-256 — the approved plan the run was verified against
+  (``--plan``; "verified" only from :func:`fairpolicy.plan.verify`'s ``VerifiedPlan``) or
+  the one written beside it (``-o oscal-ap=PATH``) — else the resource describing the
+  policy (never dangling).
+- ``local-definitions.activities``: one TEST activity per control, only when there is no
+  plan: with one, the results refer to the plan's activities (same UUIDs) and, after
+  ``--plan``, observe the plan's subject component instead of defining their own.
+- the result's props: the policy, data, engine, gate and exit code, one ``setting.NAME``
+  per setting that can change a verdict (:mod:`fairpolicy.gate_settings`; ``class``: where
+  it came from) and one ``gate-loosened-by`` per loosening setting with the reason (also
+  in the description and the attestation).
 - one ``result`` (``start``/``end`` = the run's), whose props name the policy (title,
   version, SHA-256) and the data (path, rows, SHA-256), with
   ``reviewed-controls`` listing every evaluated control and ``local-definitions`` holding
@@ -54,6 +63,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
+from fairpolicy import gate_settings
 from fairpolicy.formatters import _ci
 from fairpolicy.formatters._ci import value_text
 from fairpolicy.formatters._oscal_common import (
@@ -73,6 +83,7 @@ from fairpolicy.formatters._oscal_common import (
     plan_href,
     planned_props,
     policy_resource,
+    prop,
     props_of,
     prune,
     results_bytes,
@@ -82,6 +93,7 @@ from fairpolicy.formatters._oscal_common import (
     task,
     threshold_text,
     tool_origin,
+    v5_uuid,
     with_people,
 )
 from fairpolicy.policy.schema import NS
@@ -113,14 +125,10 @@ def render(results: Results, opts: RenderOptions) -> str:
     evidence = results_bytes(results)
     r = _Renderer(results, opts, ids)
 
-    if opts.ap_href:
-        import_ap: Doc = {
-            "href": plan_href(opts.ap_href),
-            "remarks": "The assessment plan approved before the run (`fairpolicy plan`); the "
-            "run was verified to match it."
-            if opts.plan_given
-            else "The assessment plan written by the same `fairpolicy check` run.",
-        }
+    plan_res = plan_resource(ids, opts)
+    if plan_res is not None:
+        # FedRAMP's form: import-ap names a back-matter resource, which carries the hash
+        import_ap: Doc = {"href": f"#{plan_res['uuid']}", "remarks": plan_res["description"]}
     else:
         import_ap = {
             "href": f"#{ids.policy_resource}",
@@ -132,12 +140,16 @@ def render(results: Results, opts: RenderOptions) -> str:
         "uuid": ids.event("assessment-results"),
         "metadata": metadata(f"fairpolicy assessment results — {title}", results, opts),
         "import-ap": import_ap,
+        # the plan defines the activities when there is one: referred to, never redefined
         "local-definitions": {
-            "activities": [activity(f, i, ids) for i, f in enumerate(results.findings)]
+            "activities": None
+            if plan_res is not None
+            else [activity(f, i, ids) for i, f in enumerate(results.findings)]
         },
         "results": [r.result()],
         "back-matter": {
             "resources": [
+                *([] if plan_res is None else [plan_res]),
                 policy_resource(results, ids, opts),
                 data_resource(results, ids, opts),
                 _evidence_resource(results, ids, evidence, opts),
@@ -147,6 +159,61 @@ def render(results: Results, opts: RenderOptions) -> str:
     }
     model = AssessmentResults.model_validate(prune(doc))
     return dump(model, opts)
+
+
+def plan_resource(ids: Ids, opts: RenderOptions) -> Doc | None:
+    """The assessment plan the results import, as a back-matter resource: an rlink with
+    its SHA-256. "Verified" is stated only for a plan :func:`fairpolicy.plan.verify`
+    verified (``opts.plan``); a plan written by the same run says so."""
+    if not opts.ap_href:
+        return None
+    vp = opts.plan
+    sha = vp.sha256 if vp is not None else opts.ap_sha256
+    rlink: Doc = {"href": plan_href(opts.ap_href), "media-type": "application/json"}
+    if sha:
+        rlink["hashes"] = [{"algorithm": "SHA-256", "value": sha}]
+    if vp is not None:
+        approved = (
+            f"approved by {', '.join(vp.approvers)} on {vp.approved_at}"
+            if vp.approvers
+            else "no approver recorded in it"
+        )
+        allowed = "".join(
+            f" The plan allows {name} to differ: {_val(then)} in the plan, {_val(now)} in this run."
+            for name, then, now in vp.deviations
+        )
+        description = (
+            f"The assessment plan approved before the run (`fairpolicy plan`; {approved}; "
+            f"approved content SHA-256 {vp.digest}). The run was verified to match it: every "
+            "pinned setting, every control's method, the policy and the documents it imports."
+            + allowed
+        )
+        title = f"Approved assessment plan: {line(vp.title)}"
+        extra: list[tuple[str, str | None]] = [
+            ("plan-uuid", vp.uuid),
+            ("plan-sha256", vp.sha256),
+            ("approved-content-sha256", vp.digest),
+            ("verified", "true"),
+        ]
+    else:
+        description = (
+            "The assessment plan written by the same `fairpolicy check` run (`-o oscal-ap`), "
+            "from the same results: it was not approved before the run."
+        )
+        title = "Assessment plan written by this run"
+        extra = [("plan-sha256", sha), ("verified", "false")]
+    res: Doc = {
+        "uuid": v5_uuid("resource", "assessment-plan", sha, opts.ap_href),
+        "title": title,
+        "description": description,
+        "props": props_of([("document-kind", "assessment-plan"), *extra]),
+        "rlinks": [rlink],
+    }
+    return res
+
+
+def _val(value: str | None) -> str:
+    return "not given" if value is None else f"'{value}'"
 
 
 def _evidence_resource(results: Results, ids: Ids, evidence: bytes, opts: RenderOptions) -> Doc:
@@ -208,6 +275,8 @@ class _Renderer:
             if risk_uuid is not None:
                 risks.append(self.risk(f, risk_uuid, obs_uuid))
         exit_code = res.exit_code
+        loosened = gate_settings.loosening(res)
+        why = "".join(f" The gate was loosened: {reason}." for _, reason in loosened)
         doc: Doc = {
             "uuid": ids.event("result"),
             "title": line(f"fairpolicy check: {res.policy.title or res.policy.path or 'policy'}"),
@@ -215,7 +284,7 @@ class _Renderer:
                 f"{s.total} control(s) evaluated on {res.data.rows} rows of "
                 f"{res.data.path or 'in-memory data'}: {s.pass_} pass, {s.fail} fail, "
                 f"{s.warn} warn, {s.inconclusive} inconclusive, {s.error} error. "
-                f"Release gate: {s.gate} (exit {exit_code})."
+                f"Release gate: {s.gate} (exit {exit_code})." + why
             ),
             "start": res.run.started,
             "end": res.run.finished,
@@ -234,9 +303,13 @@ class _Renderer:
                     ("exit-code", exit_code),
                     *config_props(res),
                 ]
-            ),
+            )
+            + self.setting_props(loosened),
             "local-definitions": {
-                "components": [subject_component(res, ids)],
+                # a run verified against a plan observes the plan's component
+                "components": None
+                if ids.planned_subject is not None
+                else [subject_component(res, ids)],
                 "assessment-assets": assessment_assets(res, ids),
                 "tasks": [task(res, ids)],
             },
@@ -254,6 +327,37 @@ class _Renderer:
             doc["remarks"] = "\n\n".join(remarks)
         return doc
 
+    def setting_props(self, loosened: list[tuple[str, str]]) -> list[Doc]:
+        """Every setting that can change a verdict (:mod:`fairpolicy.gate_settings`): one
+        ``setting.NAME`` prop each, its ``class`` where it came from (``option``,
+        ``config-file``, ``default``), and one ``gate-loosened-by`` prop per loosening
+        setting with the reason."""
+        res, vp = self.results, self.opts.plan
+        where = gate_settings.sources(res)
+        out: list[Doc] = []
+        for name, value in gate_settings.of_results(res).items():
+            kind, file = where[name]
+            notes = []
+            if file:
+                source = "the approved plan" if kind == "plan" else "the configuration file"
+                notes.append(f"Set by {source} {file}.")
+            if vp is not None:
+                allowed = any(d[0] == name for d in vp.deviations)
+                notes.append(
+                    "The approved plan allows another value."
+                    if allowed
+                    else f"Pinned by the approved plan {vp.uuid}, and verified."
+                )
+            p = prop(f"setting.{name}", value or "not given", **{"class": kind})
+            if notes:
+                p["remarks"] = " ".join(notes)
+            out.append(p)
+        for name, reason in loosened:
+            p = prop("gate-loosened-by", name, **{"class": where[name][0]})
+            p["remarks"] = reason
+            out.append(p)
+        return out
+
     def attestation(self) -> Doc:
         """What was assessed, how and by whom — stated by the tool, signed by nobody it
         did not name."""
@@ -269,8 +373,10 @@ class _Renderer:
             + f" with the {res.run.engine} engine, seed {res.run.seed}, between "
             f"{res.run.started} and {res.run.finished}: {s.pass_} pass, {s.fail} fail, "
             f"{s.warn} warn, {s.inconclusive} inconclusive, {s.error} error; release gate "
-            f"{s.gate} (exit {res.exit_code}). Every number can be recomputed from the "
-            "per-group counts in the results JSON referenced in the back-matter."
+            f"{s.gate} (exit {res.exit_code})."
+            + "".join(f" The gate was loosened: {r}." for _, r in gate_settings.loosening(res))
+            + " Every number can be recomputed from the per-group counts in the results "
+            "JSON referenced in the back-matter."
         )
         if not who:
             prose += " " + NO_PEOPLE

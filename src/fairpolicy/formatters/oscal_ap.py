@@ -13,6 +13,10 @@ Built with compliance-trestle's ``AssessmentPlan`` model. It plans what the run 
 - ``assessment-assets``: fairpolicy as a tool component and the platform using it;
 - ``tasks``: one ``action`` task, ``fairpolicy check``, associating every activity with
   the subject;
+- ``terms-and-conditions``: the part ``pinned-settings`` (every setting that can change a
+  verdict, :mod:`fairpolicy.gate_settings`, and the deviations the approver allows) and
+  the part ``approval`` (the approvers, ``--approver``, with the ``approver`` role in the
+  metadata; the time; the SHA-256 of the approved content, recomputed by ``check --plan``);
 - back-matter: the system description, the policy file and the data file.
 
 The component, activity, task and platform UUIDs equal those of the assessment results
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fairpolicy import gate_settings
 from fairpolicy.formatters._oscal_common import (
     Doc,
     Ids,
@@ -37,6 +42,7 @@ from fairpolicy.formatters._oscal_common import (
     observed,
     plan_href,
     policy_resource,
+    props_of,
     prune,
     reviewed_controls,
     subject_component,
@@ -44,6 +50,8 @@ from fairpolicy.formatters._oscal_common import (
     task,
     with_people,
 )
+from fairpolicy.people import parse_person
+from fairpolicy.policy.schema import NS
 
 if TYPE_CHECKING:
     from fairpolicy.formatters import RenderOptions
@@ -90,7 +98,16 @@ def render(results: Results, opts: RenderOptions) -> str:
         import_ssp = {
             "href": f"#{ids.system_resource}",
             "remarks": "No OSCAL SSP was given (--ssp) or written (-o oscal-ssp=PATH); the "
-            "back-matter resource describes the system.",
+            "back-matter resource describes the system, and carries that description as "
+            "its content (never an empty placeholder).",
+        }
+        import base64
+
+        text = f"# {system['title']}\n\n{system['description']}\n"
+        system["base64"] = {
+            "filename": "system.md",
+            "media-type": "text/markdown",
+            "value": base64.b64encode(text.encode()).decode("ascii"),
         }
     doc: Doc = {
         "uuid": ids.event("assessment-plan"),
@@ -113,5 +130,67 @@ def render(results: Results, opts: RenderOptions) -> str:
             ]
         },
     }
+    doc["terms-and-conditions"] = {"parts": [pinned_part(results)]}
+    digest = gate_settings.content_digest(prune(doc))
+    doc["terms-and-conditions"]["parts"].append(approval_part(results, opts, digest))
     model = AssessmentPlan.model_validate(prune(doc))
     return dump(model, opts)
+
+
+def pinned_part(results: Results) -> Doc:
+    """Every setting that can change a verdict, as this plan pins it (one prop each; a
+    setting not given has the class ``not-given``), and the deviations allowed."""
+    props: list[Doc] = []
+    for name, value in gate_settings.of_results(results).items():
+        p: Doc = {"name": f"setting.{name}", "ns": NS, "value": value or "not given"}
+        if value is None:
+            p["class"] = "not-given"
+        props.append(p)
+    allowed = results.run.options.get("allow_deviation") or []
+    props += [{"name": gate_settings.ALLOW, "ns": NS, "value": a} for a in allowed]
+    return {
+        "name": gate_settings.PART,
+        "ns": NS,
+        "title": "Settings pinned by this plan",
+        "props": props,
+        "prose": "A run verified against this plan (`fairpolicy check --plan`, `fairpolicy "
+        "export --plan`) uses exactly these settings; any other value is exit 2 naming the "
+        "setting and both values"
+        + (
+            f", except for {', '.join(allowed)}, which the approver allows to differ"
+            if allowed
+            else ""
+        )
+        + ". Every control's own method (metric, operator, threshold, bound columns, "
+        "parameters) is pinned by its activity.",
+    }
+
+
+def approval_part(results: Results, opts: RenderOptions, digest: str) -> Doc:
+    """Who approved the plan, when, and the SHA-256 of the content approved."""
+    names = [parse_person(a)[0] for a in opts.approvers]
+    when = results.run.started if names else None
+    if names:
+        prose = (
+            f"Approved by {', '.join(names)} (role: approver) on {when}. The approved "
+            f"content (pinned settings, controls and their methods, the policy and its "
+            f"documents by SHA-256) has the SHA-256 {digest}."
+        )
+    else:
+        prose = (
+            "No approver was named (`fairpolicy plan --approver 'NAME <EMAIL>'`): this plan "
+            f"records what is to be approved. Its content has the SHA-256 {digest}."
+        )
+    return {
+        "name": gate_settings.APPROVAL,
+        "ns": NS,
+        "title": "Approval",
+        "props": props_of(
+            [
+                (gate_settings.DIGEST, digest),
+                ("approved-at", when),
+                *(("approver", n) for n in names),
+            ]
+        ),
+        "prose": prose,
+    }

@@ -1,0 +1,293 @@
+"""The settings that can change a verdict, read from one record (issue 26 item 6, issue 29).
+
+A run's verdict depends on its policy (hashed), its data (hashed) and these settings. The
+approved assessment plan (``fairpolicy plan``) pins every one of them, the assessment
+results record them with where each came from, and ``check --plan`` / ``export --plan``
+compare the run's with the plan's (:func:`fairpolicy.plan.verify`, the only code that
+may state that a run was verified).
+
+Settings a plan does not pin, and why they cannot change a verdict: ``--engine`` (every
+engine decides exactly on the same counts; the score grid of DuckDB and Spark is
+``score-decimals``, pinned), ``--memory-budget``, ``--max-rows`` and the ``--max-*``
+caps (they refuse, exit 2, never pass), ``--allow-path`` and ``--strict`` (they decide
+whether a policy loads; the policy and every document it imports are pinned by SHA-256),
+``--baseline`` (a comparison can only fail a control; its δ ``max-regression`` is
+pinned), the outputs, ``--timestamp``, ``--deterministic``, ``--meta`` and the people.
+Per-control settings (metric, operator, threshold, bound columns, ``weight_kind`` and
+every other parameter) are pinned per activity of the plan.
+
+This module is pure: it reads :class:`~fairpolicy.results.Results` and plan documents
+(parsed JSON) and imports nothing above the results model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from fairpolicy.policy.schema import NS
+from fairpolicy.records import lean
+
+if TYPE_CHECKING:
+    from fairpolicy.results import Results
+
+#: the score grid of the DuckDB and Spark engines when ``--score-decimals`` is not given
+#: (equal to ``fairpolicy.data.sources.base.DEFAULT_SCORE_DECIMALS``, tested)
+DEFAULT_SCORE_DECIMALS = 4
+
+#: the seed of every resampling draw when ``--seed`` is not given (recorded in the results)
+DEFAULT_SEED = 20261122
+
+#: the value of each setting when nothing sets it (text, as :func:`of_results` writes it)
+DEFAULTS: dict[str, str | None] = {
+    "fail-on": "error",
+    "inconclusive": "fail",
+    "seed": str(DEFAULT_SEED),
+    "score-decimals": str(DEFAULT_SCORE_DECIMALS),
+}
+
+#: every pinned setting: name (the ``check`` option without its dashes) → the run option
+#: key it is recorded under in ``results.run.options`` (None: a field of its own)
+SETTINGS: dict[str, str | None] = {
+    "fail-on": None,
+    "inconclusive": None,
+    "subject": None,
+    "seed": None,
+    "bind": "bind",
+    "num-classes": "num_classes",
+    "bootstrap": "ci",
+    "ci-level": "ci_level",
+    "ci-method": "ci_method",
+    "resample": "resample",
+    "decision": "decision",
+    "p-value": "p_value",
+    "bonferroni": "bonferroni",
+    "max-regression": "max_regression",
+    "score-decimals": "score_decimals",
+}
+
+#: the name of the plan's terms-and-conditions part holding the pinned settings
+PART = "pinned-settings"
+#: the name of the plan's terms-and-conditions part recording its approval
+APPROVAL = "approval"
+#: the prop (in :data:`PART`) naming a setting the approver lets a run change
+ALLOW = "allow-deviation"
+#: the prop (in :data:`APPROVAL`) holding :func:`content_digest` of the approved plan
+DIGEST = "approved-content-sha256"
+#: planned props that are not part of a control's method (where it was written)
+IGNORED = frozenset({"method", "control-source"})
+
+
+def text(value: Any) -> str | None:
+    """A setting's value as one canonical line (None: not given)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return ",".join(f"{k}={value[k]}" for k in sorted(value)) or None
+    return " ".join(str(value).split()) or None
+
+
+def of_results(results: Results) -> dict[str, str | None]:
+    """Every pinned setting of ``results`` (a run's, or a plan's from ``fairpolicy plan``),
+    as canonical text; None where a setting was not given."""
+    run, opts = results.run, results.run.options
+    max_regression = opts.get("max_regression")
+    if max_regression is None and results.baseline is not None:
+        max_regression = results.baseline.max_regression
+    out: dict[str, str | None] = {
+        "fail-on": run.fail_on,
+        "inconclusive": run.inconclusive,
+        "subject": text(results.subject),
+        "seed": text(run.seed),
+    }
+    for name, key in SETTINGS.items():
+        if key is not None:
+            out[name] = text(opts.get(key))
+    out["max-regression"] = text(max_regression)
+    decimals = opts.get("score_decimals")
+    out["score-decimals"] = text(DEFAULT_SCORE_DECIMALS if decimals is None else decimals)
+    return out
+
+
+def sources(results: Results) -> dict[str, tuple[str, str | None]]:
+    """Where each pinned setting of a run came from: (``plan``, its path) when the run took
+    it from the approved plan (``--subject`` left out with ``--plan``), (``config-file``,
+    its path) when the configuration file set it, (``option``, None) when it differs from
+    the default (the command line or an argument of the Python API), else (``default``,
+    None)."""
+    config = results.run.options.get("config") or {}
+    from_file = {str(k).replace("_", "-") for k in (config.get("settings") or {})}
+    plan = results.run.options.get("settings_from_plan") or {}
+    out: dict[str, tuple[str, str | None]] = {}
+    for name, value in of_results(results).items():
+        if name in (plan.get("settings") or ()):
+            out[name] = ("plan", str(plan.get("file")))
+        elif name in from_file:
+            out[name] = ("config-file", str(config.get("file")))
+        elif value != DEFAULTS.get(name):
+            out[name] = ("option", None)
+        else:
+            out[name] = ("default", None)
+    return out
+
+
+def loosening(results: Results) -> list[tuple[str, str]]:
+    """(setting, reason) for each setting of the run that loosens the gate."""
+    out = []
+    s = results.summary
+    if results.run.fail_on == "never":
+        failed = s.fail + s.warn + s.inconclusive
+        out.append(
+            (
+                "fail-on",
+                f"--fail-on never: no control fails the gate ({failed} control(s) failed, "
+                "warned or were inconclusive; only a control that could not be evaluated "
+                "still does)",
+            )
+        )
+    if results.run.inconclusive != "fail":
+        out.append(
+            (
+                "inconclusive",
+                f"--inconclusive {results.run.inconclusive}: an inconclusive gating control "
+                + ("passes the gate" if results.run.inconclusive == "pass" else "only warns")
+                + f" ({s.inconclusive} control(s) inconclusive)",
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------- plan documents
+
+
+def ns_props(node: Mapping[str, Any]) -> dict[str, str]:
+    """fairpolicy's props of an OSCAL node (the method's only: :data:`IGNORED` left out)."""
+    return {
+        p["name"]: p["value"]
+        for p in node.get("props", [])
+        if p.get("ns") == NS and p["name"] not in IGNORED
+    }
+
+
+def _part(body: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    for part in body.get("terms-and-conditions", {}).get("parts", []):
+        if part.get("name") == name and part.get("ns") == NS:
+            found: Mapping[str, Any] = part
+            return found
+    return None
+
+
+def plan_settings(body: Mapping[str, Any]) -> tuple[dict[str, str | None], list[str]] | None:
+    """(the pinned settings, the settings the plan lets a run change) of an assessment
+    plan's body; None when the plan pins none (written before settings were pinned)."""
+    part = _part(body, PART)
+    if part is None:
+        return None
+    pinned: dict[str, str | None] = dict.fromkeys(SETTINGS)
+    allowed: list[str] = []
+    for p in part.get("props", []):
+        if p.get("ns") != NS:
+            continue
+        name = p["name"]
+        if name == ALLOW:
+            allowed.append(p["value"])
+        elif name.startswith("setting."):
+            # a setting that was not given is written with the class "not-given"
+            pinned[name[len("setting.") :]] = None if p.get("class") == "not-given" else p["value"]
+    return pinned, allowed
+
+
+def unknown_settings(body: Mapping[str, Any]) -> list[str]:
+    """Settings a plan pins or allows that this version does not know (a plan written by a
+    newer fairpolicy): never ignored."""
+    part = _part(body, PART)
+    out = []
+    for p in [] if part is None else part.get("props", []):
+        if p.get("ns") != NS:
+            continue
+        name = p["name"]
+        key = name[len("setting.") :] if name.startswith("setting.") else None
+        if name == ALLOW:
+            key = p["value"]
+        elif key is None:
+            key = name
+        if key not in SETTINGS:
+            out.append(key)
+    return out
+
+
+def approval(body: Mapping[str, Any]) -> dict[str, str]:
+    """The approval part's props (approved-at, the content digest, approver names)."""
+    part = _part(body, APPROVAL)
+    return {} if part is None else ns_props(part)
+
+
+def planned_controls(body: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """control id → the planned props of the activity testing it."""
+    planned: dict[str, dict[str, str]] = {}
+    for act in body.get("local-definitions", {}).get("activities", []):
+        for s in act.get("related-controls", {}).get("control-selections", []):
+            for inc in s.get("include-controls", []):
+                planned[inc["control-id"]] = ns_props(act)
+    return planned
+
+
+def content_digest(body: Mapping[str, Any]) -> str:
+    """SHA-256 of what an approver approves in a plan: every pinned setting and allowed
+    deviation, every control's planned method, the policy's SHA-256 and every document's
+    (canonical JSON). Written into the plan's approval part and recomputed by the check
+    against it: an edit of any of these after approval is seen."""
+    settings = plan_settings(body)
+    docs = sorted(
+        (ns_props(r).get("document-kind", ""), ns_props(r).get("document-sha256", ""))
+        for r in body.get("back-matter", {}).get("resources", [])
+        if ns_props(r).get("document-sha256")
+    )
+    policy = sorted(
+        {
+            ns_props(r)["policy-sha256"]
+            for r in body.get("back-matter", {}).get("resources", [])
+            if ns_props(r).get("policy-sha256")
+        }
+    )
+    content = {
+        "settings": None if settings is None else [settings[0], sorted(settings[1])],
+        "controls": planned_controls(body),
+        "policy-sha256": policy,
+        "documents": docs,
+    }
+    canonical = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@lean
+class VerifiedPlan:
+    """An approved assessment plan a run was verified against — built only by
+    :func:`fairpolicy.plan.verify`, after every comparison matched; the writers state
+    "verified" only when they are given one."""
+
+    #: where the plan was read (as given) and the SHA-256 of its bytes
+    path: str
+    sha256: str
+    #: the plan document's UUID and title
+    uuid: str
+    title: str
+    #: the planned subject (the component the plan's local definitions hold)
+    subject_uuid: str | None
+    subject_title: str | None
+    #: :func:`content_digest`, as recorded in the plan and recomputed
+    digest: str
+    #: the approvers' names and the approval time, when the plan records them
+    approvers: tuple[str, ...] = ()
+    approved_at: str | None = None
+    #: (setting, the plan's value, the run's value) of each deviation the plan allows
+    deviations: tuple[tuple[str, str | None, str | None], ...] = ()
