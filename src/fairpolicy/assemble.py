@@ -23,6 +23,7 @@ from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.policy.schema import Control, Operator, Policy
 from fairpolicy.records import lean
 from fairpolicy.results import (
+    BindChange,
     DataInfo,
     DocumentRef,
     FailOn,
@@ -126,6 +127,9 @@ def finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
         source=SourceRef(file=control.source.file, line=control.source.line)
         if control.source
         else None,
+        bind_changes=[
+            BindChange(role=r, written=w, read=n, by=b) for r, w, n, b in control.bind_changes
+        ],
         **fields,
     )
 

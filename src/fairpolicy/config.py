@@ -9,7 +9,8 @@ filesystem root. ``--config FILE`` names the file, ``--no-config`` turns discove
 Keys are ``check``'s long option names (``fail-on``, ``bootstrap``, ``engine``, ``output``
 …, underscores accepted for dashes) plus ``policy`` — the default policy, so that
 ``fairpolicy check DATA`` works. Repeatable options take a list (``output = ["json=r.json",
-"html=r.html"]``); ``bind`` and ``meta`` also take a table (``bind = {target = "y"}``).
+"html=r.html"]``); ``bind``, ``rename`` and ``meta`` also take a table (``bind = {target = "y"}``,
+``rename = {sex = "gender"}``; a per-control bind is keyed ``"CONTROL:ROLE"``).
 Paths (``policy``, ``output`` targets, ``ssp``, ``baseline``, ``plan``, ``allow-path``)
 are relative to the file's folder. The command line wins: an option given there is not
 taken from the file (for ``bind`` and ``meta`` per key; ``output`` as a whole). An unknown
@@ -36,7 +37,7 @@ CLI_ONLY = frozenset({"help", "debug", "policy", "data", "paths", "config", "no_
 #: options whose value is a path (relative to the configuration file's folder)
 PATHS = frozenset({"ssp", "baseline", "plan", "allow_path"})
 #: repeatable KEY=VALUE options that also take a TOML table, merged per key
-TABLES = frozenset({"bind", "meta"})
+TABLES = frozenset({"bind", "rename", "meta"})
 
 #: the ``check`` subparser, or a function building it (called only when a file is applied:
 #: building every subparser costs a few milliseconds a run without a configuration file

@@ -11,10 +11,13 @@ default. No data is read.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import UsageError, did_you_mean
 from fairpolicy.policy.schema import Control, Policy
+
+if TYPE_CHECKING:
+    from fairpolicy.policy.binds import Binds
 
 __all__ = ["explain"]
 
@@ -42,7 +45,7 @@ def explain(
     written: Policy,
     resolved: Policy,
     control_id: str,
-    bind: Mapping[str, str] | None,
+    bind: Any,
     params: Mapping[str, Any],
 ) -> str:
     """The text for ``--explain``: ``written`` is the policy as loaded, ``resolved`` with
@@ -83,8 +86,9 @@ def explain(
         rows.append(("severity", c.severity, origin("severity")))
     for role in sorted(c.inputs):
         value = c.inputs[role]
-        if bind and role in bind and before.inputs.get(role) != value:
-            src = f"command line (--bind {role}={value})"
+        how = next((h for r, _, _, h in c.bind_changes if r == role), None)
+        if how is not None and before.inputs.get(role) != value:
+            src = f"command line ({how})"
         else:
             src = origin(f"input.{role}", "metadata.props (policy-wide)")
         read = role in (*spec.inputs, *spec.one_of, *spec.optional)
@@ -120,11 +124,11 @@ def explain(
     return "\n".join([*head, *body]) + "\n"
 
 
-def explain_args(args: Any, bind: Mapping[str, str]) -> str:
+def explain_args(args: Any, bind: Binds) -> str:
     """``--explain`` from the parsed ``check`` arguments (``bind`` already parsed)."""
     from fairpolicy.planning import apply_overrides, load
 
-    written = load(args.policy, args.allow_path, args.strict, tuple(bind))
+    written = load(args.policy, args.allow_path, args.strict, bind.bound_roles())
     params = {
         k: v
         for k, v in {

@@ -35,7 +35,7 @@ IGNORED = frozenset({"method", "control-source"})
 def plan_results(
     policy: Any,
     *,
-    bind: Mapping[str, str] | None = None,
+    bind: Any = None,
     num_classes: int | None = None,
     params: Mapping[str, Any] | None = None,
     timestamp: str | None = None,
@@ -49,7 +49,10 @@ def plan_results(
     from fairpolicy.planning import apply_overrides, load
     from fairpolicy.version import __version__
 
-    pol = apply_overrides(load(policy, bound=tuple(bind or ())), bind, num_classes, params)
+    from fairpolicy.policy.binds import binds_from_api
+
+    binds = binds_from_api(bind)
+    pol = apply_overrides(load(policy, bound=binds.bound_roles()), binds, num_classes, params)
     when = fixed_timestamp(timestamp) or now(deterministic)
     findings = [
         finding(

@@ -30,7 +30,8 @@ from fairpolicy.data.sources import Request, Table, default_memory_budget, parse
 from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
 from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.metrics.registry import lookup
-from fairpolicy.policy.schema import ROLES, Control, Policy
+from fairpolicy.policy.binds import Binds, apply_binds, binds_from_api
+from fairpolicy.policy.schema import Control, Policy
 from fairpolicy.records import lean
 from fairpolicy.results import (
     FailOn,
@@ -42,33 +43,23 @@ DEFAULT_SEED = 20261122
 
 def apply_overrides(
     policy: Policy,
-    bind: Mapping[str, str] | None,
+    bind: Binds | Mapping[str, str] | None,
     num_classes: int | None,
     params: Mapping[str, Any] | None = None,
 ) -> Policy:
-    """``--bind role=column``, ``--num-classes`` and the statistics options (``ci``,
-    ``decision``, ...) applied to every control; the command line wins over the policy."""
-    if not bind and num_classes is None and not params:
+    """``--bind``/``--rename`` (:func:`fairpolicy.policy.binds.apply_binds`: every changed
+    control recorded), ``--num-classes`` and the statistics options (``ci``, ``decision``,
+    ...) applied to every control; the command line wins over the policy."""
+    binds = bind if isinstance(bind, Binds) else binds_from_api(bind)
+    if not binds and num_classes is None and not params:
         return policy
-    for role in bind or {}:
-        if role not in ROLES:
-            from fairpolicy.errors import did_you_mean
-
-            raise UsageError(
-                f"--bind {role}=...: unknown role '{role}'.{did_you_mean(role, ROLES)} "
-                f"Roles: {', '.join(ROLES)}."
-            )
-    controls = []
-    for c in policy.controls:
-        update: dict[str, Any] = {}
-        if bind:
-            update["inputs"] = {**c.inputs, **bind}
-        extra = dict(params or {})
-        if num_classes is not None:
-            extra["num_classes"] = num_classes
-        if extra:
-            update["params"] = {**c.params, **extra}
-        controls.append(c.model_copy(update=update))
+    policy = apply_binds(policy, binds)
+    extra = dict(params or {})
+    if num_classes is not None:
+        extra["num_classes"] = num_classes
+    if not extra:
+        return policy
+    controls = [c.model_copy(update={"params": {**c.params, **extra}}) for c in policy.controls]
     return policy.model_copy(update={"controls": tuple(controls)})
 
 
@@ -398,7 +389,8 @@ class Settings:
 
     #: what the results record about the run
     record: RunRecord
-    bind: Mapping[str, str] | None
+    #: ``--bind`` and ``--rename`` (:mod:`fairpolicy.policy.binds`)
+    bind: Binds
     num_classes: int | None
     #: the statistics options given for every control (``ci``, ``decision``, ...)
     stats_options: dict[str, Any]
@@ -418,7 +410,7 @@ class Settings:
 def settle(
     data: Any,
     *,
-    bind: Mapping[str, str] | None,
+    bind: Binds | Mapping[str, str] | None,
     num_classes: int | None,
     inconclusive: InconclusivePolicy,
     fail_on: FailOn,
@@ -443,12 +435,14 @@ def settle(
     max_resample_seconds: int | None,
     allow_paths: Sequence[str | os.PathLike[str]],
     strict: bool = False,
+    rename: Mapping[str, str] | None = None,
 ) -> Settings:
     """The options of :func:`fairpolicy.runner.check`, validated in the order a user
     meets them (the data's kind first); the run's clock starts here. Raises UsageError."""
     from fairpolicy.data.sources import require_data_kind
 
     require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
+    binds = binds_from_api(bind, rename)  # a list, a None column…: a UsageError naming it
     bootstrap = _option_number("bootstrap", bootstrap)
     p_value = _option_number("p_value", p_value)
     seed = _option_number("seed", seed)
@@ -510,7 +504,7 @@ def settle(
         fail_on=fail_on,
         seed=run_seed,
         options={
-            "bind": dict(bind or {}),
+            **binds.as_options(),
             "num_classes": num_classes,
             "deterministic": deterministic,
             "timestamp": fixed,
@@ -520,7 +514,7 @@ def settle(
     )
     return Settings(
         record=record,
-        bind=bind,
+        bind=binds,
         num_classes=num_classes,
         stats_options=stats_options,
         caps=caps,
@@ -539,7 +533,7 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
     and the engines' score grid (``--score-decimals``). Raises PolicyError/UsageError."""
     s = settings
     pol = apply_overrides(
-        load(policy, s.allow_paths, s.strict, tuple(s.bind or ())),
+        load(policy, s.allow_paths, s.strict, s.bind.bound_roles()),
         s.bind,
         s.num_classes,
         s.stats_options,

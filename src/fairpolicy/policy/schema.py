@@ -165,6 +165,9 @@ class Control(Record):
     objective_id: str | None = None
     #: id of the control's ``statement`` part in its catalog, if any
     statement_id: str | None = None
+    #: what ``--bind``/``--rename`` changed: (role, column written or None, column read,
+    #: the option), :func:`fairpolicy.policy.binds.apply_binds`
+    bind_changes: tuple[tuple[str, str | None, str, str], ...] = ()
 
     @property
     def dimension_columns(self) -> tuple[str, ...]:
