@@ -127,6 +127,7 @@ def finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
         source=SourceRef(file=control.source.file, line=control.source.line)
         if control.source
         else None,
+        dialect=control.dialect,
         bind_changes=[
             BindChange(role=r, written=w, read=n, by=b) for r, w, n, b in control.bind_changes
         ],

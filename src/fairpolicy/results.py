@@ -296,6 +296,9 @@ class Finding(Record):
     gate_effect: GateEffect = "pass"
     #: the change against the baseline's finding (``--baseline``; left out without one)
     change: Annotated[Change | None, Field(exclude_if=lambda v: v is None)] = None
+    #: whose meaning the key was read with when the policy declared or was recognised to be
+    #: in a dialect (``venturalitica``: :mod:`fairpolicy.policy.dialect`; left out otherwise)
+    dialect: Annotated[str | None, Field(exclude_if=lambda v: v is None)] = None
     #: the columns ``--bind``/``--rename`` changed (left out when none did)
     bind_changes: Annotated[list[BindChange], Field(exclude_if=lambda v: not v)] = field(
         default_factory=list

@@ -323,6 +323,7 @@ class _Renderer:
         ]
         pairs.append(("worst-group", f.worst_group))
         pairs += _change_pairs(self.results, f)
+        pairs.append(("dialect", f.dialect))
         pairs += [
             ("bind-changed", f"input.{b.role}: {b.written or '(none)'} -> {b.read} ({b.by})")
             for b in f.bind_changes

@@ -9,6 +9,8 @@ on a miss.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 from fairpolicy.errors import did_you_mean
@@ -202,6 +204,18 @@ REGISTRY: dict[str, MetricSpec] = {
         EO_REPL,
         ratio=True,
         null_stratum="actual",
+    ),
+    "equalized_odds_sum": dataclasses.replace(
+        binary_spec(
+            "equalized_odds_sum",
+            binary.equalized_odds_sum,
+            "TPR gap + FPR gap — Venturalitica's equalized_odds_ratio",
+            EO_REPL,
+            ("equalized_odds_gap_sum",),
+            null_stratum="actual",
+        ),
+        value_range=(0.0, 2.0),
+        example_threshold="0.2",
     ),
     "average_odds_diff": binary_spec(
         "average_odds_diff",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
+from fairpolicy.policy import dialect as dialects
 from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
@@ -120,6 +121,7 @@ def load_policy(
         base = Path(base_dir)
     ctx = Ctx(roots=oscal.confinement(base, allow_paths), strict=strict)
     form, metadata, raws = _normalise(data, file, base, ctx)
+    ctx.recognised = dialects.recognise(form, metadata, bool(ctx.colon_files))
     if strict and form in ("list", "assessment-plan"):
         ctx.add(
             f"--strict requires valid OSCAL input, but this policy is in the {form} form "
@@ -136,6 +138,7 @@ def load_policy(
     _check_ids(raws, form, file, ctx)
     if ctx.problems:
         raise PolicyError(ctx.problems)
+    ctx.warnings += dialects.summary(controls, ctx)
     try:
         return Policy(
             path=file,
@@ -372,6 +375,10 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
     others: list[tuple[str, Any]] = []
     aliased: dict[str, str] = {}  # role → the privacy spelling it was written as
     for name, value in raw.props:
+        if name == "input.average":  # Venturalitica's spelling of the parameter
+            others.append(("average", value))
+            ctx.dialect_notes.append(f"average:{cid}")
+            continue
         if name.startswith("input."):
             role, column = name[6:], _text(value)
             if role in DIMENSION_ALIASES:  # Venturalitica's protected attribute(s)
@@ -431,6 +438,19 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 )
 
     operator = _operator(fields.get("operator"), err)
+    dialect = None
+    if spec is not None and written is not None:
+        key, dialect = dialects.resolve(
+            written,
+            spec.key,
+            _text(fields.get("dialect")),
+            ctx.recognised,
+            operator,
+            spec.better,
+            err,
+            ctx.dialect_notes,
+        )
+        spec = REGISTRY[key]
     threshold = _threshold(raw, fields, operator, err, ctx)
 
     if spec is not None:
@@ -495,6 +515,7 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
         threshold_source=raw.threshold_source if raw.threshold is not None else "prop",
         objective_id=raw.objective_id,
         statement_id=raw.statement_id,
+        dialect=dialect,
         **settings,
     )
 

@@ -49,6 +49,7 @@ CONTROL_PROPS = (
     "lifecycle_phase",
     "risk_id",
     "threshold_param",
+    "dialect",
 )
 
 #: Settings a policy may give once for every control, as ``metadata.props`` (OSCAL
@@ -66,6 +67,7 @@ POLICY_WIDE_PROPS = (
     "missing",
     "missing_values",
     "max_regression",
+    "dialect",
     "input.weight",  # sample weights: data/bind/weights.py
     "weight_kind",
 )
@@ -168,6 +170,9 @@ class Control(Record):
     #: what ``--bind``/``--rename`` changed: (role, column written or None, column read,
     #: the option), :func:`fairpolicy.policy.binds.apply_binds`
     bind_changes: tuple[tuple[str, str | None, str, str], ...] = ()
+    #: ``venturalitica`` or ``fairpolicy`` when the policy declared or was recognised to
+    #: be in a dialect and this control's key depends on it (:mod:`fairpolicy.policy.dialect`)
+    dialect: str | None = None
 
     @property
     def dimension_columns(self) -> tuple[str, ...]:
