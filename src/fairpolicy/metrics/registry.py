@@ -10,7 +10,6 @@ on a miss.
 from __future__ import annotations
 
 import dataclasses
-
 import math
 
 from fairpolicy.errors import did_you_mean
@@ -215,7 +214,6 @@ REGISTRY: dict[str, MetricSpec] = {
             null_stratum="actual",
         ),
         value_range=(0.0, 2.0),
-        example_threshold="0.2",
     ),
     "average_odds_diff": binary_spec(
         "average_odds_diff",
@@ -319,7 +317,6 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass.micro_equalized_odds_multiclass,
         "accuracy gap + error-rate gap (= 2 × accuracy gap)",
         value_range=(0.0, 2.0),
-        example_threshold="0.2",
     ),
     "predictive_parity_multiclass": multi_spec(
         "predictive_parity_multiclass",
