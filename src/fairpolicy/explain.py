@@ -86,11 +86,13 @@ def explain(
         rows.append(("severity", c.severity, origin("severity")))
     for role in sorted(c.inputs):
         value = c.inputs[role]
-        how = next((h for r, _, _, h in c.bind_changes if r == role), None)
-        if how is not None and before.inputs.get(role) != value:
-            src = f"command line ({how})"
+        by = next((h for r, _, _, h in c.bind_changes if r == role), None)
+        if by is not None and before.inputs.get(role) != value:
+            src = f"command line ({by})"
+        elif (at_ := where.get(f"input.{role}")) is not None:
+            src = at_
         else:
-            src = origin(f"input.{role}", "metadata.props (policy-wide)")
+            src = "metadata.props (policy-wide)"
         read = role in (*spec.inputs, *spec.one_of, *spec.optional)
         rows.append((f"input.{role}", value + ("" if read else " (bound, not read)"), src))
     declared = {p.name: p for p in (*COMMON_PARAMS, *spec.params)}

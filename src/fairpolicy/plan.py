@@ -47,9 +47,8 @@ def plan_results(
     from fairpolicy.assemble import finding, fixed_timestamp, now, policy_info
     from fairpolicy.metrics.registry import REGISTRY
     from fairpolicy.planning import apply_overrides, load
-    from fairpolicy.version import __version__
-
     from fairpolicy.policy.binds import binds_from_api
+    from fairpolicy.version import __version__
 
     binds = binds_from_api(bind)
     pol = apply_overrides(load(policy, bound=binds.bound_roles()), binds, num_classes, params)

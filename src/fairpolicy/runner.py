@@ -44,7 +44,7 @@ from fairpolicy.planning import (
     prepare_policy,
     settle,
 )
-from fairpolicy.policy.binds import refuse_moves
+from fairpolicy.policy.binds import Binds, refuse_moves
 from fairpolicy.policy.schema import Policy
 from fairpolicy.results import FailOn, InconclusivePolicy, Results
 
@@ -53,7 +53,7 @@ def check(
     policy: Any,
     data: Any,
     *,
-    bind: Mapping[str, str] | None = None,
+    bind: Mapping[str, str] | Binds | None = None,
     rename: Mapping[str, str] | None = None,
     num_classes: int | None = None,
     inconclusive: InconclusivePolicy = "fail",

@@ -83,8 +83,7 @@ def _add(out: dict[Any, str], key: Any, value: str, flag: str, shown: str) -> No
         raise UsageError(
             f"{flag} gives {shown} twice: '{out[key]}' and '{value}'.",
             key=flag,
-            hint="give each once; a dimension of several columns is one "
-            "--bind dimension=COL1,COL2",
+            hint="give each once; a dimension of several columns is one --bind dimension=COL1,COL2",
         )
     out[key] = value
 
@@ -177,8 +176,7 @@ def _check(policy: Policy, binds: Binds) -> None:
         if role not in ROLES:
             if role in read:
                 raise UsageError(
-                    f"--bind {role}=...: '{role}' is not a role but a column the policy "
-                    "reads.",
+                    f"--bind {role}=...: '{role}' is not a role but a column the policy reads.",
                     key="--bind",
                     hint=f"to read the data's column instead of '{role}' wherever the policy "
                     f"names it, pass --rename {role}={binds.roles[role]}",

@@ -39,14 +39,12 @@ DIFFERING: dict[str, tuple[str, str, str]] = {
     "equalized_odds_ratio": (
         "equalized_odds_sum",
         "fairlearn's ratio min(TPR min/max, FPR min/max), 1 = parity",
-        "Venturalitica's calc_equalized_odds_ratio, (max − min) TPR + (max − min) FPR, "
-        "0 = parity",
+        "Venturalitica's calc_equalized_odds_ratio, (max − min) TPR + (max − min) FPR, 0 = parity",
     ),
     "macro_equal_opportunity_multiclass": (
         "multiclass_equal_opportunity",
         "the mean over classes of each class's TPR gap",
-        "Venturalitica's calc_macro_equal_opportunity_multiclass, the largest per-class TPR "
-        "gap",
+        "Venturalitica's calc_macro_equal_opportunity_multiclass, the largest per-class TPR gap",
     ),
 }
 
@@ -58,9 +56,7 @@ def recognise(form: str, metadata: Mapping[str, Any], colon: bool) -> str | None
     """Why the document is Venturalitica's (None: it is not recognisably so)."""
     if colon:
         return "its props are spelled input:<role>, Venturalitica's spelling"
-    if form in ("assessment-plan", "component-definition") and not metadata.get(
-        "oscal-version"
-    ):
+    if form in ("assessment-plan", "component-definition") and not metadata.get("oscal-version"):
         return (
             f"its {form} has no metadata.oscal-version, as Venturalitica's SDK writes them "
             "(fairpolicy's and OSCAL's carry one)"
@@ -136,9 +132,7 @@ def summary(controls: Sequence[Control], ctx: Any) -> list[str]:
             f"fairpolicy writes the prop average) in control(s) {', '.join(average)}"
         )
     moved = [
-        c
-        for c in controls
-        if c.dialect == "venturalitica" and c.metric_key_as_written in DIFFERING
+        c for c in controls if c.dialect == "venturalitica" and c.metric_key_as_written in DIFFERING
     ]
     if moved:
         why = (
@@ -151,8 +145,6 @@ def summary(controls: Sequence[Control], ctx: Any) -> list[str]:
             f" (fairpolicy's key {c.metric_key})"
             for c in moved
         ]
-        out.append(
-            f"read in Venturalitica's dialect ({why}): " + "; ".join(parts)
-        )
+        out.append(f"read in Venturalitica's dialect ({why}): " + "; ".join(parts))
     out += [n for n in ctx.dialect_notes if not n.startswith("average:")]
     return out
