@@ -9,7 +9,6 @@ on a miss.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from fairpolicy.errors import did_you_mean
@@ -204,15 +203,13 @@ REGISTRY: dict[str, MetricSpec] = {
         ratio=True,
         null_stratum="actual",
     ),
-    "equalized_odds_sum": dataclasses.replace(
-        binary_spec(
-            "equalized_odds_sum",
-            binary.equalized_odds_sum,
-            "TPR gap + FPR gap — Venturalitica's equalized_odds_ratio",
-            EO_REPL,
-            ("equalized_odds_gap_sum",),
-            null_stratum="actual",
-        ),
+    "equalized_odds_sum": binary_spec(
+        "equalized_odds_sum",
+        binary.equalized_odds_sum,
+        "TPR gap + FPR gap — Venturalitica's equalized_odds_ratio",
+        EO_REPL,
+        ("equalized_odds_gap_sum",),
+        null_stratum="actual",
         value_range=(0.0, 2.0),
     ),
     "average_odds_diff": binary_spec(

@@ -81,7 +81,7 @@ def _pair(item: Any, flag: str, form: str) -> tuple[str, str]:
 def _add(out: dict[Any, str], key: Any, value: str, flag: str, shown: str) -> None:
     if key in out and out[key] != value:
         raise UsageError(
-            f"{flag} gives {shown} twice: '{out[key]}' and '{value}'.",
+            f"{flag} {shown} twice: to '{out[key]}' and to '{value}'.",
             key=flag,
             hint="give each once; a dimension of several columns is one --bind dimension=COL1,COL2",
         )
@@ -103,9 +103,9 @@ def parse_bind(items: Sequence[Any], flag: str = "--bind") -> Binds:
                     key=flag,
                 )
             target = (cid.strip(), role.strip())
-            _add(controls, target, column, flag, f"control '{target[0]}' role '{target[1]}'")
+            _add(controls, target, column, flag, f"binds control '{target[0]}' role '{target[1]}'")
         else:
-            _add(roles, key, column, flag, f"the role '{key}'")
+            _add(roles, key, column, flag, f"binds the role '{key}'")
     return Binds(roles=roles, controls=controls, renames={})
 
 
@@ -114,7 +114,7 @@ def parse_rename(items: Sequence[Any], flag: str = "--rename") -> dict[str, str]
     out: dict[str, str] = {}
     for item in items:
         old, new = _pair(item, flag, "OLD=NEW")
-        _add(out, old, new, flag, f"the column '{old}'")
+        _add(out, old, new, flag, f"renames the column '{old}'")
     return out
 
 
@@ -154,7 +154,7 @@ def binds_from_api(bind: Any, rename: Any = None) -> Binds:
         binds = parse_bind([f"{k}={v}" for k, v in pairs.items()], flag="bind")
     renames = dict(binds.renames)
     for old, new in _mapping(rename, "rename", "{'sex': 'gender'}").items():
-        _add(renames, old, new, "rename", f"the column '{old}'")
+        _add(renames, old, new, "rename", f"renames the column '{old}'")
     return Binds(roles=binds.roles, controls=binds.controls, renames=renames)
 
 
