@@ -87,7 +87,7 @@ CASES += [
             "--bind would move 1 control(s)",
             "'c1' (input.dimension 'sex' → 'grp')",
             "--bind c1:dimension=grp",
-        ),  # fmt: skip
+        ),
         data=MOVED_DATA,
         args=("--bind", "dimension=grp"),
         key="--bind",
@@ -111,7 +111,7 @@ CASES += [
             "Venturalitica's",
             "only makes sense of Venturalitica's meaning",
             "dialect: venturalitica",
-        ),  # fmt: skip
+        ),
         policy=policy(metric_key="equalized_odds_ratio"),
         control="c1",
         key="metric_key",
