@@ -220,3 +220,28 @@ def test_explain_names_the_option_that_changed_a_column(
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if "input.dimension" in x)
     assert "gender" in line and "--rename sex=gender" in line
+
+
+def test_a_per_control_bind_supplies_a_role_the_control_leaves_open() -> None:
+    """A template control without input.prediction loads when that control's role is bound
+    on the command line (as a role bound for every control does), and only then."""
+    from fairpolicy.errors import PolicyError
+
+    pol = [
+        {
+            "control-id": "open",
+            "props": [
+                {"name": "metric_key", "value": "equal_opportunity_diff"},
+                {"name": "operator", "value": "<"},
+                {"name": "threshold", "value": "0.5"},
+                {"name": "input.target", "value": "approved"},
+                {"name": "input.dimension", "value": "sex"},
+            ],
+        }
+    ]
+    data = str(ROOT / "examples" / "credit" / "predictions.csv")
+    with pytest.raises(PolicyError):
+        fairpolicy.check(pol, data)
+    res = fairpolicy.check(pol, data, bind={"open:prediction": "predicted"})
+    assert res.findings[0].status == "pass"
+    assert res.findings[0].bind_changes[0].by == "--bind open:prediction=predicted"

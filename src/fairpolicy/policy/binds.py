@@ -54,8 +54,9 @@ class Binds:
         return {**out, **self.roles}
 
     def bound_roles(self) -> tuple[str, ...]:
-        """Roles given for every control (the loader then accepts them as bound)."""
-        return tuple(self.roles)
+        """Roles given for every control, and ``CONTROL:ROLE`` for one control's (the
+        loader then accepts them as bound)."""
+        return (*self.roles, *(f"{cid}:{role}" for cid, role in self.controls))
 
 
 NONE = Binds(roles={}, controls={}, renames={})

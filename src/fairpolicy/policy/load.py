@@ -89,9 +89,9 @@ def load_policy(
 ) -> Policy:
     """Load and validate a policy.
 
-    ``bound``: roles the command line binds for every control (``--bind ROLE=…``), so a
-    control that does not name them itself is not missing them (a template that leaves
-    its columns to the user: Venturalitica's HUDERIA templates).
+    ``bound``: roles the command line binds for every control (``--bind ROLE=…``), or for
+    one (``CONTROL:ROLE``), so a control that does not name them itself is not missing them
+    (a template that leaves its columns to the user: Venturalitica's HUDERIA templates).
 
     ``strict`` (``--strict``): every document must be valid OSCAL — a catalog, profile or
     component-definition NIST's schema accepts; otherwise what the schema would reject is
@@ -455,14 +455,16 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
 
     if spec is not None:
         for role in spec.inputs:
-            if role not in named and role not in bound:
+            if role not in named and role not in bound and f"{cid}:{role}" not in bound:
                 err(
                     f"no column is bound to role '{role}' (prop input.{role}); "
                     f"metric '{spec.key}' needs {', '.join(spec.inputs)}",
                     f"input.{role}",
                     ROLE_HINTS.get(role, f"add a prop input.{role} naming the column"),
                 )
-        if spec.one_of and not any(r in named or r in bound for r in spec.one_of):
+        if spec.one_of and not any(
+            r in named or r in bound or f"{cid}:{r}" in bound for r in spec.one_of
+        ):
             roles = " or ".join(f"input.{r}" for r in spec.one_of)
             err(
                 f"metric '{spec.key}' needs one of {roles}",
