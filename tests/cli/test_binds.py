@@ -245,3 +245,17 @@ def test_a_per_control_bind_supplies_a_role_the_control_leaves_open() -> None:
     res = fairpolicy.check(pol, data, bind={"open:prediction": "predicted"})
     assert res.findings[0].status == "pass"
     assert res.findings[0].bind_changes[0].by == "--bind open:prediction=predicted"
+
+
+def test_a_results_json_read_back_keeps_the_changes(renamed: Path, tmp_path: Path) -> None:
+    """``export`` and ``diff`` read the results JSON: the changes survive the round trip."""
+    from fairpolicy.results import load_results
+
+    out = tmp_path / "r.json"
+    assert main(["check", str(POLICY), str(renamed), "--rename", "sex=gender",
+                 "-o", f"json={out}"]) == 0  # fmt: skip
+    back = load_results(str(out))
+    assert [len(f.bind_changes) for f in back.findings] == [1, 1, 0, 0, 1, 0]
+    oscal = tmp_path / "ar.json"
+    assert main(["export", "oscal", str(out), "-o", str(oscal)]) == 0
+    assert oscal.read_text().count('"bind-changed"') == 3
