@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from fairpolicy.policy.dialect import DIFFERING
+
 FIXTURES = Path(__file__).resolve().parent / "reference"
 
 
@@ -29,6 +31,8 @@ def control(
         "input.dimension": dimension,
     }
     base.update({k.replace("__", "."): v for k, v in props.items()})
+    if metric in DIFFERING and "dialect" not in base:  # fairpolicy's meaning, said
+        base["dialect"] = "fairpolicy"
     return {
         "control-id": cid,
         "description": f"{metric} control",

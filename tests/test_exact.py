@@ -284,6 +284,8 @@ def oracle(metric: str, counts: list[tuple[int, int, int, int]]) -> Fraction | N
         return None if a is None or b is None else max(a, b)
     if metric == "average_odds_diff":
         return None if a is None or b is None else (a + b) / 2
+    if metric == "equalized_odds_sum":
+        return None if a is None or b is None else a + b
     assert metric == "equalized_odds_ratio"
     parts = []
     for k in ("tpr", "fpr"):
@@ -302,7 +304,7 @@ def oracle_bounds(
     (the undefined gap anywhere in [0, 1], the undefined ratio anywhere in [0, 1])."""
     rates = [_rates(c) for c in counts]
     col = {k: [r[k] for r in rates] for k in ("tpr", "fpr")}
-    if metric in ("equalized_odds_diff", "average_odds_diff"):
+    if metric in ("equalized_odds_diff", "average_odds_diff", "equalized_odds_sum"):
         a, b = _gap(col["tpr"]), _gap(col["fpr"])
         if (a is None) == (b is None):
             return None
@@ -310,6 +312,8 @@ def oracle_bounds(
         assert known is not None
         if metric == "equalized_odds_diff":
             return known, Fraction(1)
+        if metric == "equalized_odds_sum":
+            return known, known + 1
         return known / 2, (known + 1) / 2
     if metric == "equalized_odds_ratio":
         defined = {k: [x for x in v if x is not None] for k, v in col.items()}
@@ -352,6 +356,7 @@ METRICS = [
     "equalized_odds_diff",
     "average_odds_diff",
     "equalized_odds_ratio",
+    "equalized_odds_sum",
 ]
 
 cell = st.integers(0, 12)

@@ -372,12 +372,23 @@ def test_binary_pack_rebinds_columns_with_bind(tmp_path: Path) -> None:
     assert all(f["inputs"]["dimension"] == "gender" for f in got["findings"])
 
 
+def test_binary_pack_takes_the_renames_its_readme_shows(tmp_path: Path) -> None:
+    data = _binary_data()
+    code, expected = _run(POLICIES / "binary-lending" / "profile.json", data, tmp_path)
+    renamed = data.rename(columns={"y_true": "repaid", "y_pred": "decision", "sex": "gender"})
+    args = ["--rename", "y_true=repaid", "--rename", "y_pred=decision", "--rename", "sex=gender"]
+    code2, got = _run(POLICIES / "binary-lending" / "profile.json", renamed, tmp_path, *args)
+    assert code2 == code
+    assert [f["value"] for f in got["findings"]] == [f["value"] for f in expected["findings"]]
+    assert all(len(f["bind_changes"]) == 3 for f in got["findings"])
+
+
 def test_binary_pack_without_bind_names_the_fix(tmp_path: Path) -> None:
     renamed = _binary_data().rename(columns={"y_true": "repaid"})
     code, results = _run(POLICIES / "binary-lending" / "profile.json", renamed, tmp_path)
     assert code == 2
     assert all(f["status"] == "error" for f in results["findings"])
-    assert "--bind target=COLUMN" in results["findings"][0]["message"]
+    assert "--rename y_true=COLUMN" in results["findings"][0]["message"]
 
 
 def test_component_definition_rebinds_one_control(tmp_path: Path) -> None:

@@ -90,6 +90,5 @@ def test_the_guard_sees_a_borrowed_interpreter(tmp_path: Path) -> None:
         'subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "v"])\n'
     )
     assert _borrowing([fixture], tmp_path) == [
-        "test_fixture.py:2: --system-site-packages "
-        f"({FORBIDDEN['--system-site-packages']})"
+        f"test_fixture.py:2: --system-site-packages ({FORBIDDEN['--system-site-packages']})"
     ]

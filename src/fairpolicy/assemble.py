@@ -24,6 +24,7 @@ from fairpolicy.metrics.direction import resolve
 from fairpolicy.policy.schema import Control, Operator, Policy
 from fairpolicy.records import lean
 from fairpolicy.results import (
+    BindChange,
     DataInfo,
     DocumentRef,
     FailOn,
@@ -138,6 +139,10 @@ def finding(control: Control, spec: MetricSpec, **fields: Any) -> Finding:
         source=SourceRef(file=control.source.file, line=control.source.line)
         if control.source
         else None,
+        dialect=control.dialect,
+        bind_changes=[
+            BindChange(role=r, written=w, read=n, by=b) for r, w, n, b in control.bind_changes
+        ],
         **fields,
     )
 

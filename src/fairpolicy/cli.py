@@ -60,7 +60,7 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.explain is not None:
         from fairpolicy.explain import explain_args
 
-        stdout.write(explain_args(args, parse_bind(args.bind)))
+        stdout.write(explain_args(args, parse_bind(args.bind, args.rename)))
         return 0
     args.output, to_mlflow = split_mlflow(args.output, args.mlflow_run_id)
     outputs = parse_outputs(args.output)
@@ -141,7 +141,7 @@ def _run_check(
     return check(
         args.policy,
         args.data,
-        bind=parse_bind(args.bind),
+        bind=parse_bind(args.bind, args.rename),
         num_classes=args.num_classes,
         inconclusive=args.inconclusive,
         fail_on=args.fail_on,
@@ -252,7 +252,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
     }
     results = plan_results(
         args.policy,
-        bind=parse_bind(args.bind),
+        bind=parse_bind(args.bind, args.rename),
         num_classes=args.num_classes,
         params=params,
         timestamp=args.timestamp,
@@ -325,7 +325,7 @@ def cmd_export(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_validate(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.policy.validate import validate_files
 
-    bound = tuple(parse_bind(args.bind))
+    bound = parse_bind(args.bind).bound_roles()
     ars = {p for p in args.policies if _is_ar(p)}
     code = 0
     for path in args.policies:  # in the order given, each file its own verdict

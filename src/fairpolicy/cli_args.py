@@ -5,8 +5,12 @@ naming the flag, never the last one silently winning."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fairpolicy.errors import UsageError
+
+if TYPE_CHECKING:
+    from fairpolicy.policy.binds import Binds
 
 __all__ = ["parse_bind", "parse_meta", "parse_outputs"]
 
@@ -33,23 +37,15 @@ def parse_meta(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def parse_bind(items: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        role, sep, column = item.partition("=")
-        if not sep or not role.strip() or not column.strip():
-            raise UsageError(f"--bind expects ROLE=COLUMN, got '{item}'.")
-        role = role.strip()
-        if role in out and out[role] != column.strip():
-            raise UsageError(
-                f"--bind binds the role '{role}' twice: to '{out[role]}' and to "
-                f"'{column.strip()}'.",
-                key="--bind",
-                hint="give each role once; a dimension of several columns is one "
-                "--bind dimension=COL1,COL2",
-            )
-        out[role] = column.strip()
-    return out
+def parse_bind(items: Sequence[str], renames: Sequence[str] = ()) -> Binds:
+    """``--bind ROLE=COLUMN`` / ``--bind CONTROL:ROLE=COLUMN`` and ``--rename OLD=NEW``
+    (:mod:`fairpolicy.policy.binds`); a malformed item or a key given twice with two
+    values is a UsageError naming the flag."""
+    from fairpolicy.policy.binds import Binds, parse_rename
+    from fairpolicy.policy.binds import parse_bind as parse
+
+    binds = parse(items)
+    return Binds(roles=binds.roles, controls=binds.controls, renames=parse_rename(renames))
 
 
 def parse_outputs(items: Sequence[str]) -> list[tuple[str, str | None]]:

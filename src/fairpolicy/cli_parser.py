@@ -123,9 +123,18 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         "--bind",
         action="append",
         default=[],
-        metavar="ROLE=COLUMN",
+        metavar="[CONTROL:]ROLE=COLUMN",
         help="bind a role (target, prediction, dimension, score, rank, site, weight, columns, "
-        "fields, sensitive_columns) to a column for every control; repeatable",
+        "fields, sensitive_columns) to a column for every control, or with CONTROL: for one "
+        "control; every control it changes is named in the results; repeatable",
+    )
+    c.add_argument(
+        "--rename",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="the data calls NEW the column the policy calls OLD: every control that reads "
+        "OLD reads NEW (and is named in the results); repeatable",
     )
     c.add_argument("--num-classes", type=cli_int, metavar="K", help="declare the number of classes")
     c.add_argument(
@@ -329,7 +338,7 @@ def _plan(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     pl.add_argument("policy", help="policy file")
     pl.add_argument("-o", "--output", required=True, metavar="PATH", help="plan file to write")
     shared = {
-        "--bind", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
+        "--bind", "--rename", "--num-classes", "--subject", "--assessor", "--organization", "--ssp",
         "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
         "--decision", "--p-value", "--bonferroni", "--positive-label", "--resample", "--seed",
         "--fail-on", "--inconclusive", "--max-regression", "--score-decimals",

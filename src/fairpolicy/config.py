@@ -11,7 +11,8 @@ parents (a ``pyproject.toml`` in ``/tmp`` or a home folder must not loosen a gat
 Keys are ``check``'s long option names (``fail-on``, ``bootstrap``, ``engine``, ``output``
 …, underscores accepted for dashes) plus ``policy`` — the default policy, so that
 ``fairpolicy check DATA`` works. Repeatable options take a list (``output = ["json=r.json",
-"html=r.html"]``); ``bind`` and ``meta`` also take a table (``bind = {target = "y"}``).
+"html=r.html"]``); ``bind``, ``rename`` and ``meta`` also take a table (``bind = {target = "y"}``,
+``rename = {sex = "gender"}``; a per-control bind is keyed ``"CONTROL:ROLE"``).
 Paths (``policy``, ``output`` targets, ``ssp``, ``baseline``, ``plan``, ``allow-path``)
 are relative to the file's folder. The command line wins: an option given there is not
 taken from the file (for ``bind`` and ``meta`` per key; ``output`` as a whole). An unknown
@@ -52,7 +53,7 @@ CLI_ONLY = frozenset({"help", "debug", "policy", "data", "paths", "config", "no_
 #: options whose value is a path (relative to the configuration file's folder)
 PATHS = frozenset({"ssp", "baseline", "plan", "allow_path"})
 #: repeatable KEY=VALUE options that also take a TOML table, merged per key
-TABLES = frozenset({"bind", "meta"})
+TABLES = frozenset({"bind", "rename", "meta"})
 
 #: the ``check`` options that can change a verdict, with their parser defaults: each is
 #: recorded with its value and source (flag, config, default) in ``run.options.config``

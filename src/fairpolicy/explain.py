@@ -11,10 +11,13 @@ default. No data is read.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import UsageError, did_you_mean
 from fairpolicy.policy.schema import Control, Policy
+
+if TYPE_CHECKING:
+    from fairpolicy.policy.binds import Binds
 
 __all__ = ["explain"]
 
@@ -44,7 +47,7 @@ def explain(
     written: Policy,
     resolved: Policy,
     control_id: str,
-    bind: Mapping[str, str] | None,
+    bind: Any,
     params: Mapping[str, Any],
 ) -> str:
     """The text for ``--explain``: ``written`` is the policy as loaded, ``resolved`` with
@@ -85,10 +88,13 @@ def explain(
         rows.append(("severity", c.severity, origin("severity")))
     for role in sorted(c.inputs):
         value = c.inputs[role]
-        if bind and role in bind and before.inputs.get(role) != value:
-            src = f"command line (--bind {role}={value})"
+        by = next((h for r, _, _, h in c.bind_changes if r == role), None)
+        if by is not None and before.inputs.get(role) != value:
+            src = f"command line ({by})"
+        elif (at_ := where.get(f"input.{role}")) is not None:
+            src = at_
         else:
-            src = origin(f"input.{role}", "metadata.props (policy-wide)")
+            src = "metadata.props (policy-wide)"
         read = role in (*spec.inputs, *spec.one_of, *spec.optional)
         rows.append((f"input.{role}", value + ("" if read else " (bound, not read)"), src))
     declared = {p.name: p for p in (*COMMON_PARAMS, *spec.params)}
@@ -122,11 +128,11 @@ def explain(
     return "\n".join([*head, *body]) + "\n"
 
 
-def explain_args(args: Any, bind: Mapping[str, str]) -> str:
+def explain_args(args: Any, bind: Binds) -> str:
     """``--explain`` from the parsed ``check`` arguments (``bind`` already parsed)."""
     from fairpolicy.planning import apply_overrides, load
 
-    written = load(args.policy, args.allow_path, args.strict, tuple(bind))
+    written = load(args.policy, args.allow_path, args.strict, bind.bound_roles())
     params = {
         k: v
         for k, v in {

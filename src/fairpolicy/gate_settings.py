@@ -57,6 +57,8 @@ SETTINGS: dict[str, str | None] = {
     "subject": None,
     "seed": None,
     "bind": "bind",
+    "rename": "rename",
+    "positive-label": "positive_label",
     "num-classes": "num_classes",
     "bootstrap": "ci",
     "ci-level": "ci_level",

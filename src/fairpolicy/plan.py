@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 def plan_results(
     policy: Any,
     *,
-    bind: Mapping[str, str] | None = None,
+    bind: Any = None,
     num_classes: int | None = None,
     params: Mapping[str, Any] | None = None,
     timestamp: str | None = None,
@@ -70,6 +70,7 @@ def plan_results(
         option_number_arg,
         score_decimals_arg,
     )
+    from fairpolicy.policy.binds import binds_from_api
     from fairpolicy.results import run_metadata
     from fairpolicy.version import __version__
 
@@ -95,8 +96,9 @@ def plan_results(
         max_regression = check_max_regression(max_regression, "--max-regression")
     decimals = None if score_decimals is None else score_decimals_arg(score_decimals)
     subject = run_metadata(subject, None)[0]
+    binds = binds_from_api(bind)
     pol = apply_overrides(
-        load(policy, bound=tuple(bind or ())), bind, num_classes, stats, positive_label
+        load(policy, bound=binds.bound_roles()), binds, num_classes, stats, positive_label
     )
     when = fixed_timestamp(timestamp) or now(deterministic)
     findings = [
@@ -114,8 +116,9 @@ def plan_results(
     options: dict[str, Any] = {
         "planned": True,
         "timestamp": fixed_timestamp(timestamp),
-        "bind": dict(bind or {}),
+        **binds.as_options(),
         "num_classes": num_classes,
+        "positive_label": positive_label,
         **stats,
     }
     # the same reading as a check's record (fairpolicy.assemble): unset options left out

@@ -31,13 +31,13 @@ from fairpolicy.errors import BindingError, FairpolicyError, Problem, UsageError
 from fairpolicy.gate_settings import DEFAULT_SEED as DEFAULT_SEED
 from fairpolicy.metrics.base import MetricSpec
 from fairpolicy.metrics.registry import lookup
-from fairpolicy.policy.schema import ROLES, Control, Policy
+from fairpolicy.policy.binds import Binds, apply_binds, binds_from_api
+from fairpolicy.policy.schema import Control, Policy
 from fairpolicy.records import lean
 from fairpolicy.results import (
     FailOn,
     InconclusivePolicy,
 )
-
 
 #: where a default the run gives every control (``--positive-label``) is said to come from
 RUN_DEFAULT = "command line (--positive-label, or positive_label= in Python / the config)"
@@ -45,40 +45,30 @@ RUN_DEFAULT = "command line (--positive-label, or positive_label= in Python / th
 
 def apply_overrides(
     policy: Policy,
-    bind: Mapping[str, str] | None,
+    bind: Binds | Mapping[str, str] | None,
     num_classes: int | None,
     params: Mapping[str, Any] | None = None,
     positive_label: str | None = None,
 ) -> Policy:
-    """``--bind role=column``, ``--num-classes`` and the statistics options (``ci``,
-    ``decision``, ...) applied to every control; the command line wins over the policy.
+    """``--bind``/``--rename`` (:func:`fairpolicy.policy.binds.apply_binds`: every changed
+    control recorded), ``--num-classes`` and the statistics options (``ci``, ``decision``,
+    ...) applied to every control; the command line wins over the policy.
     ``positive_label`` (``--positive-label``) is a default: a control's own value (or its
     ``positive_label.target``/``.prediction``) wins, and it wins over the policy-wide
     ``metadata.props`` value; the results say which applied where."""
     if positive_label is not None:
         policy = _default_label(policy, positive_label)
     policy = _label_note(policy)
-    if not bind and num_classes is None and not params:
+    binds = bind if isinstance(bind, Binds) else binds_from_api(bind)
+    if not binds and num_classes is None and not params:
         return policy
-    for role in bind or {}:
-        if role not in ROLES:
-            from fairpolicy.errors import did_you_mean
-
-            raise UsageError(
-                f"--bind {role}=...: unknown role '{role}'.{did_you_mean(role, ROLES)} "
-                f"Roles: {', '.join(ROLES)}."
-            )
-    controls = []
-    for c in policy.controls:
-        update: dict[str, Any] = {}
-        if bind:
-            update["inputs"] = {**c.inputs, **bind}
-        extra = dict(params or {})
-        if num_classes is not None:
-            extra["num_classes"] = num_classes
-        if extra:
-            update["params"] = {**c.params, **extra}
-        controls.append(c.model_copy(update=update))
+    policy = apply_binds(policy, binds)
+    extra = dict(params or {})
+    if num_classes is not None:
+        extra["num_classes"] = num_classes
+    if not extra:
+        return policy
+    controls = [c.model_copy(update={"params": {**c.params, **extra}}) for c in policy.controls]
     return policy.model_copy(update={"controls": tuple(controls)})
 
 
@@ -454,7 +444,8 @@ class Settings:
 
     #: what the results record about the run
     record: RunRecord
-    bind: Mapping[str, str] | None
+    #: ``--bind`` and ``--rename`` (:mod:`fairpolicy.policy.binds`)
+    bind: Binds
     num_classes: int | None
     #: the statistics options given for every control (``ci``, ``decision``, ...)
     stats_options: dict[str, Any]
@@ -476,7 +467,7 @@ class Settings:
 def settle(
     data: Any,
     *,
-    bind: Mapping[str, str] | None,
+    bind: Binds | Mapping[str, str] | None,
     num_classes: int | None,
     inconclusive: InconclusivePolicy,
     fail_on: FailOn,
@@ -502,12 +493,14 @@ def settle(
     allow_paths: Sequence[str | os.PathLike[str]],
     strict: bool = False,
     positive_label: str | None = None,
+    rename: Mapping[str, str] | None = None,
 ) -> Settings:
     """The options of :func:`fairpolicy.runner.check`, validated in the order a user
     meets them (the data's kind first); the run's clock starts here. Raises UsageError."""
     from fairpolicy.data.sources import require_data_kind
 
     require_data_kind(data)  # None, a dict, a NumPy array…: a clear UsageError, not a TypeError
+    binds = binds_from_api(bind, rename)  # a list, a None column…: a UsageError naming it
     bootstrap = option_number_arg("bootstrap", bootstrap)
     p_value = option_number_arg("p_value", p_value)
     seed = option_number_arg("seed", seed)
@@ -580,7 +573,7 @@ def settle(
         fail_on=fail_on,
         seed=run_seed,
         options={
-            "bind": dict(bind or {}),
+            **binds.as_options(),
             "num_classes": num_classes,
             "deterministic": deterministic,
             "timestamp": fixed,
@@ -594,7 +587,7 @@ def settle(
     )
     return Settings(
         record=record,
-        bind=bind,
+        bind=binds,
         num_classes=num_classes,
         stats_options=stats_options,
         caps=caps,
@@ -614,7 +607,7 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
     and the engines' score grid (``--score-decimals``). Raises PolicyError/UsageError."""
     s = settings
     pol = apply_overrides(
-        load(policy, s.allow_paths, s.strict, tuple(s.bind or ())),
+        load(policy, s.allow_paths, s.strict, s.bind.bound_roles()),
         s.bind,
         s.num_classes,
         s.stats_options,

@@ -201,6 +201,19 @@ class SourceRef(Record):
 
 
 @record
+class BindChange(Record):
+    """A column of a control that ``--bind``/``--rename`` changed (every output lists it)."""
+
+    role: str
+    #: the column the policy wrote (None: the policy bound none)
+    written: str | None
+    #: the column read instead
+    read: str
+    #: the option that changed it (``--rename sex=gender``, ``--bind dimension=gender``)
+    by: str
+
+
+@record
 class Change(Record):
     """This finding against the same control's finding in a baseline results JSON
     (``--baseline``); built by :mod:`fairpolicy.baseline`, decided by
@@ -319,6 +332,13 @@ class Finding(Record):
     gate_effect: GateEffect = "pass"
     #: the change against the baseline's finding (``--baseline``; left out without one)
     change: Annotated[Change | None, Field(exclude_if=lambda v: v is None)] = None
+    #: whose meaning the key was read with when the policy declared or was recognised to be
+    #: in a dialect (``venturalitica``: :mod:`fairpolicy.policy.dialect`; left out otherwise)
+    dialect: Annotated[str | None, Field(exclude_if=lambda v: v is None)] = None
+    #: the columns ``--bind``/``--rename`` changed (left out when none did)
+    bind_changes: Annotated[list[BindChange], Field(exclude_if=lambda v: not v)] = field(
+        default_factory=list
+    )
 
     @property
     def has_interval(self) -> bool:

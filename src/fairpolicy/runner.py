@@ -44,6 +44,7 @@ from fairpolicy.planning import (
     prepare_policy,
     settle,
 )
+from fairpolicy.policy.binds import Binds, refuse_moves
 from fairpolicy.policy.schema import Policy
 from fairpolicy.results import FailOn, InconclusivePolicy, Results
 
@@ -52,7 +53,8 @@ def check(
     policy: Any,
     data: Any,
     *,
-    bind: Mapping[str, str] | None = None,
+    bind: Mapping[str, str] | Binds | None = None,
+    rename: Mapping[str, str] | None = None,
     num_classes: int | None = None,
     inconclusive: InconclusivePolicy = "fail",
     fail_on: FailOn = "error",
@@ -132,6 +134,11 @@ def check(
     ``positive_label`` (``--positive-label``): the positive (favourable or selected)
     label of every control that does not name its own; it wins over the policy-wide
     ``metadata.props`` value, and the results' warnings say which applied to which control.
+    ``bind``: role → column for every control (``{"dimension": "gender"}``) or, keyed
+    ``"CONTROL:ROLE"``, for one control (``--bind``); ``rename``: a column the policy names
+    → the data's name for it, wherever a control reads it (``--rename``). Every control
+    whose columns they changed is named in the results (its finding's ``bind_changes``
+    and a warning).
     Raises a :class:`FairpolicyError` when the policy or data cannot be read at
     all; per-control problems (missing column, invalid labels) become findings
     with status ``error``.
@@ -142,6 +149,7 @@ def check(
     s = settle(
         data,
         bind=bind,
+        rename=rename,
         num_classes=num_classes,
         inconclusive=inconclusive,
         fail_on=fail_on,
@@ -186,6 +194,7 @@ def check(
     rounded = engine_name in ("duckdb", "spark")
     reading = _read(data, pol, engine_name, decimals, s, prefetch, header)
     with reading as (table, strings, wanted):
+        refuse_moves(pol, table.available, table.path)
         plans = plan_controls(pol, table)
         ev = Evaluator(
             table,
@@ -264,7 +273,7 @@ def _prefetch(policy: Any, data: Any, s: Settings) -> Prefetch | None:
     speculate = (
         s.max_rows is None and s.memory_budget is None and prefetchable(s.engine, data, s.budget)
     )
-    return Prefetch.start(policy, data, s.bind) if speculate else None
+    return Prefetch.start(policy, data, s.bind.prefetch_pairs()) if speculate else None
 
 
 def _columns_read(wanted: list[str], table: Table, ev: Evaluator) -> list[str]:

@@ -251,7 +251,7 @@ CASES = [
         "labels-prediction-bound-to-target",
         ("target and prediction are both bound to column 'y_true'",),
         policy=policy(metric_key="equal_opportunity_diff"),
-        args=("--bind", "prediction=y_true"),
+        args=("--bind", "c1:prediction=y_true"),
         control="c1",
         column="y_true",
         report=True,

@@ -8,7 +8,7 @@ CASES = [
     Case(
         "main-selection-rate-on-the-target-column-warns",
         ("both bound to column 'y_true'", "not the model's predictions"),
-        args=("--bind", "prediction=y_true"),
+        args=("--bind", "c1:prediction=y_true"),
         code=0,
         report=True,
         note="demographic parity reads only predictions: binding the target there is how an "

@@ -14,7 +14,7 @@ def test_bind_help_names_every_role() -> None:
     with contextlib.redirect_stdout(out):
         assert main(["check", "--help"], out) == 0
     text = " ".join(out.getvalue().split())
-    start = text.index("--bind ROLE=COLUMN bind a role")
+    start = text.index("--bind [CONTROL:]ROLE=COLUMN bind a role")
     shown = text[start : start + 300]
     for role in ROLES:
         assert role in shown, role

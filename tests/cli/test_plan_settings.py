@@ -93,6 +93,8 @@ DEVIATIONS: dict[str, list[str]] = {
     "subject": ["--subject", "model v5"],
     "seed": ["--seed", "7"],
     "bind": ["--bind", "dimension=sex"],
+    "rename": ["--rename", "sex=sex"],
+    "positive-label": ["--positive-label", "1"],
     "num-classes": ["--num-classes", "2"],
     "bootstrap": ["--bootstrap", "20"],
     "ci-level": ["--ci-level", "0.9"],

@@ -42,7 +42,14 @@ def no_prefetch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Prefetch, "start", classmethod(lambda cls, *args: None))
 
 
-@pytest.mark.parametrize("bind", [None, {"dimension": "age_band"}, {"dimension": "sex,race"}])
+@pytest.mark.parametrize(
+    "bind",
+    [
+        None,
+        {"four-fifths-sex:dimension": "age_band"},
+        {"equalized-odds-age:dimension": "sex,race", "accuracy-age:dimension": "race"},
+    ],
+)
 def test_prefetched_read_serves_the_run_and_changes_nothing(
     monkeypatch: pytest.MonkeyPatch, bind: dict[str, str] | None
 ) -> None:
@@ -83,9 +90,9 @@ def test_a_failed_prefetch_leaves_the_error_to_the_real_read(
     prefetch = Prefetch.start(policy, data, None)
     assert prefetch is not None
     assert prefetch.take(["y_true", "y_pred", "sex"], ["sex"], ["y_true", "y_pred", "sex"]) is None
-    fast = fairpolicy.check(policy, data, deterministic=True, bind={"dimension": "sex"})
+    fast = fairpolicy.check(policy, data, deterministic=True, bind={"c2:dimension": "sex"})
     no_prefetch(monkeypatch)
-    slow = fairpolicy.check(policy, data, deterministic=True, bind={"dimension": "sex"})
+    slow = fairpolicy.check(policy, data, deterministic=True, bind={"c2:dimension": "sex"})
     assert fast.model_dump(mode="json") == slow.model_dump(mode="json")
     assert fast.findings[0].status == "fail"
 

@@ -446,7 +446,7 @@ def test_plan_is_written_without_data_and_the_run_must_match_it(
 @pytest.mark.parametrize(
     ("extra", "edit", "named"),
     [
-        (["--bind", "dimension=race"], None, "input.dimension"),
+        (["--bind", "four-fifths-sex:dimension=race"], None, "input.dimension"),
         (["--bootstrap", "50"], None, "param.ci"),
         ([], ('threshold, value: "0.8"', 'threshold, value: "0.7"'), "SHA-256"),
     ],

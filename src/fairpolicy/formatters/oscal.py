@@ -431,6 +431,11 @@ class _Renderer:
         ]
         pairs.append(("worst-group", f.worst_group))
         pairs += _change_pairs(self.results, f)
+        pairs.append(("dialect", f.dialect))
+        pairs += [
+            ("bind-changed", f"input.{b.role}: {b.written or '(none)'} -> {b.read} ({b.by})")
+            for b in f.bind_changes
+        ]
         props = [*props_of([("control-id", f.control_id)]), *planned_props(f), *props_of(pairs)]
         for g in f.groups:
             props += props_of([("group-n", f"{g.group}={g.n}")])

@@ -349,6 +349,26 @@ def average_odds_diff(stats: GroupStats, params: Mapping[str, Any]) -> MetricVal
     return dataclasses.replace(_combine(stats, a, b, value, exact), bounds=bounds)
 
 
+def equalized_odds_sum(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
+    """Equalized odds as a sum of gaps: the TPR gap plus the FPR gap.
+
+    value = (max_g TPR_g − min_g TPR_g) + (max_g FPR_g − min_g FPR_g)   (0 = parity, ≤ 2)
+
+    What Venturalitica's ``equalized_odds_ratio`` computes (``calc_equalized_odds_ratio``:
+    despite its name, a difference); a policy read in Venturalitica's dialect evaluates
+    ``equalized_odds_ratio`` with this. Twice ``average_odds_diff``. A group without
+    actual positives (negatives) is left out of the TPR (FPR) gap and listed, as
+    Venturalitica skips it. Undefined if either gap has fewer than two comparable groups
+    (Venturalitica returns 0.0 there); then the value lies in [known, known + 1].
+    """
+    a, b = _both(stats)
+    value = a.value + b.value if a.value is not None and b.value is not None else None
+    exact = a.exact + b.exact if a.exact is not None and b.exact is not None else None
+    known = _known_part(a, b)
+    bounds = None if known is None else (known, known + 1.0)
+    return dataclasses.replace(_combine(stats, a, b, value, exact), bounds=bounds)
+
+
 def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
     """Equalized odds ratio, fairlearn's meaning: the smaller of the TPR and FPR ratios.
 
@@ -363,8 +383,8 @@ def equalized_odds_ratio(stats: GroupStats, params: Mapping[str, Any]) -> Metric
     positives (negatives) is excluded from the TPR (FPR) ratio and listed; fairlearn
     counts that rate as 0, which makes its ratio 0. Note:
     Venturalitica's key of the same name returns the *sum of the TPR and FPR
-    gaps* (a difference, ideal 0); a policy written for it with ``operator: lt``
-    must move to ``equalized_odds_diff``/``average_odds_diff`` instead.
+    gaps* (a difference, ideal 0): a policy read in Venturalitica's dialect evaluates
+    it as ``equalized_odds_sum``.
     """
     a = rate_ratio(stats, "tpr")
     b = rate_ratio(stats, "fpr")

@@ -141,6 +141,7 @@ def binary_spec(
     ratio: bool = False,
     null_stratum: Stratum | None = "rows",
     selection: bool = False,
+    value_range: tuple[float, float] = (0.0, 1.0),
 ) -> MetricSpec:
     return MetricSpec(
         key=key,
@@ -157,6 +158,7 @@ def binary_spec(
         example_threshold="0.8" if ratio else "0.1",
         batch=_batch(fn),
         null_stratum=null_stratum,
+        value_range=value_range,
     )
 
 

@@ -209,7 +209,10 @@ def multiclass_demographic_parity(stats: GroupStats, params: Mapping[str, Any]) 
     aggregation=macro:           value = (1/K) Σ_c gap_c
 
     Matches Venturalitica's ``multiclass_demographic_parity`` for both
-    aggregations, and fairlearn's per-class selection-rate differences (max_k).
+    aggregations whenever every predicted class occurs in the labels, and fairlearn's
+    per-class selection-rate differences (max_k). Deliberate difference: a class the model
+    predicts but the labels never contain counts here (its rate gap is a disparity);
+    Venturalitica takes its classes from the labels only, so leaves it out.
 
     Interval (``ci``): the simultaneous sup-t band over every (group, class) prediction
     rate SR_g(c), projected onto the max (macro: mean) over classes of max − min

@@ -212,6 +212,15 @@ REGISTRY: dict[str, MetricSpec] = {
         ratio=True,
         null_stratum="actual",
     ),
+    "equalized_odds_sum": binary_spec(
+        "equalized_odds_sum",
+        binary.equalized_odds_sum,
+        "TPR gap + FPR gap — Venturalitica's equalized_odds_ratio",
+        EO_REPL,
+        ("equalized_odds_gap_sum",),
+        null_stratum="actual",
+        value_range=(0.0, 2.0),
+    ),
     "average_odds_diff": binary_spec(
         "average_odds_diff",
         binary.average_odds_diff,
@@ -314,7 +323,6 @@ REGISTRY: dict[str, MetricSpec] = {
         multiclass.micro_equalized_odds_multiclass,
         "accuracy gap + error-rate gap (= 2 × accuracy gap)",
         value_range=(0.0, 2.0),
-        example_threshold="0.2",
     ),
     "predictive_parity_multiclass": multi_spec(
         "predictive_parity_multiclass",

@@ -44,6 +44,7 @@ from fairpolicy.errors import Problem, UsageError
 from fairpolicy.exact import written_text
 from fairpolicy.outputs import target, write_atomic
 from fairpolicy.policy import oscal
+from fairpolicy.policy.dialect import DIFFERING
 from fairpolicy.policy.schema import NS, ROLES, Control, Operator, Policy, Threshold
 
 __all__ = ["convert_file", "convert_policy"]
@@ -229,6 +230,8 @@ def _control(c: Control, cid: str, notes: list[str]) -> dict[str, Any]:
         props.append({"name": name, "ns": NS, "value": text})
 
     prop("metric_key", c.metric_key)
+    if c.metric_key in DIFFERING:  # its meaning depends on the dialect: say which
+        prop("dialect", "fairpolicy")
     prop("operator", c.operator.value)
     for role in (*ROLES, *sorted(set(c.inputs) - set(ROLES))):
         if role in c.inputs:

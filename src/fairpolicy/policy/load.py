@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
 from fairpolicy.exact import MAX_EXPONENT, exact_bound, exact_decimal, written_threshold
+from fairpolicy.policy import dialect as dialects
 from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
 from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
@@ -90,9 +91,9 @@ def load_policy(
 ) -> Policy:
     """Load and validate a policy.
 
-    ``bound``: roles the command line binds for every control (``--bind ROLE=…``), so a
-    control that does not name them itself is not missing them (a template that leaves
-    its columns to the user: Venturalitica's HUDERIA templates).
+    ``bound``: roles the command line binds for every control (``--bind ROLE=…``), or for
+    one (``CONTROL:ROLE``), so a control that does not name them itself is not missing them
+    (a template that leaves its columns to the user: Venturalitica's HUDERIA templates).
 
     ``strict`` (``--strict``): every document must be valid OSCAL — a catalog, profile or
     component-definition NIST's schema accepts; otherwise what the schema would reject is
@@ -122,6 +123,7 @@ def load_policy(
         base = Path(base_dir)
     ctx = Ctx(roots=oscal.confinement(base, allow_paths), strict=strict)
     form, metadata, raws = _normalise(data, file, base, ctx)
+    ctx.recognised = dialects.recognise(form, metadata, bool(ctx.colon_files))
     if strict and form in ("list", "assessment-plan"):
         ctx.add(
             f"--strict requires valid OSCAL input, but this policy is in the {form} form "
@@ -138,6 +140,7 @@ def load_policy(
     _check_ids(raws, form, file, ctx)
     if ctx.problems:
         raise PolicyError(ctx.problems)
+    ctx.warnings += dialects.summary(controls, ctx)
     try:
         return Policy(
             path=file,
@@ -378,6 +381,10 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
     others: list[tuple[str, Any]] = []
     aliased: dict[str, str] = {}  # role → the privacy spelling it was written as
     for name, value in raw.props:
+        if name == "input.average":  # Venturalitica's spelling of the parameter
+            others.append(("average", value))
+            ctx.dialect_notes.append(f"average:{cid}")
+            continue
         if name.startswith("input."):
             role, column = name[6:], _text(value)
             if role in DIMENSION_ALIASES:  # Venturalitica's protected attribute(s)
@@ -437,18 +444,33 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 )
 
     operator = _operator(fields.get("operator"), err)
+    dialect = None
+    if spec is not None and written is not None:
+        key, dialect = dialects.resolve(
+            written,
+            spec.key,
+            _text(fields.get("dialect")),
+            ctx.recognised,
+            operator,
+            spec.better,
+            err,
+            ctx.dialect_notes,
+        )
+        spec = REGISTRY[key]
     threshold = _threshold(raw, fields, operator, err, ctx)
 
     if spec is not None:
         for role in spec.inputs:
-            if role not in named and role not in bound:
+            if role not in named and role not in bound and f"{cid}:{role}" not in bound:
                 err(
                     f"no column is bound to role '{role}' (prop input.{role}); "
                     f"metric '{spec.key}' needs {', '.join(spec.inputs)}",
                     f"input.{role}",
                     ROLE_HINTS.get(role, f"add a prop input.{role} naming the column"),
                 )
-        if spec.one_of and not any(r in named or r in bound for r in spec.one_of):
+        if spec.one_of and not any(
+            r in named or r in bound or f"{cid}:{r}" in bound for r in spec.one_of
+        ):
             roles = " or ".join(f"input.{r}" for r in spec.one_of)
             err(
                 f"metric '{spec.key}' needs one of {roles}",
@@ -513,6 +535,7 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
         threshold_source=raw.threshold_source if raw.threshold is not None else "prop",
         objective_id=raw.objective_id,
         statement_id=raw.statement_id,
+        dialect=dialect,
         **settings,
     )
 

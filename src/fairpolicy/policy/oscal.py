@@ -67,6 +67,10 @@ class Ctx:
     roots: tuple[Path, ...] | None = None
     #: ``--strict``: every document must be valid OSCAL (else one warning per document)
     strict: bool = False
+    #: why the policy is recognisably Venturalitica's (:mod:`fairpolicy.policy.dialect`)
+    recognised: str | None = None
+    #: what the dialect changed, and Venturalitica's spellings read (said once each)
+    dialect_notes: list[str] = field(default_factory=list)
 
     def add(
         self,

@@ -51,6 +51,7 @@ CONTROL_PROPS = (
     "lifecycle_phase",
     "risk_id",
     "threshold_param",
+    "dialect",
 )
 
 #: Settings a policy may give once for every control, as ``metadata.props`` (OSCAL
@@ -68,6 +69,7 @@ POLICY_WIDE_PROPS = (
     "missing",
     "missing_values",
     "max_regression",
+    "dialect",
     "input.weight",  # sample weights: data/bind/weights.py
     "weight_kind",
     "positive_label",  # text labels named once (a control's own positive_label.* wins too)
@@ -200,6 +202,12 @@ class Control(Record):
     objective_id: str | None = None
     #: id of the control's ``statement`` part in its catalog, if any
     statement_id: str | None = None
+    #: what ``--bind``/``--rename`` changed: (role, column written or None, column read,
+    #: the option), :func:`fairpolicy.policy.binds.apply_binds`
+    bind_changes: tuple[tuple[str, str | None, str, str], ...] = ()
+    #: ``venturalitica`` or ``fairpolicy`` when the policy declared or was recognised to
+    #: be in a dialect and this control's key depends on it (:mod:`fairpolicy.policy.dialect`)
+    dialect: str | None = None
 
     @property
     def dimension_columns(self) -> tuple[str, ...]:

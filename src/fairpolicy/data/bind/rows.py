@@ -41,7 +41,11 @@ class BindContext:
 
 
 def missing_column_problem(table: Table, control: Control, role: str, column: str) -> Problem:
-    hint = f"rename the column, change the policy's input.{role}, or pass --bind {role}=COLUMN."
+    hint = (
+        f"pass --rename {column}=COLUMN (every control that reads '{column}' then reads "
+        f"COLUMN; the others are untouched), change the policy's input.{role}, or bind this "
+        f"control alone with --bind {control.control_id}:{role}=COLUMN."
+    )
     only = table.available[0] if len(table.available) == 1 else ""
     delimiter = next((d for d in (";", "\t", "|") if d in only), None)
     if delimiter is not None:
