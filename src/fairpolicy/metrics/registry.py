@@ -27,7 +27,10 @@ from fairpolicy.metrics.families import (
     DISPARITY_STRATA,
     DP_REPL,
     EO_REPL,
+    COMPARATOR,
     MIN_SHARE,
+    MIN_SHARE_SCOPE,
+    UNKNOWN_SELECTION,
     N_BINS_PARAM,
     PAIR_AGGREGATION,
     POOLED,
@@ -127,9 +130,11 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
         "decision",
         str,
         "point",
-        ("point", "ci_upper", "ci_lower"),
+        ("point", "ci_upper", "ci_lower", "worst_case", "best_case"),
         "point: the value decides; ci_upper: pass only if the whole interval satisfies the "
-        "threshold; ci_lower: fail only if the whole interval violates it",
+        "threshold; ci_lower: fail only if the whole interval violates it; worst_case / "
+        "best_case (LL144 impact ratios): fail when any allocation of the unknown-category "
+        "rows violates the threshold / pass when some allocation satisfies it",
     ),
     ParamSpec("p_value", int, 0, help="permutations for a p-value of the gap (0 = none)"),
     ParamSpec(
@@ -632,7 +637,7 @@ REGISTRY: dict[str, MetricSpec] = {
         # is read instead
         optional=("prediction",),
         tasks=BINARY_ONLY,
-        params=(MIN_SHARE,),
+        params=(MIN_SHARE, COMPARATOR, MIN_SHARE_SCOPE, UNKNOWN_SELECTION),
         aliases=("ll144_impact_ratio",),
         ideal=1.0,
         better="higher",
@@ -647,7 +652,7 @@ REGISTRY: dict[str, MetricSpec] = {
         summary="NYC LL144 impact ratio on scoring rates (share above the median score)",
         inputs=("target", "score", "dimension"),
         tasks=BOTH,
-        params=(MIN_SHARE,),
+        params=(MIN_SHARE, COMPARATOR, MIN_SHARE_SCOPE, UNKNOWN_SELECTION),
         aliases=("ll144_scoring_impact_ratio",),
         ideal=1.0,
         better="higher",
