@@ -53,6 +53,7 @@ def status_for(
     value: float | None,
     decision: str = "point",
     ci: tuple[float | None, float | None] | None = None,
+    bounds: tuple[float, float, bool] | None = None,
 ) -> tuple[Status, str | None]:
     """(status, reason) under the control's decision rule.
 
@@ -63,12 +64,22 @@ def status_for(
     small) a straddling interval fails it, under ``ci_lower`` (prove a violation) it
     does not. An interval that could not be computed leaves the decision
     inconclusive — never a silent pass.
+
+    ``worst_case`` and ``best_case`` read ``bounds`` = (low, high, high_sharp): the range
+    of the value over every allocation of the unknown-category rows (LL144 impact ratios,
+    docs/ll144.md; ``low`` is sharp, ``high`` an upper bound that is attained when
+    ``high_sharp``). worst_case fails when some allocation violates the threshold (the
+    range is not inside it); best_case passes when some allocation satisfies it — proven
+    by a sharp end inside it — fails when none does (the range violates it throughout),
+    and is otherwise inconclusive.
     """
     if value is None:
         return "inconclusive", None
     failing: Status = "fail" if control.enforcement_mode is EnforcementMode.BLOCK else "warn"
     if decision == "point":
         return ("pass" if satisfies(value, control.operator, control.threshold) else failing), None
+    if decision in ("worst_case", "best_case"):
+        return _allocation_status(control, decision, bounds, failing)
     low, high = ci if ci is not None else (None, None)
     if low is None or high is None:
         return "inconclusive", f"decision {decision} needs a confidence interval, none was computed"
@@ -79,6 +90,36 @@ def status_for(
         return failing, None
     return "inconclusive", (
         f"the {decision} rule: the interval [{low:.6g}, {high:.6g}] straddles the threshold"
+    )
+
+
+def _allocation_status(
+    control: Control, decision: str, bounds: tuple[float, float, bool] | None, failing: Status
+) -> tuple[Status, str | None]:
+    if bounds is None:
+        return "inconclusive", (
+            f"decision {decision} needs the range of the value over the allocations of "
+            "unknown-category rows, which only the LL144 impact ratios compute (with whole counts)"
+        )
+    low, high, sharp = bounds
+    if decision == "worst_case":
+        if within(low, high, control):
+            return "pass", None
+        return failing, (
+            f"worst_case: some allocation of the unknown-category rows gives {low:.6g}, "
+            f"which violates the threshold (range [{low:.6g}, {high:.6g}])"
+        )
+    if violated_throughout(low, high, control):
+        return failing, (
+            f"best_case: no allocation of the unknown-category rows satisfies the threshold "
+            f"(range [{low:.6g}, {high:.6g}])"
+        )
+    op, t = control.operator, control.threshold
+    if satisfies(low, op, t) or (sharp and satisfies(high, op, t)):
+        return "pass", None
+    return "inconclusive", (
+        f"best_case: the range [{low:.6g}, {high:.6g}] straddles the threshold and its upper "
+        "end is a bound, not an allocation shown to reach it"
     )
 
 

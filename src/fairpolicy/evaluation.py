@@ -160,6 +160,22 @@ def measure(
     ), keep
 
 
+def _allocation_bounds(mv: MetricValue) -> tuple[float, float, bool] | None:
+    """The range of an LL144 impact ratio over the allocations of unknown-category rows
+    (``details["bounds"]``), for decision worst_case / best_case."""
+    b = mv.details.get("bounds")
+    if not isinstance(b, dict) or mv.value is None:
+        return None
+    if b.get("unknown") == 0:
+        return mv.value, mv.value, True
+    if "value_low" not in b:
+        return None
+    low = with_exact(float(b["value_low"]), Fraction(str(b["value_low_exact"])))
+    high = with_exact(float(b["value_high"]), Fraction(str(b["value_high_exact"])))
+    assert low is not None and high is not None
+    return low, high, bool(b["value_high_sharp"])
+
+
 def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
     c, spec = plan.control, plan.spec
     try:
@@ -225,7 +241,7 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
     value = with_exact(mv.value, mv.exact)
     if mv.exact is not None and mv.value is not None:
         details["exact_value"] = str(mv.exact)
-    status, why = status_for(c, value, decision, interval)
+    status, why = status_for(c, value, decision, interval, _allocation_bounds(mv))
     if why and ci is not None and ci.reason and (ci.low is None or ci.high is None):
         why = f"{why} ({ci.reason})"  # say why there is no interval
     straddles = (

@@ -71,3 +71,94 @@ def test_rate_closed_form_when_the_unknowns_selection_is_unknown(n: int, data) -
     assert (lo, hi) == (Fraction(s, n + u), Fraction(s + u, n + u))
     # k = 0 (no unknown in the category) lies inside: S/n is never an extreme beyond them
     assert lo <= Fraction(s, n) <= hi
+
+
+# --- the metric: comparators, the min_share reading, and the decisions ----------------
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from fairpolicy.policy.schema import Operator  # noqa: E402
+from tests.conftest import make_control, run_controls  # noqa: E402
+
+
+def _cells(cells):
+    rows = []
+    for sex, race, n, sel in cells:
+        rows += [{"sex": sex, "race": race, "selected": int(i < sel)} for i in range(n)]
+    df = pd.DataFrame(rows)
+    df["sex"] = df["sex"].astype(object)
+    df["race"] = df["race"].astype(object)
+    return df
+
+
+def _run(df, dimension="sex,race", threshold=0.8, **params):
+    c = make_control(
+        "impact_ratio", dimension, params, min_samples=1, threshold=threshold, operator=Operator.GE
+    )
+    c = c.model_copy(update={"inputs": {"target": "selected", "dimension": dimension}})
+    return run_controls([c], df).findings[0]
+
+
+# 1000 applicants: a 1.1 % cell of a kept sex and a kept race stays in and is the comparator
+SMALL_CELL = [
+    ("M", "W", 300, 90),
+    ("F", "W", 300, 80),
+    ("M", "B", 200, 50),
+    ("F", "B", 189, 40),
+    ("F", "A", 11, 9),  # race A is 1.1 %: kept out at the race level
+    ("M", "A", 0, 0),
+]
+
+
+def test_category_reading_keeps_a_small_cell_of_kept_categories() -> None:
+    df = _cells([c for c in SMALL_CELL if c[2]] + [("M", "H", 30, 9), ("F", "H", 11, 10)])
+    f = _run(df)
+    lv = {x["level"]: x for x in f.details["levels"]}
+    race = {c["category"]: c for c in lv["race"]["categories"]}
+    assert race["A"]["excluded"] and not race["H"]["excluded"]  # A 1.1 %, H 4.1 %
+    cells = {c["category"]: c for c in lv["sex,race"]["categories"]}
+    # F & H holds 1.1 % of the rows but F and H are both kept: it stays in, and is the comparator
+    assert not cells["F & H"]["excluded"] and cells["F & A"]["excluded"]
+    assert lv["sex,race"]["highest_category"] == "F & H"
+    assert f.details["min_share_scope"] == "category"
+    assert "min_share_scope: category" in f.details["reading"]
+    # the cell reading keeps F & H out: the comparator changes
+    g = _run(df, min_share_scope="cell")
+    lv2 = {x["level"]: x for x in g.details["levels"]}
+    cells2 = {c["category"]: c for c in lv2["sex,race"]["categories"]}
+    assert cells2["F & H"]["excluded"] and lv2["sex,race"]["highest_category"] != "F & H"
+    # comparator highest: nothing kept out, the highest of all categories compares
+    h = _run(df, comparator="highest")
+    lv3 = {x["level"]: x for x in h.details["levels"]}
+    assert not any(c["excluded"] for x in lv3.values() for c in x["categories"])
+    assert lv3["race"]["highest_category"] == "A"  # 9/11 is the highest race rate
+    assert h.details["reading"] == "comparator: highest"
+
+
+def test_worst_and_best_case_decide_on_the_allocation_range() -> None:
+    # sex only: M 100 (50), F 100 (42) -> IR_F = 0.84; 20 unknown, 10 selected
+    df = _cells([("M", "x", 100, 50), ("F", "x", 100, 42), (None, "x", 20, 10)])
+    point = _run(df, "sex")
+    assert point.status == "pass" and point.value == pytest.approx(0.84)
+    b = point.details["bounds"]
+    assert b["unknown"] == 20 and b["unknown_selected"] == 10
+    # lowest: 10 unselected to F (42/110), 10 selected to M (60/110): 0.7
+    assert b["value_low"] == pytest.approx(42 / 60)
+    worst = _run(df, "sex", decision="worst_case")
+    assert worst.status == "fail" and worst.decision == "worst_case"
+    assert "some allocation" in (worst.reason or "")
+    best = _run(df, "sex", decision="best_case")
+    assert best.status in ("pass", "inconclusive")
+    # a threshold no allocation reaches fails under best_case too
+    none = _run(df, "sex", threshold=0.99, decision="best_case")
+    assert b["value_high"] < 0.99 or none.status != "fail"
+
+
+def test_free_selection_of_unknowns_widens_the_rate_bounds() -> None:
+    df = _cells([("M", "x", 100, 50), ("F", "x", 100, 42), (None, "x", 20, 10)])
+    f = _run(df, "sex", unknown_selection="free")
+    lv = f.details["levels"][0]
+    fem = next(c for c in lv["categories"] if c["category"] == "F")
+    assert fem["rate_low"] == pytest.approx(42 / 120) and fem["rate_high"] == pytest.approx(62 / 120)
+    assert f.details["bounds"]["selection_of_unknowns"] == "free"

@@ -189,3 +189,57 @@ def all_ratios(
 
 def as_array(values: Sequence[Fraction]) -> np.ndarray:
     return np.array([float(v) for v in values])
+
+
+def add_bounds(
+    levels: list[dict[str, object]],
+    unknown: float,
+    unknown_selected: float | None,
+    whole: bool,
+    mode: str,
+) -> dict[str, object]:
+    """Write each category's bounds into ``levels`` (``rate_low`` … ``ratio_high``) and
+    return the summary (``details["bounds"]``): the value's lowest possible impact ratio
+    (sharp: min over levels and kept categories of their sharp lows) and an upper bound
+    (the min of the kept categories' highs; not always attained by one allocation)."""
+    info: dict[str, object] = {
+        "unknown": unknown,
+        "unknown_selected": unknown_selected,
+        "selection_of_unknowns": "observed" if unknown_selected is not None else "free",
+    }
+    if not whole:
+        info["reason"] = "the counts are not whole numbers, so allocations of applicants are undefined"
+        return info
+    if unknown > MAX_UNKNOWN:
+        info["reason"] = f"more than {MAX_UNKNOWN} unknown-category rows"
+        return info
+    u = int(unknown)
+    su = None if unknown_selected is None else int(unknown_selected)
+    lows: list[Fraction] = []
+    highs: list[Fraction] = []
+    for lv in levels:
+        cats_d = lv["categories"]
+        assert isinstance(cats_d, list)
+        cats = [Category(int(c["n"]), int(c["selected"]), not c["excluded"]) for c in cats_d]
+        compared = "min_impact_ratio" in lv or sum(c.kept for c in cats) >= 2
+        for c, d in zip(cats_d, cats, strict=True):
+            rl, rh = rate_bounds(d, u, su)
+            c["rate_low"], c["rate_high"] = float(rl), float(rh)
+        if not compared:
+            continue
+        for i, c in enumerate(cats_d):
+            rb = ratio_bounds(cats, i, u, su)
+            c["ratio_low"] = None if rb is None else float(rb[0])
+            c["ratio_high"] = None if rb is None else float(rb[1])
+            if rb is not None and cats[i].kept:
+                lows.append(rb[0])
+                highs.append(rb[1])
+    if lows:
+        info["value_low"] = float(min(lows))
+        info["value_high"] = float(min(highs))
+        info["value_low_exact"] = str(min(lows))
+        info["value_high_exact"] = str(min(highs))
+        info["value_high_sharp"] = u == 0
+    if mode == "scoring":
+        info["note"] = "scoring rate: the unknowns' scores above the median are not counted"
+    return info

@@ -577,7 +577,7 @@ class ShareRule:
         if self.comparator == "highest":
             return "comparator: highest"
         tail = f", min_share_scope: {self.scope}" if self.columns > 1 else ""
-        return f"comparator: highest_above_min_share (min_share {self.min_share:g}{tail})"
+        return f"comparator: highest_above_min_share (min_share={self.min_share:g}{tail})"
 
 
 def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricValue:
@@ -638,6 +638,7 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels
+    details["bounds"] = _bounds(stats, levels, mode, params)
     # the finest level's categories are the stats groups, in the same order
     finest = {c["category"]: c for c in levels[-1]["categories"]}
     groups, excluded = [], []
@@ -672,6 +673,24 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
         worst_group=worst["lowest_category"],
         exact=exact,
     )
+
+
+def _bounds(
+    stats: GroupStats, levels: list[dict[str, Any]], mode: Mode, params: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The allocation bounds of every category (fairpolicy.metrics.ll144)."""
+    from fairpolicy.metrics.ll144 import add_bounds
+
+    unknown = stats.unknown_total
+    if not unknown:
+        return {"unknown": 0}
+    observed = str(params.get("unknown_selection", "observed")) == "observed"
+    known = None
+    uc = stats.unknown_counts
+    if observed and mode == "selection" and uc is not None and stats.positive is not None:
+        known = float(uc[:, stats.positive].sum())
+    whole = stats.survey is None
+    return add_bounds(levels, unknown, known, whole, mode)
 
 
 def impact_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
