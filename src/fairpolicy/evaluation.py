@@ -293,7 +293,8 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
         spec,
         value=float(value) if value is not None else None,  # float(exact) when exact
         status=status,
-        message=describe(c, value, status, reason, ci),
+        message=describe(c, value, status, reason, ci)
+        + (f" [{details['reading']}]" if isinstance(details.get("reading"), str) else ""),
         reason=reason,
         ci=ci,
         decision=decision,

@@ -545,4 +545,6 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
         s.stats_options,
     )
     _check_requested(pol, s.caps)
-    return pol, _score_decimals(s.score_decimals)
+    from fairpolicy.data.bind.count_table import count_policy
+
+    return count_policy(pol), _score_decimals(s.score_decimals)

@@ -434,7 +434,11 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
     threshold = _threshold(raw, fields, operator, err, ctx)
 
     if spec is not None:
+        # a count table (input.count with input.selected or input.rate) is the selection
+        counted = "count" in named and ("selected" in named or "rate" in named)
         for role in spec.inputs:
+            if counted and role in ("target", "prediction"):
+                continue  # bound by data/bind/count_table.py (or refused there with the reason)
             if role not in named and role not in bound:
                 err(
                     f"no column is bound to role '{role}' (prop input.{role}); "

@@ -30,6 +30,9 @@ ROLES = (
     "rank",
     "site",
     "weight",
+    "count",
+    "selected",
+    "rate",
     "columns",
     "fields",
     "sensitive_columns",
@@ -70,6 +73,9 @@ POLICY_WIDE_PROPS = (
     "missing_values",
     "max_regression",
     "input.weight",  # sample weights: data/bind/weights.py
+    "input.count",  # count tables: data/bind/count_table.py
+    "input.selected",
+    "input.rate",
     "weight_kind",
 )
 

@@ -125,7 +125,7 @@ def weight_problems(control: Control, spec: MetricSpec, file: str | None) -> lis
     others = [
         role
         for role, value in control.inputs.items()
-        if role != "weight"
+        if role not in ("weight", "count")  # a count table weighs by its count column
         and weight in ([c.strip() for c in value.split(",")] if role == "dimension" else [value])
     ]
     if others:
