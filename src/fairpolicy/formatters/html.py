@@ -676,6 +676,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     if opts.quiet and len(detailed) < len(findings):
         parts.append("<p class='muted'>Passing controls are listed above only (--quiet).</p>")
     parts += [_control(i, f) for i, f in detailed]
+    parts += _ll144_section(results)
     parts += [
         '<h2 id="appendix">Appendix A — count tables</h2>',
         "<p>The confusion counts of the compared groups, <code>counts[group][true][predicted]"
@@ -691,6 +692,26 @@ def render(results: Results, opts: RenderOptions) -> str:
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _ll144_section(results: Results) -> list[str]:
+    """The LL144 summary of results (formatters/_ll144.py) of each impact-ratio control."""
+    from fairpolicy.formatters import _ll144
+
+    out: list[str] = []
+    for s in _ll144.summaries(results):
+        facts = [f"{k}: {v}" for k, v in _ll144.about(results)] + _ll144.lines(s)
+        head = "".join(f"<th>{esc(h)}</th>" for h in _ll144.headers(s))
+        body = "".join(
+            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in _ll144.cells(s, r)) + "</tr>"
+            for r in s.rows
+        )
+        out += [
+            f"<h2>LL144 summary of results — {esc(s.control_id)}</h2>",
+            "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in facts) + "</ul>",
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+        ]
+    return out
 
 
 def _scoped_css(scope: str) -> str:
