@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -160,5 +159,7 @@ def test_free_selection_of_unknowns_widens_the_rate_bounds() -> None:
     f = _run(df, "sex", unknown_selection="free")
     lv = f.details["levels"][0]
     fem = next(c for c in lv["categories"] if c["category"] == "F")
-    assert fem["rate_low"] == pytest.approx(42 / 120) and fem["rate_high"] == pytest.approx(62 / 120)
+    assert fem["rate_low"] == pytest.approx(42 / 120) and fem["rate_high"] == pytest.approx(
+        62 / 120
+    )
     assert f.details["bounds"]["selection_of_unknowns"] == "free"

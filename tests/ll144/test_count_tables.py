@@ -48,7 +48,9 @@ def _controls(counted: bool, dimension: str) -> tuple[Control, ...]:
 @st.composite
 def count_tables(draw):
     sexes = ["F", "M"]
-    races = draw(st.lists(st.sampled_from(["A", "B", "H", "W"]), min_size=1, max_size=3, unique=True))
+    races = draw(
+        st.lists(st.sampled_from(["A", "B", "H", "W"]), min_size=1, max_size=3, unique=True)
+    )
     rows = []
     for s in sexes:
         for r in races:
@@ -66,11 +68,7 @@ def test_count_table_equals_the_expanded_rows(cells) -> None:
     table = pd.DataFrame(cells, columns=["sex", "race", "applicants", "selected"])
     table["sex"] = table["sex"].astype(object)
     rows = pd.DataFrame(
-        [
-            {"sex": s, "race": r, "selected": int(i < k)}
-            for s, r, n, k in cells
-            for i in range(n)
-        ]
+        [{"sex": s, "race": r, "selected": int(i < k)} for s, r, n, k in cells for i in range(n)]
     )
     rows["sex"] = rows["sex"].astype(object)
     a = check(Policy(form="list", controls=_controls(True, "sex,race")), table)
@@ -87,9 +85,7 @@ def test_count_table_equals_the_expanded_rows(cells) -> None:
 
 
 def test_rates_rounded_to_three_decimals_are_read_as_real_counts() -> None:
-    table = pd.DataFrame(
-        {"sex": ["F", "M"], "applicants": [300, 700], "rate": [0.333, 0.5]}
-    )
+    table = pd.DataFrame({"sex": ["F", "M"], "applicants": [300, 700], "rate": [0.333, 0.5]})
     c = Control(
         control_id="ir",
         metric_key="impact_ratio",
@@ -103,6 +99,7 @@ def test_rates_rounded_to_three_decimals_are_read_as_real_counts() -> None:
     f = res.findings[0]
     assert f.value == pytest.approx(0.666, abs=1e-12)
     assert any("rate was rounded" in w for w in res.warnings)
-    assert "not whole numbers" in f.details["bounds"].get("reason", "") or f.details["bounds"][
-        "unknown"
-    ] == 0
+    assert (
+        "not whole numbers" in f.details["bounds"].get("reason", "")
+        or f.details["bounds"]["unknown"] == 0
+    )

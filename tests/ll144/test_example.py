@@ -22,12 +22,25 @@ EX = ROOT / "examples" / "ll144"
 def test_example_full_audit_from_a_count_table(tmp_path: Path) -> None:
     out = subprocess.run(
         [
-            sys.executable, "-m", "fairpolicy", "check", str(EX / "policy.yaml"),
-            str(EX / "counts.csv"), "--meta", "data_period=2025-01-01..2025-12-31",
-            "--meta", "distribution_date=2026-02-15",
-            "-o", f"json={tmp_path / 'r.json'}", "-o", f"ll144-csv={tmp_path / 's.csv'}",
-            "-o", f"markdown={tmp_path / 's.md'}", "-o", f"html={tmp_path / 's.html'}",
-        ],  # fmt: skip
+            sys.executable,
+            "-m",
+            "fairpolicy",
+            "check",
+            str(EX / "policy.yaml"),
+            str(EX / "counts.csv"),
+            "--meta",
+            "data_period=2025-01-01..2025-12-31",
+            "--meta",
+            "distribution_date=2026-02-15",
+            "-o",
+            f"json={tmp_path / 'r.json'}",
+            "-o",
+            f"ll144-csv={tmp_path / 's.csv'}",
+            "-o",
+            f"markdown={tmp_path / 's.md'}",
+            "-o",
+            f"html={tmp_path / 's.html'}",
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
@@ -42,7 +55,11 @@ def test_example_full_audit_from_a_count_table(tmp_path: Path) -> None:
     text = (tmp_path / "s.csv").read_text()
     assert "# distribution date: 2026-02-15" in text and "Native American" in text
     rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
-    fb = next(x for x in rows if x["category"] == "Female & Black" and x["control_id"] == point["control_id"])
+    fb = next(
+        x
+        for x in rows
+        if x["category"] == "Female & Black" and x["control_id"] == point["control_id"]
+    )
     assert (fb["applicants"], fb["selected"]) == ("402", "116")
     for name in ("s.md", "s.html"):
         body = (tmp_path / name).read_text()

@@ -98,7 +98,10 @@ def about(results: Results) -> list[tuple[str, str]]:
     meta = results.meta
     return [
         ("data period", meta.get("data_period", "not given (--meta data_period=…)")),
-        ("distribution date", meta.get("distribution_date", "not given (--meta distribution_date=…)")),
+        (
+            "distribution date",
+            meta.get("distribution_date", "not given (--meta distribution_date=…)"),
+        ),
     ]
 
 

@@ -24,8 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
 #: above this many unknown rows the bounds are not computed (the greedy allocation is
 #: O(U log K) per category in Python)
 MAX_UNKNOWN = 2_000_000
@@ -38,7 +36,9 @@ class Category:
     kept: bool
 
 
-def rate_bounds(c: Category, unknown: int, unknown_selected: int | None) -> tuple[Fraction, Fraction]:
+def rate_bounds(
+    c: Category, unknown: int, unknown_selected: int | None
+) -> tuple[Fraction, Fraction]:
     """min and max of r_c = (S + j) / (n + k) over 0 ≤ j ≤ k ≤ U (``unknown_selected``
     None), or over j ≤ S_U and k − j ≤ U − S_U (observed S_U).
 
@@ -157,38 +157,12 @@ def ratio_bounds(
     return lo, hi
 
 
-def level_bounds(
-    cats: Sequence[Category], unknown: int, unknown_selected: int | None
-) -> list[dict[str, float | None]]:
-    """Per category: rate_low, rate_high, ratio_low, ratio_high (floats; None where undefined)."""
-    out = []
-    for i, c in enumerate(cats):
-        rl, rh = rate_bounds(c, unknown, unknown_selected)
-        rb = ratio_bounds(cats, i, unknown, unknown_selected)
-        out.append(
-            {
-                "rate_low": float(rl),
-                "rate_high": float(rh),
-                "ratio_low": None if rb is None else float(rb[0]),
-                "ratio_high": None if rb is None else float(rb[1]),
-                "_exact": rb,  # type: ignore[dict-item]
-            }
-        )
-    return out
-
-
-def all_ratios(
-    cats: Sequence[Category], alloc: Sequence[tuple[int, int]]
-) -> list[Fraction | None]:
+def all_ratios(cats: Sequence[Category], alloc: Sequence[tuple[int, int]]) -> list[Fraction | None]:
     """IR_c of every category after the allocation ``alloc`` ((k_c, j_c) per category):
     the definition, used by the brute-force tests and the best-case witness."""
     rates = [_fr(c.selected + j, c.n + k) for c, (k, j) in zip(cats, alloc, strict=True)]
     top = max((r for r, c in zip(rates, cats, strict=True) if c.kept), default=Fraction(0))
     return [None if top == 0 else r / top for r in rates]
-
-
-def as_array(values: Sequence[Fraction]) -> np.ndarray:
-    return np.array([float(v) for v in values])
 
 
 def add_bounds(
@@ -208,7 +182,9 @@ def add_bounds(
         "selection_of_unknowns": "observed" if unknown_selected is not None else "free",
     }
     if not whole:
-        info["reason"] = "the counts are not whole numbers, so allocations of applicants are undefined"
+        info["reason"] = (
+            "the counts are not whole numbers, so allocations of applicants are undefined"
+        )
         return info
     if unknown > MAX_UNKNOWN:
         info["reason"] = f"more than {MAX_UNKNOWN} unknown-category rows"

@@ -536,9 +536,7 @@ class ShareRule:
     audits read the rules' 2 % exclusion of race/ethnicity and sex categories) or when the
     cell itself holds less than ``min_share`` (``min_share_scope: cell``)."""
 
-    def __init__(
-        self, comparator: str, min_share: float, scope: str, columns: int
-    ) -> None:
+    def __init__(self, comparator: str, min_share: float, scope: str, columns: int) -> None:
         self.comparator, self.min_share, self.scope = comparator, min_share, scope
         self.floor = decimal_fraction(min_share)
         self.columns = columns

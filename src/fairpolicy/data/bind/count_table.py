@@ -227,9 +227,7 @@ def expand_counts(table: Table, pol: Policy) -> Table:
     flag = np.concatenate([np.ones(m, dtype=np.int64), np.zeros(m, dtype=np.int64)])
     weight = np.concatenate([selected, rest])
     columns[column] = pa.chunked_array([pa.array(flag)])
-    columns[count] = pa.chunked_array(
-        [pa.array(weight.astype(np.int64) if whole else weight)]
-    )
+    columns[count] = pa.chunked_array([pa.array(weight.astype(np.int64) if whole else weight)])
     note = (
         f"count table: each row's '{count}' applicants read as "
         + (f"'{sel}' selected" if sel else f"'{rate}' × '{count}' selected")
