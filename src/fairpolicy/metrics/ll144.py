@@ -20,13 +20,15 @@ need whole counts.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 #: above this many unknown rows the bounds are not computed (the greedy allocation is
 #: O(U log K) per category in Python)
-MAX_UNKNOWN = 2_000_000
+MAX_UNKNOWN = 200_000
 
 
 @dataclass(frozen=True)
@@ -58,38 +60,57 @@ def _fr(s: int, n: int) -> Fraction:
     return Fraction(s, n)
 
 
-def _min_max_after(cats: Sequence[Category], units: int) -> list[Fraction]:
-    """m(A) for A = 0..units: the least possible highest rate of ``cats`` after A unselected
-    applicants are added to them (greedy: each goes to the currently highest rate; the
-    optimal allocations are nested in A, so the greedy is optimal for every A)."""
+def _greedy_tops(cats: Sequence[Category], units: int) -> tuple[np.ndarray, np.ndarray]:
+    """m(A) for A = 0..units as (numerators, denominators): the least possible highest rate
+    of ``cats`` after A unselected applicants are added to them. Greedy: each goes to the
+    category with the currently highest rate; the optimal allocations are nested in A
+    (docs/ll144.md), so the greedy is optimal for every A at once. Floats order the heap;
+    near ties are settled exactly."""
+    tops_s = np.zeros(units + 1, dtype=np.int64)
+    tops_d = np.ones(units + 1, dtype=np.int64)
     if not cats:
-        return [Fraction(0)] * (units + 1)
+        return tops_s, tops_d
     add = [0] * len(cats)
     heap = [(-c.selected / c.n, i) for i, c in enumerate(cats)]
     heapq.heapify(heap)
 
-    def top() -> Fraction:
-        return max(_fr(c.selected, c.n + a) for c, a in zip(cats, add, strict=True))
+    def record(step: int) -> None:
+        best = -heap[0][0]
+        i = heap[0][1]
+        if len(heap) > 1 and -min(heap[1:3])[0] >= best * (1 - 1e-12):  # a near tie
+            cand = [j for key, j in heap if -key >= best * (1 - 1e-12)]
+            i = max(cand, key=lambda j: Fraction(cats[j].selected, cats[j].n + add[j]))
+        tops_s[step], tops_d[step] = cats[i].selected, cats[i].n + add[i]
 
-    out = [top()]
-    for _ in range(units):
+    record(0)
+    for step in range(1, units + 1):
         _, i = heapq.heappop(heap)
         add[i] += 1
         heapq.heappush(heap, (-cats[i].selected / (cats[i].n + add[i]), i))
-        out.append(_exact_top(cats, add, heap))
-    return out
+        record(step)
+    return tops_s, tops_d
 
 
-def _exact_top(cats: Sequence[Category], add: list[int], heap: list[tuple[float, int]]) -> Fraction:
-    """The highest rate after the allocation ``add``: the heap's top, exactly (its float key
-    is exact enough to find it; near ties are compared exactly)."""
-    best = -heap[0][0]
-    cand = [i for key, i in heap if -key >= best * (1 - 1e-12)]
-    return max(_fr(cats[i].selected, cats[i].n + add[i]) for i in cand)
+def _pick(
+    values: np.ndarray, exact: Callable[[int], Fraction | None], lowest: bool
+) -> Fraction | None:
+    """The exact extreme of ``values`` (NaN: undefined there): floats locate the candidates
+    (the indices within 1e-12 of the float extreme; of many equal floats, such as a run of
+    ratios of 1, the first 64), exact fractions decide among them."""
+    ok = np.isfinite(values)
+    if not ok.any():
+        return None
+    best = float(values[ok].min() if lowest else values[ok].max())
+    near = np.flatnonzero(ok & (np.abs(values - best) <= 1e-12 * max(abs(best), 1e-300)))
+    found = [e for i in near[:64] if (e := exact(int(i))) is not None]
+    if not found:
+        return None
+    return min(found) if lowest else max(found)
 
 
-def _ratio(num: Fraction, den: Fraction) -> Fraction | None:
-    return None if den == 0 else num / den
+def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
 def ratio_bounds(
@@ -101,59 +122,83 @@ def ratio_bounds(
     category d ≠ c whose rate it raises most (free S_U: a of the unknowns to c unselected,
     U − a to d selected, every a tried). max: every selected unknown goes to c and the
     unselected ones lower the other kept categories' highest rate as far as they can (the
-    greedy of :func:`_min_max_after`; free S_U: b to c selected, U − b to the others,
-    every b tried). docs/ll144.md proves that no other allocation does better."""
+    greedy of :func:`_greedy_tops`; free S_U: b to c selected, U − b to the others, every
+    b tried); when every other kept category has no selected applicant, one selected
+    unknown must join the largest of them for the ratio to be defined. docs/ll144.md
+    proves that no other allocation does better."""
     me = cats[c]
     others = [d for i, d in enumerate(cats) if i != c and d.kept]
     if not others and not me.kept:
         return None
-    lows: list[Fraction] = []
-    highs: list[Fraction] = []
-    splits = (
-        [(unknown - unknown_selected, unknown_selected)]
-        if unknown_selected is not None
-        else [(a, unknown - a) for a in range(unknown + 1)]
-    )
-    # the minimum: a unselected to c, the rest (selected) to the best kept d ≠ c
-    for to_me, to_d in splits:
-        num = _fr(me.selected, me.n + to_me)
-        rest = [_fr(d.selected + to_d, d.n + to_d) for d in others]
+    u, su = unknown, unknown_selected
+    # the minimum: a unselected to c, the rest (selected) to the best kept d != c
+    a = np.arange(u + 1) if su is None else np.array([u - su])
+    to_d = u - a if su is None else np.array([su])
+
+    def low_at(i: int) -> Fraction | None:
+        num = Fraction(me.selected, me.n + int(a[i]))
+        t = int(to_d[i])
+        rest = [Fraction(d.selected + t, d.n + t) for d in others]
         den = max([*rest, *([num] if me.kept else [])], default=Fraction(0))
-        r = _ratio(num, den)
-        if r is not None:
-            lows.append(r)
+        return None if den == 0 else num / den
+
+    num_f = me.selected / (me.n + a)
+    den_f = np.zeros(len(a))
+    for d in others:
+        den_f = np.maximum(den_f, (d.selected + to_d) / (d.n + to_d))
+    if me.kept:
+        den_f = np.maximum(den_f, num_f)
+    low = _pick(_divide(num_f, den_f), low_at, lowest=True)
     # the maximum: b selected to c, the rest (unselected) lowering the others
-    if unknown_selected is not None:
-        ms = _min_max_after(others, unknown - unknown_selected)
-        pairs = [(unknown_selected, ms[-1])]
-    else:
-        ms = _min_max_after(others, unknown)
-        pairs = [(b, ms[unknown - b]) for b in range(unknown + 1)]
-    for b, m in pairs:
-        num = _fr(me.selected + b, me.n + b)
+    units = u if su is None else u - su
+    tops_s, tops_d = _greedy_tops(others, units)
+    b = np.arange(u + 1) if su is None else np.array([su])
+    rest_units = u - b if su is None else np.array([u - su])
+
+    def high_at(i: int) -> Fraction | None:
+        bi = int(b[i])
+        num = Fraction(me.selected + bi, me.n + bi)
+        if not others:
+            return Fraction(1) if num > 0 else None
+        m = Fraction(int(tops_s[rest_units[i]]), int(tops_d[rest_units[i]]))
         den = max(m, num) if me.kept else m
-        if not others and me.kept:
-            den = num
-        r = _ratio(num, den)
-        if r is not None:
-            highs.append(r)
+        return None if den == 0 else num / den
+
+    num_f = (me.selected + b) / (me.n + b)
+    if others:
+        m_f = tops_s[rest_units] / tops_d[rest_units]
+        den_f = np.maximum(m_f, num_f) if me.kept else m_f
+    else:
+        den_f = num_f
+    high = _pick(_divide(num_f, den_f), high_at, lowest=False)
     if others and all(d.selected == 0 for d in others):
         # the others' rates are 0 unless a selected unknown joins one: the comparator is
         # then one selected applicant in the largest other category, with every unselected
         # unknown beside it (the smallest positive rate it can have)
         big = max(d.n for d in others)
-        if unknown_selected is not None:
-            tries = [(unknown_selected - 1, unknown - unknown_selected)] if unknown_selected else []
+        if su is not None:
+            tries = [(su - 1, u - su)] if su else []
         else:
-            tries = [(b, unknown - b - 1) for b in range(unknown)]
-        for b, unsel in tries:
-            num = _fr(me.selected + b, me.n + b)
-            den = _fr(1, big + 1 + unsel)
-            highs.append(num / (max(num, den) if me.kept else den))
-    if not lows and not highs:
+            tries = [(bb, u - bb - 1) for bb in range(u)]
+        if tries:
+            bs = np.array([t[0] for t in tries])
+            unsel = np.array([t[1] for t in tries])
+
+            def zero_at(i: int) -> Fraction:
+                num = Fraction(me.selected + int(bs[i]), me.n + int(bs[i]))
+                den = Fraction(1, big + 1 + int(unsel[i]))
+                return num / (max(num, den) if me.kept else den)
+
+            nf = (me.selected + bs) / (me.n + bs)
+            df = 1.0 / (big + 1 + unsel)
+            z = _pick(nf / (np.maximum(nf, df) if me.kept else df), zero_at, lowest=False)
+            if z is not None and (high is None or z > high):
+                high = z
+    if low is None and high is None:
         return None
-    lo = min(lows or highs)
-    hi = max(highs or lows)
+    lo = low if low is not None else high
+    hi = high if high is not None else low
+    assert lo is not None and hi is not None
     return lo, hi
 
 
