@@ -53,7 +53,7 @@ def status_for(
     value: float | None,
     decision: str = "point",
     ci: tuple[float | None, float | None] | None = None,
-    bounds: tuple[float, float, bool] | None = None,
+    bounds: tuple[float, float, float | None] | None = None,
 ) -> tuple[Status, str | None]:
     """(status, reason) under the control's decision rule.
 
@@ -65,13 +65,13 @@ def status_for(
     does not. An interval that could not be computed leaves the decision
     inconclusive — never a silent pass.
 
-    ``worst_case`` and ``best_case`` read ``bounds`` = (low, high, high_sharp): the range
-    of the value over every allocation of the unknown-category rows (LL144 impact ratios,
-    docs/ll144.md; ``low`` is sharp, ``high`` an upper bound that is attained when
-    ``high_sharp``). worst_case fails when some allocation violates the threshold (the
-    range is not inside it); best_case passes when some allocation satisfies it — proven
-    by a sharp end inside it — fails when none does (the range violates it throughout),
-    and is otherwise inconclusive.
+    ``worst_case`` and ``best_case`` read ``bounds`` = (low, high, witness): the value
+    over every allocation of the unknown-category rows lies in [low, high] (LL144 impact
+    ratios, docs/ll144.md; ``low`` is attained, ``high`` is an upper bound) and
+    ``witness`` is its value under one allocation (or None). worst_case fails when some
+    allocation violates the threshold (the range is not inside it); best_case passes when
+    some allocation satisfies it (``low`` or the witness does), fails when none does (the
+    range violates it throughout), and is otherwise inconclusive.
     """
     if value is None:
         return "inconclusive", None
@@ -94,32 +94,35 @@ def status_for(
 
 
 def _allocation_status(
-    control: Control, decision: str, bounds: tuple[float, float, bool] | None, failing: Status
+    control: Control,
+    decision: str,
+    bounds: tuple[float, float, float | None] | None,
+    failing: Status,
 ) -> tuple[Status, str | None]:
     if bounds is None:
         return "inconclusive", (
             f"decision {decision} needs the range of the value over the allocations of "
             "unknown-category rows, which only the LL144 impact ratios compute (with whole counts)"
         )
-    low, high, sharp = bounds
+    low, high, seen = bounds
     if decision == "worst_case":
         if within(low, high, control):
             return "pass", None
         return failing, (
-            f"worst_case: some allocation of the unknown-category rows gives {low:.6g}, "
-            f"which violates the threshold (range [{low:.6g}, {high:.6g}])"
+            f"worst_case: the allocations of the unknown-category rows give values in "
+            f"[{low:.6g}, {high:.6g}], and some of them violate the threshold"
         )
+    op, t = control.operator, control.threshold
+    if satisfies(low, op, t) or (seen is not None and satisfies(seen, op, t)):
+        return "pass", None
     if violated_throughout(low, high, control):
         return failing, (
             f"best_case: no allocation of the unknown-category rows satisfies the threshold "
-            f"(range [{low:.6g}, {high:.6g}])"
+            f"(every value lies in [{low:.6g}, {high:.6g}])"
         )
-    op, t = control.operator, control.threshold
-    if satisfies(low, op, t) or (sharp and satisfies(high, op, t)):
-        return "pass", None
     return "inconclusive", (
-        f"best_case: the range [{low:.6g}, {high:.6g}] straddles the threshold and its upper "
-        "end is a bound, not an allocation shown to reach it"
+        f"best_case: the values lie in [{low:.6g}, {high:.6g}], across the threshold, and no "
+        "allocation found reaches it (the upper end is a bound, not always attained)"
     )
 
 

@@ -160,20 +160,28 @@ def measure(
     ), keep
 
 
-def _allocation_bounds(mv: MetricValue) -> tuple[float, float, bool] | None:
+def _allocation_bounds(mv: MetricValue) -> tuple[float, float, float | None] | None:
     """The range of an LL144 impact ratio over the allocations of unknown-category rows
-    (``details["bounds"]``), for decision worst_case / best_case."""
+    (``details["bounds"]``: its sharp low, an upper bound, and the value of one allocation
+    found to make it high), for decision worst_case / best_case."""
     b = mv.details.get("bounds")
     if not isinstance(b, dict) or mv.value is None:
         return None
     if b.get("unknown") == 0:
-        return mv.value, mv.value, True
+        v = with_exact(mv.value, mv.exact)
+        assert v is not None
+        return v, v, v
     if "value_low" not in b:
         return None
-    low = with_exact(float(b["value_low"]), Fraction(str(b["value_low_exact"])))
-    high = with_exact(float(b["value_high"]), Fraction(str(b["value_high_exact"])))
+
+    def exact(key: str) -> float | None:
+        if key not in b:
+            return None
+        return with_exact(float(b[key]), Fraction(str(b[f"{key}_exact"])))
+
+    low, high = exact("value_low"), exact("value_high")
     assert low is not None and high is not None
-    return low, high, bool(b["value_high_sharp"])
+    return low, high, exact("witness_value")
 
 
 def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:

@@ -20,9 +20,11 @@ need whole counts.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -211,7 +213,7 @@ def all_ratios(cats: Sequence[Category], alloc: Sequence[tuple[int, int]]) -> li
 
 
 def add_bounds(
-    levels: list[dict[str, object]],
+    levels: list[dict[str, Any]],
     unknown: float,
     unknown_selected: float | None,
     whole: bool,
@@ -261,6 +263,117 @@ def add_bounds(
         info["value_low_exact"] = str(min(lows))
         info["value_high_exact"] = str(min(highs))
         info["value_high_sharp"] = u == 0
+        seen = witness(levels, u, su) if u else None
+        if seen is not None:
+            info["witness_value"] = float(seen)
+            info["witness_value_exact"] = str(seen)
+            info["value_high_sharp"] = seen == min(highs)
     if mode == "scoring":
         info["note"] = "scoring rate: the unknowns' scores above the median are not counted"
     return info
+
+
+def _maps(levels: list[dict[str, Any]]) -> list[np.ndarray] | None:
+    """For every level, the index of each finest cell's category there (None when a
+    category name cannot be split back into its columns)."""
+    from fairpolicy.stats import INTERSECTION_SEP
+
+    names = [c["category"] for c in levels[-1]["categories"]]
+    out = []
+    for li, lv in enumerate(levels):
+        index = {c["category"]: k for k, c in enumerate(lv["categories"])}
+        if li == len(levels) - 1:
+            out.append(np.arange(len(names)))
+            continue
+        parts = [name.split(INTERSECTION_SEP) for name in names]
+        if any(len(p) != len(levels) - 1 or p[li] not in index for p in parts):
+            return None
+        out.append(np.array([index[p[li]] for p in parts]))
+    return out
+
+
+def _value(
+    levels: list[dict[str, Any]],
+    maps: list[np.ndarray],
+    n: np.ndarray,
+    s: np.ndarray,
+    exact: bool,
+) -> float | Fraction | None:
+    """The control's value (the lowest kept impact ratio over the levels) for cell counts
+    ``n``, ``s`` (observed plus allocated)."""
+    best: float | Fraction | None = None
+    for lv, m in zip(levels, maps, strict=True):
+        kept = np.array([not c["excluded"] for c in lv["categories"]])
+        if kept.sum() < 2:
+            continue
+        k = len(kept)
+        if exact:
+            nn = [0] * k
+            ss = [0] * k
+            for i, j in enumerate(m.tolist()):
+                nn[j] += int(n[i])
+                ss[j] += int(s[i])
+            rates = [Fraction(a, b) if b else None for a, b in zip(ss, nn, strict=True)]
+            kr = [r for r, kp in zip(rates, kept, strict=True) if kp and r is not None]
+            if not kr or max(kr) == 0:
+                continue
+            v: float | Fraction = min(kr) / max(kr)
+        else:
+            nn_f = np.bincount(m, weights=n, minlength=k)
+            ss_f = np.bincount(m, weights=s, minlength=k)
+            r = ss_f[kept] / np.where(nn_f[kept] > 0, nn_f[kept], np.nan)
+            if not np.isfinite(r).any() or np.nanmax(r) == 0:
+                continue
+            v = float(np.nanmin(r) / np.nanmax(r))
+        best = v if best is None or v < best else best
+    return best
+
+
+#: batches of unknowns the best-case search places (each batch goes to the best cell)
+WITNESS_STEPS = 200
+
+
+def witness(
+    levels: list[dict[str, Any]], unknown: int, unknown_selected: int | None
+) -> Fraction | None:
+    """The control's value under one allocation of the unknowns chosen to make it high (a
+    greedy search: batches of unknowns, each to the cell — and, when their selection is
+    free, as selected or not — that raises the value most). Any allocation's value is a
+    value the data allow, so a witness that satisfies the threshold proves best_case; it
+    need not be the highest (the upper bound of add_bounds is not always attained)."""
+    maps = _maps(levels)
+    if maps is None:
+        return None
+    cells = levels[-1]["categories"]
+    n = np.array([float(c["n"]) for c in cells])
+    s = np.array([float(c["selected"]) for c in cells])
+    add_n, add_s = np.zeros(len(cells)), np.zeros(len(cells))
+    plan: list[tuple[int, bool | None]] = (
+        [(unknown, None)]
+        if unknown_selected is None
+        else [(unknown_selected, True), (unknown - unknown_selected, False)]
+    )
+    # interleave the selected and unselected batches so neither side is placed blindly
+    batches: list[list[tuple[int, bool | None]]] = []
+    for total, sel in plan:
+        step = max(1, -(-total // WITNESS_STEPS))
+        batches.append([(min(step, total - k), sel) for k in range(0, total, step)])
+    order = [g for group in itertools.zip_longest(*batches) for g in group if g is not None]
+    for size, sel in order:
+        best: tuple[float, int, bool] | None = None
+        for i in range(len(cells)):
+            for chosen in (True, False) if sel is None else (sel,):
+                add_n[i] += size
+                add_s[i] += size if chosen else 0
+                v = _value(levels, maps, n + add_n, s + add_s, exact=False)
+                add_n[i] -= size
+                add_s[i] -= size if chosen else 0
+                if v is not None and (best is None or float(v) > best[0]):
+                    best = (float(v), i, chosen)
+        if best is None:
+            return None
+        _, i, chosen = best
+        add_n[i] += size
+        add_s[i] += size if chosen else 0
+    out = _value(levels, maps, n + add_n, s + add_s, exact=True)
+    return out if isinstance(out, Fraction) else None
