@@ -124,8 +124,9 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ROLE=COLUMN",
-        help="bind a role (target, prediction, dimension, score, rank, site, weight, columns, "
-        "fields, sensitive_columns) to a column for every control; repeatable",
+        help="bind a role (target, prediction, dimension, score, rank, site, weight, count, "
+        "selected, rate, columns, fields, sensitive_columns) to a column for every control "
+        "(count with selected or rate: a count table, docs/ll144.md); repeatable",
     )
     c.add_argument("--num-classes", type=cli_int, metavar="K", help="declare the number of classes")
     c.add_argument(

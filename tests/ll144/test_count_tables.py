@@ -103,3 +103,26 @@ def test_rates_rounded_to_three_decimals_are_read_as_real_counts() -> None:
         "not whole numbers" in f.details["bounds"].get("reason", "")
         or f.details["bounds"]["unknown"] == 0
     )
+
+
+@pytest.mark.parametrize("engine", ["embedded", "duckdb"])
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_count_table_on_every_engine_and_file_type(tmp_path, engine: str, kind: str) -> None:
+    cells = [("F", "A", 30, 9), ("F", "B", 25, 10), ("M", "A", 40, 16), ("M", "B", 22, 5)]
+    cells += [(None, "A", 6, 2)]
+    table = pd.DataFrame(cells, columns=["sex", "race", "applicants", "selected"])
+    path = tmp_path / f"t.{kind}"
+    if kind == "csv":
+        table.to_csv(path, index=False)
+    else:
+        table.to_parquet(path, index=False)
+    rows = pd.DataFrame(
+        [{"sex": s, "race": r, "selected": int(i < k)} for s, r, n, k in cells for i in range(n)]
+    )
+    a = check(Policy(form="list", controls=_controls(True, "sex,race")), str(path), engine=engine)
+    b = check(Policy(form="list", controls=_controls(False, "sex,race")), rows)
+    for fa, fb in zip(a.findings, b.findings, strict=True):
+        assert (fa.status, fa.value) == (fb.status, fb.value), (engine, kind, fa.control_id)
+        if fa.metric_key == "impact_ratio":
+            assert fa.details["levels"] == fb.details["levels"]
+            assert fa.details["bounds"] == fb.details["bounds"]
