@@ -98,7 +98,7 @@ def test_rates_rounded_to_three_decimals_are_read_as_real_counts() -> None:
     res = check(Policy(form="list", controls=(c,)), table)
     f = res.findings[0]
     assert f.value == pytest.approx(0.666, abs=1e-12)
-    assert any("rate was rounded" in w for w in res.warnings)
+    assert any("published rate was rounded" in w for w in res.warnings)
     assert (
         "not whole numbers" in f.details["bounds"].get("reason", "")
         or f.details["bounds"]["unknown"] == 0

@@ -229,15 +229,15 @@ def expand_counts(table: Table, pol: Policy) -> Table:
     columns[column] = pa.chunked_array([pa.array(flag)])
     columns[count] = pa.chunked_array([pa.array(weight.astype(np.int64) if whole else weight)])
     note = (
-        f"count table: each row's '{count}' applicants read as "
-        + (f"'{sel}' selected" if sel else f"'{rate}' × '{count}' selected")
-        + " and the rest not selected"
-        + (
-            ""
-            if whole
-            else " (a real number where the published rate was rounded: counts are "
-            "fractional, read as survey weights, and the allocation bounds are not computed)"
-        )
+        f"count table: each row stands for '{count}' applicants, "
+        + (f"'{sel}'" if sel else f"'{rate}' × '{count}'")
+        + " of them selected (read as whole-number frequency weights)"
+        if whole
+        else f"count table: each row stands for '{count}' applicants, "
+        + (f"'{sel}'" if sel else f"'{rate}' × '{count}'")
+        + " of them selected — a real number where the published rate was rounded, so the "
+        "counts are fractional: read as survey weights (min_samples counts table rows), and "
+        "the allocation bounds of LL144 impact ratios are not computed"
     )
     weights = None if table.weights is None else np.concatenate([table.weights, table.weights])
     return dataclasses.replace(

@@ -355,6 +355,8 @@ def apply_weights(table: Table, pol: Policy) -> Table:
             groups.append(((c.inputs["site"],), tokens))
     out = fold_weights(table, column, groups, kind=kind)
     note = survey if out.sample_weights is not None else frequency
+    if any("count" in c.inputs for c in pol.controls):
+        return out  # a count table: data/bind/count_table.py's note says how it was read
     return dataclasses.replace(out, warnings=[*out.warnings, note])
 
 
