@@ -126,3 +126,21 @@ def test_count_table_on_every_engine_and_file_type(tmp_path, engine: str, kind: 
         if fa.metric_key == "impact_ratio":
             assert fa.details["levels"] == fb.details["levels"]
             assert fa.details["bounds"] == fb.details["bounds"]
+
+
+def test_rounded_rates_keep_the_applicants_as_the_sample_size() -> None:
+    table = pd.DataFrame({"sex": ["F", "M"], "applicants": [300, 700], "rate": [0.333, 0.5]})
+    c = Control(
+        control_id="dp",
+        metric_key="demographic_parity_ratio",
+        metric_key_as_written="demographic_parity_ratio",
+        threshold=Threshold(value=0.8),
+        operator=Operator.GE,
+        inputs={"count": "applicants", "rate": "rate", "dimension": "sex"},
+        min_samples=30,
+    )
+    f = check(Policy(form="list", controls=(c,)), table).findings[0]
+    assert {g.group: g.n for g in f.groups} == {"F": 300, "M": 700}
+    assert f.value == pytest.approx((0.333 * 300 / 300) / 0.5, abs=1e-12)
+    assert f.counts["F"] == [[pytest.approx(200.1), 0.0], [0.0, pytest.approx(99.9)]]
+    assert f.inputs["prediction"] == f.inputs["target"] == "rate"

@@ -78,19 +78,19 @@ def _count_control(c: Control, file: str | None) -> Control:
         spec = lookup(c.metric_key)
     except KeyError:
         return c
-    if "prediction" in spec.inputs:
-        if not prediction_only(c):
-            raise PolicyError(
-                f"metric '{c.metric_key}' compares predictions with true labels, and a count "
-                "table of applicants and selected carries no true labels.",
-                file=file,
-                control=c.control_id,
-                key="input.count",
-                hint="give a table with one row per (group, truth, prediction) and bind "
-                "input.weight to its count column, with input.target and input.prediction; "
-                "or check selection-rate metrics (impact_ratio, demographic_parity_ratio).",
-            )
+    if prediction_only(c):  # a selection-rate metric: the selection is the prediction
         inputs["prediction"] = column
+    elif "prediction" in spec.inputs:
+        raise PolicyError(
+            f"metric '{c.metric_key}' compares predictions with true labels, and a count "
+            "table of applicants and selected carries no true labels.",
+            file=file,
+            control=c.control_id,
+            key="input.count",
+            hint="give a table with one row per (group, truth, prediction) and bind "
+            "input.weight to its count column, with input.target and input.prediction; "
+            "or check selection-rate metrics (impact_ratio, demographic_parity_ratio).",
+        )
     return dataclasses.replace(c, inputs=inputs)
 
 
@@ -154,6 +154,19 @@ def _numbers(table: Table, control: Control, column: str) -> np.ndarray:
             "counts and rates are 0 or more.",
         )
     return values
+
+
+def _whole_rows(selected: np.ndarray, rest: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Applicants each entry stands for when ``selected`` is fractional: the rounded
+    selected count (at least 1 when positive, leaving at least 1 for a positive rest) and
+    the rest of the row's rounded count."""
+    total = np.maximum(np.rint(n), 0)
+    sel = np.rint(selected)
+    sel = np.where((selected > 0) & (sel < 1), 1, sel)
+    sel = np.where((rest > 0) & (sel > total - 1), total - 1, sel)
+    sel = np.maximum(sel, 0)
+    other = np.maximum(total - sel, np.where(rest > 0, 1, 0))
+    return np.concatenate([sel, other]).astype(np.int64)
 
 
 def expand_counts(table: Table, pol: Policy) -> Table:
@@ -227,6 +240,13 @@ def expand_counts(table: Table, pol: Policy) -> Table:
     flag = np.concatenate([np.ones(m, dtype=np.int64), np.zeros(m, dtype=np.int64)])
     weight = np.concatenate([selected, rest])
     columns[column] = pa.chunked_array([pa.array(flag)])
+    rows = None
+    if not whole:
+        # fractional counts stay exact sums of weights, but each entry stands for a whole
+        # number of applicants (its rounded count), so group sizes, min_samples and the
+        # bootstrap count applicants, not table rows: weight per applicant = count / rows
+        rows = _whole_rows(selected, rest, n)
+        weight = np.where(rows > 0, weight / np.maximum(rows, 1), weight)
     columns[count] = pa.chunked_array([pa.array(weight.astype(np.int64) if whole else weight)])
     note = (
         f"count table: each row stands for '{count}' applicants, "
@@ -236,10 +256,14 @@ def expand_counts(table: Table, pol: Policy) -> Table:
         else f"count table: each row stands for '{count}' applicants, "
         + (f"'{sel}'" if sel else f"'{rate}' × '{count}'")
         + " of them selected — a real number where the published rate was rounded, so the "
-        "counts are fractional: read as survey weights (min_samples counts table rows), and "
-        "the allocation bounds of LL144 impact ratios are not computed"
+        "counts are fractional: read as survey weights over the rows' applicants (values are "
+        "ratios of the exact sums; group sizes, min_samples and the bootstrap count "
+        "applicants), and the allocation bounds of LL144 impact ratios are not computed"
     )
     weights = None if table.weights is None else np.concatenate([table.weights, table.weights])
+    if rows is not None:
+        rows = np.maximum(rows, 1)  # a zero-weight entry is dropped by the weights anyway
+        weights = rows if weights is None else weights * rows
     return dataclasses.replace(
         table,
         columns=columns,
