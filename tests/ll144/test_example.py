@@ -98,3 +98,15 @@ def test_published_ratios_reproduced_to_their_rounding(column: str, comparator: 
     got = {x["category"]: x["impact_ratio"] for x in f.details["levels"][0]["categories"]}
     assert {k: round(v, 2) for k, v in got.items()} == published
     assert f.details["comparator"] == comparator and comparator in f.message
+
+
+def test_every_format_names_the_comparator() -> None:
+    from fairpolicy.formatters import FORMATS, RenderOptions, get
+
+    r = check(EX / "policy.yaml", EX / "counts.csv", deterministic=True)
+    for fmt in FORMATS:
+        if fmt in ("oscal-ap", "oscal-ssp"):  # plans, not results
+            continue
+        text = get(fmt)(r, RenderOptions(deterministic=True))
+        assert "highest_above_min_share" in text, fmt
+        assert "min_share_scope" in text, fmt

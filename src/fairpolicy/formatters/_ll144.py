@@ -126,7 +126,7 @@ def cells(s: Summary, row: tuple[Any, ...]) -> list[str]:
 def lines(s: Summary) -> list[str]:
     """The facts stated under the table."""
     out = [
-        f"Comparator: {s.reading}",
+        s.reading[:1].upper() + s.reading[1:],
         f"Applicants of unknown category: {_num(s.unknown)}",
         "Kept out under the 2 % rule: " + (", ".join(s.kept_out) or "none"),
     ]
