@@ -212,7 +212,7 @@ def change_verdict(
     d = _dec(max_regression)
     if worsened_by is None:
         return "inconclusive", "the change is undefined (a run has no value for this control)"
-    if decision == "point":
+    if decision not in ("ci_upper", "ci_lower"):  # point, and the LL144 allocation rules
         return ("regressed" if _dec(worsened_by) > d else "ok"), None
     low, high = interval if interval is not None else (None, None)
     if low is None or high is None:

@@ -180,9 +180,15 @@ def _value_text(f: Finding) -> str:
             )
         else:
             out += f" · CI undefined <span class='muted'>({esc(ci.reason or '')})</span>"
-    if f.decision != "point":
+    if f.decision in ("ci_upper", "ci_lower"):
         bound = "upper" if f.decision == "ci_upper" else "lower"
         out += f" · <em>decided on the {bound} bound of the interval</em>"
+    elif f.decision in ("worst_case", "best_case"):
+        which = "every" if f.decision == "worst_case" else "some"
+        out += (
+            f" · <em>decided over the allocations of the unknown-category applicants "
+            f"({esc(f.decision)}: the rule must hold for {which} allocation)</em>"
+        )
     return out
 
 
@@ -589,7 +595,13 @@ def _method_notes(results: Results) -> str:
         )
     else:
         notes.append("No bootstrap was requested: values are point estimates (no intervals).")
-    if any(f.decision != "point" for f in fs):
+    if any(f.decision in ("worst_case", "best_case") for f in fs):
+        notes.append(
+            "Decision over the unknown-category applicants (LL144): worst_case fails when any "
+            "allocation of them to categories violates the rule; best_case passes when some "
+            "allocation satisfies it (docs/ll144.md)."
+        )
+    if any(f.decision in ("ci_upper", "ci_lower") for f in fs):
         notes.append(
             "Decision on the interval: ci_upper passes only when the upper bound satisfies the "
             "rule (conservative); ci_lower fails only on a proven violation (the lower bound)."
