@@ -3,6 +3,9 @@ the rows it summarizes, for every count-based binary key."""
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
+
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -105,7 +108,17 @@ def test_rates_rounded_to_three_decimals_are_read_as_real_counts() -> None:
     )
 
 
-@pytest.mark.parametrize("engine", ["embedded", "duckdb"])
+HAVE_SPARK = importlib.util.find_spec("pyspark") is not None and shutil.which("java") is not None
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "embedded",
+        "duckdb",
+        pytest.param("spark", marks=pytest.mark.skipif(not HAVE_SPARK, reason="no spark")),
+    ],
+)
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_count_table_on_every_engine_and_file_type(tmp_path, engine: str, kind: str) -> None:
     cells = [("F", "A", 30, 9), ("F", "B", 25, 10), ("M", "A", 40, 16), ("M", "B", 22, 5)]
