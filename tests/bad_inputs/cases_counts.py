@@ -1,7 +1,8 @@
 """Bad-input rows of count tables (``input.count`` with ``input.selected`` or
 ``input.rate``, data/bind/count_table.py): a negative count, more selected than
 applicants, a non-numeric count, a rate above 1, a missing count column and a metric that
-needs true labels. Each is exit 2 naming the file, control, column and the fix."""
+needs true labels; and comparator: highest beside a min_share it would ignore. Each is exit 2
+naming the file, control, column (or key) and the fix."""
 
 from __future__ import annotations
 
@@ -94,3 +95,20 @@ CASES: list[Case] = [
         control="c1",
     ),
 ]
+
+CASES.append(
+    Case(
+        "ll144-comparator-highest-with-min-share",
+        ("comparator highest", "min_share would be ignored", "highest_above_min_share"),
+        policy=policy(
+            metric_key="impact_ratio",
+            threshold='"0.8"',
+            operator="'>='",
+            comparator="highest",
+            min_share='"0.05"',
+        ),
+        file="policy.yaml",
+        control="c1",
+        key="comparator",
+    )
+)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fairpolicy.results import Finding, Results
+    from fairpolicy.results import Results
 
 #: the columns of the summary (the CSV header)
 COLUMNS = (
@@ -139,7 +139,3 @@ def lines(s: Summary) -> list[str]:
     elif b.get("reason"):
         out.append(f"Allocation bounds not computed: {b['reason']}")
     return out
-
-
-def finding_of(results: Results, control_id: str) -> Finding | None:
-    return next((f for f in results.findings if f.control_id == control_id), None)

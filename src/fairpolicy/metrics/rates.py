@@ -559,15 +559,15 @@ class ShareRule:
         if self.comparator == "highest":
             return "comparator highest (the highest rate of all categories)"
         scope = (
-            "an intersection cell kept out when one of its categories is"
-            if self.scope == "category" or self.columns == 1
-            else "each intersection cell read on its own share"
+            ""
+            if self.columns == 1
+            else "; an intersection cell kept out when one of its categories is"
+            if self.scope == "category"
+            else "; each intersection cell read on its own share"
         )
-        if self.columns == 1:
-            scope = "categories"
         return (
             f"comparator highest_above_min_share (the highest rate of the categories holding "
-            f"at least min_share={self.min_share:g} of the rows; {scope})"
+            f"at least min_share={self.min_share:g} of the rows{scope})"
         )
 
     def reading(self) -> str:

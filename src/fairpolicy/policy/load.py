@@ -454,6 +454,16 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 f"add a prop {roles} naming the column",
             )
     params, settings = _params(spec, others, err)
+    if params.get("comparator") == "highest":
+        unused = [k for k in ("min_share", "min_share_scope") if k in params]
+        if unused:
+            err(
+                f"comparator highest compares every category with the highest of all, so "
+                f"{' and '.join(unused)} would be ignored",
+                "comparator",
+                "remove " + " and ".join(unused) + " (also a policy-wide one), or use "
+                "comparator: highest_above_min_share to keep small categories out",
+            )
     if spec is not None and operator is not None and threshold is not None:
         vacuous = _vacuous(spec, operator, threshold)
         if vacuous:
