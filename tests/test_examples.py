@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 CREDIT = EXAMPLES / "credit"
 DERMATOLOGY = EXAMPLES / "dermatology"
+LL144 = EXAMPLES / "ll144"
 
 
 def _generate_module() -> ModuleType:
@@ -198,7 +199,7 @@ def test_dermatology_data_shape() -> None:
 # ------------------------------------------------------------------ both
 
 
-@pytest.mark.parametrize("example", [CREDIT, DERMATOLOGY], ids=lambda p: p.name)
+@pytest.mark.parametrize("example", [CREDIT, DERMATOLOGY, LL144], ids=lambda p: p.name)
 def test_readme_command_and_exit_code(
     example: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -124,9 +124,10 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="[CONTROL:]ROLE=COLUMN",
-        help="bind a role (target, prediction, dimension, score, rank, site, weight, columns, "
-        "fields, sensitive_columns) to a column for every control, or with CONTROL: for one "
-        "control; every control it changes is named in the results; repeatable",
+        help="bind a role (target, prediction, dimension, score, rank, site, weight, count, "
+        "selected, rate, columns, fields, sensitive_columns) to a column for every control, "
+        "or with CONTROL: for one control (count with selected or rate: a count table, "
+        "docs/ll144.md); every control it changes is named in the results; repeatable",
     )
     c.add_argument(
         "--rename",

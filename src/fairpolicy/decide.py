@@ -60,6 +60,7 @@ def status_for(
     value: float | None,
     decision: str = "point",
     ci: tuple[float | None, float | None] | None = None,
+    bounds: tuple[float, float, float | None] | None = None,
 ) -> tuple[Status, str | None]:
     """(status, reason) under the control's decision rule.
 
@@ -70,12 +71,22 @@ def status_for(
     small) a straddling interval fails it, under ``ci_lower`` (prove a violation) it
     does not. An interval that could not be computed leaves the decision
     inconclusive — never a silent pass.
+
+    ``worst_case`` and ``best_case`` read ``bounds`` = (low, high, witness): the value
+    over every allocation of the unknown-category rows lies in [low, high] (LL144 impact
+    ratios, docs/ll144.md; ``low`` is attained, ``high`` is an upper bound) and
+    ``witness`` is its value under one allocation (or None). worst_case fails when some
+    allocation violates the threshold (the range is not inside it); best_case passes when
+    some allocation satisfies it (``low`` or the witness does), fails when none does (the
+    range violates it throughout), and is otherwise inconclusive.
     """
     if value is None:
         return "inconclusive", None
     failing: Status = "fail" if control.enforcement_mode is EnforcementMode.BLOCK else "warn"
     if decision == "point":
         return ("pass" if satisfies(value, control.operator, control.threshold) else failing), None
+    if decision in ("worst_case", "best_case"):
+        return _allocation_status(control, decision, bounds, failing)
     low, high = ci if ci is not None else (None, None)
     if low is None or high is None:
         return "inconclusive", f"decision {decision} needs a confidence interval, none was computed"
@@ -86,6 +97,39 @@ def status_for(
         return failing, None
     return "inconclusive", (
         f"the {decision} rule: the interval [{low:.6g}, {high:.6g}] straddles the threshold"
+    )
+
+
+def _allocation_status(
+    control: Control,
+    decision: str,
+    bounds: tuple[float, float, float | None] | None,
+    failing: Status,
+) -> tuple[Status, str | None]:
+    if bounds is None:
+        return "inconclusive", (
+            f"decision {decision} needs the range of the value over the allocations of "
+            "unknown-category rows, which only the LL144 impact ratios compute (with whole counts)"
+        )
+    low, high, seen = bounds
+    if decision == "worst_case":
+        if within(low, high, control):
+            return "pass", None
+        return failing, (
+            f"worst_case: the allocations of the unknown-category rows give values in "
+            f"[{low:.6g}, {high:.6g}], and some of them violate the threshold"
+        )
+    op, t = control.operator, control.threshold
+    if satisfies(low, op, t) or (seen is not None and satisfies(seen, op, t)):
+        return "pass", None
+    if violated_throughout(low, high, control):
+        return failing, (
+            f"best_case: no allocation of the unknown-category rows satisfies the threshold "
+            f"(every value lies in [{low:.6g}, {high:.6g}])"
+        )
+    return "inconclusive", (
+        f"best_case: the values lie in [{low:.6g}, {high:.6g}], across the threshold, and no "
+        "allocation found reaches it (the upper end is a bound, not always attained)"
     )
 
 
@@ -179,7 +223,7 @@ def change_verdict(
     d = _dec(max_regression)
     if worsened_by is None:
         return "inconclusive", "the change is undefined (a run has no value for this control)"
-    if decision == "point":
+    if decision not in ("ci_upper", "ci_lower"):  # point, and the LL144 allocation rules
         return ("regressed" if _dec(worsened_by) > d else "ok"), None
     low, high = interval if interval is not None else (None, None)
     if low is None or high is None:

@@ -171,6 +171,30 @@ def bins_suggestion(stats: GroupStats, control: Control, keep: np.ndarray) -> st
     return suggest_bins(list(stats.groups), [int(v) for v in stats.rows_n], stats.dimension[0])
 
 
+def _allocation_bounds(mv: MetricValue) -> tuple[float, float, float | None] | None:
+    """The range of an LL144 impact ratio over the allocations of unknown-category rows
+    (``details["bounds"]``: its sharp low, an upper bound, and the value of one allocation
+    found to make it high), for decision worst_case / best_case."""
+    b = mv.details.get("bounds")
+    if not isinstance(b, dict) or mv.value is None:
+        return None
+    if b.get("unknown") == 0:
+        v = with_exact(mv.value, mv.exact)
+        assert v is not None
+        return v, v, v
+    if "value_low" not in b:
+        return None
+
+    def exact(key: str) -> float | None:
+        if key not in b:
+            return None
+        return with_exact(float(b[key]), Fraction(str(b[f"{key}_exact"])))
+
+    low, high = exact("value_low"), exact("value_high")
+    assert low is not None and high is not None
+    return low, high, exact("witness_value")
+
+
 def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
     c, spec = plan.control, plan.spec
     try:
@@ -245,7 +269,7 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
     value = with_exact(mv.value, mv.exact)
     if mv.exact is not None and mv.value is not None:
         details["exact_value"] = str(mv.exact)
-    status, why = status_for(c, value, decision, interval)
+    status, why = status_for(c, value, decision, interval, _allocation_bounds(mv))
     if status == "inconclusive" and why and ci is not None and ci.method == "score":
         hint = rows_hint(c, spec.better, mv, stats.select(keep), ci.level)
         why = f"{why}; {hint}" if hint else why
@@ -302,7 +326,8 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
         spec,
         value=float(value) if value is not None else None,  # float(exact) when exact
         status=status,
-        message=describe(c, value, status, reason, ci),
+        message=describe(c, value, status, reason, ci)
+        + (f" [{details['reading']}]" if isinstance(details.get("reading"), str) else ""),
         reason=reason,
         ci=ci,
         decision=decision,

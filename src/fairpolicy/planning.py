@@ -614,4 +614,6 @@ def prepare_policy(policy: Any, settings: Settings) -> tuple[Policy, int]:
         s.positive_label,
     )
     _check_requested(pol, s.caps)
-    return pol, score_decimals_arg(s.score_decimals)
+    from fairpolicy.data.bind.count_table import count_policy
+
+    return count_policy(pol), score_decimals_arg(s.score_decimals)

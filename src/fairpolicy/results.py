@@ -310,7 +310,7 @@ class Finding(Record):
     #: bootstrap confidence interval of ``value`` (``ci``/``--bootstrap``)
     ci: ConfidenceInterval | None = None
     #: the rule that decided the status: point value, or the interval (ci_upper/ci_lower)
-    decision: Literal["point", "ci_upper", "ci_lower"] = "point"
+    decision: Literal["point", "ci_upper", "ci_lower", "worst_case", "best_case"] = "point"
     p_value: PValue | None = None
     #: where the threshold came from (component-definition, profile, catalog, prop)
     threshold_source: str | None = None

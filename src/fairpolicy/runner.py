@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from fairpolicy.assemble import assemble
+from fairpolicy.data.bind.count_table import expand_counts
 from fairpolicy.data.bind.weights import apply_weights
 from fairpolicy.data.prefetch import Prefetch
 from fairpolicy.data.sources import Bound, Table, open_source, peek_columns, resolve_engine
@@ -311,6 +312,6 @@ def _read(
                 memory_budget=None if s.memory_budget is None else s.budget,
             )
         )
-        yield apply_weights(table, pol), strings, wanted
+        yield apply_weights(expand_counts(table, pol), pol), strings, wanted
     finally:
         source.close()

@@ -83,6 +83,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]
     controls = [
         control("dp-gap", "demographic_parity_diff", "0.1"),  # fails
         control("acc-gap", "accuracy_diff", "0.9"),  # passes
+        control("ll144", "impact_ratio", "0.99"),  # every group in the LL144 summary
     ]
     token = tmp / "policy.yaml"
     token.write_text(yaml.safe_dump(controls))

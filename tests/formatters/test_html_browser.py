@@ -43,6 +43,8 @@ IMPACT_POLICY = [
             {"name": "input.target", "value": "approved"},
             {"name": "input.prediction", "value": "predicted"},
             {"name": "input.dimension", "value": "sex,race"},
+            # each cell on its own share, so the small cell shows as excluded in the heatmap
+            {"name": "min_share_scope", "value": "cell"},
         ],
     }
 ]

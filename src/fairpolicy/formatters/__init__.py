@@ -28,6 +28,7 @@ FORMATS: dict[str, str] = {
     "oscal": "fairpolicy.formatters.oscal",  # assessment results
     "oscal-ap": "fairpolicy.formatters.oscal_ap",  # assessment plan
     "oscal-ssp": "fairpolicy.formatters.oscal_ssp",  # system security plan
+    "ll144-csv": "fairpolicy.formatters.ll144_csv",  # LL144 summary of results
 }
 
 

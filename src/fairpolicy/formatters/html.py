@@ -184,9 +184,15 @@ def _value_text(f: Finding) -> str:
             )
         else:
             out += f" · CI undefined <span class='muted'>({esc(ci.reason or '')})</span>"
-    if f.decision != "point":
+    if f.decision in ("ci_upper", "ci_lower"):
         bound = "upper" if f.decision == "ci_upper" else "lower"
         out += f" · <em>decided on the {bound} bound of the interval</em>"
+    elif f.decision in ("worst_case", "best_case"):
+        which = "every" if f.decision == "worst_case" else "some"
+        out += (
+            f" · <em>decided over the allocations of the unknown-category applicants "
+            f"({esc(f.decision)}: the rule must hold for {which} allocation)</em>"
+        )
     return out
 
 
@@ -595,7 +601,13 @@ def _method_notes(results: Results) -> str:
         )
     else:
         notes.append("No bootstrap was requested: values are point estimates (no intervals).")
-    if any(f.decision != "point" for f in fs):
+    if any(f.decision in ("worst_case", "best_case") for f in fs):
+        notes.append(
+            "Decision over the unknown-category applicants (LL144): worst_case fails when any "
+            "allocation of them to categories violates the rule; best_case passes when some "
+            "allocation satisfies it (docs/ll144.md)."
+        )
+    if any(f.decision in ("ci_upper", "ci_lower") for f in fs):
         notes.append(
             "Decision on the interval: ci_upper passes only when the upper bound satisfies the "
             "rule (conservative); ci_lower fails only on a proven violation (the lower bound)."
@@ -682,6 +694,7 @@ def render(results: Results, opts: RenderOptions) -> str:
     if opts.quiet and len(detailed) < len(findings):
         parts.append("<p class='muted'>Passing controls are listed above only (--quiet).</p>")
     parts += [_control(i, f) for i, f in detailed]
+    parts += _ll144_section(results)
     parts += [
         '<h2 id="appendix">Appendix A — count tables</h2>',
         "<p>The confusion counts of the compared groups, <code>counts[group][true][predicted]"
@@ -697,6 +710,26 @@ def render(results: Results, opts: RenderOptions) -> str:
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _ll144_section(results: Results) -> list[str]:
+    """The LL144 summary of results (formatters/_ll144.py) of each impact-ratio control."""
+    from fairpolicy.formatters import _ll144
+
+    out: list[str] = []
+    for s in _ll144.summaries(results):
+        facts = [f"{k}: {v}" for k, v in _ll144.about(results)] + _ll144.lines(s)
+        head = "".join(f"<th>{esc(h)}</th>" for h in _ll144.headers(s))
+        body = "".join(
+            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in _ll144.cells(s, r)) + "</tr>"
+            for r in s.rows
+        )
+        out += [
+            f"<h2>LL144 summary of results — {esc(s.control_id)}</h2>",
+            "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in facts) + "</ul>",
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+        ]
+    return out
 
 
 def _scoped_css(scope: str) -> str:

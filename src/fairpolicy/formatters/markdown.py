@@ -224,7 +224,23 @@ def render(results: Results, opts: RenderOptions) -> str:
             for f in grouped:
                 out += _per_group(f)
 
+    out += _ll144_section(results)
     if results.warnings:
         out += ["", "### Warnings", ""]
         out += [f"- {escape(w)}" for w in results.warnings]
     return "\n".join(out) + "\n"
+
+
+def _ll144_section(results: Results) -> list[str]:
+    """The LL144 summary of results (formatters/_ll144.py) of each impact-ratio control."""
+    from fairpolicy.formatters import _ll144
+
+    out: list[str] = []
+    for s in _ll144.summaries(results):
+        out += ["", f"### LL144 summary of results — {escape(s.control_id)}", ""]
+        out += [f"- **{escape(k)}**: {escape(v)}" for k, v in _ll144.about(results)]
+        out += [f"- {escape(line)}" for line in _ll144.lines(s)]
+        head = _ll144.headers(s)
+        out += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(escape(c) for c in _ll144.cells(s, r)) + " |" for r in s.rows]
+    return out

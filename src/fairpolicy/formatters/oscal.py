@@ -642,7 +642,8 @@ def characterization(f: Finding) -> list[tuple[str, str]]:
     if f.value is None:
         likelihood = "unknown"
     elif f.status in RISKY:
-        likelihood = "demonstrated" if f.decision == "point" or f.ci is not None else "likely"
+        exact = f.decision in ("point", "worst_case", "best_case")  # decided without sampling
+        likelihood = "demonstrated" if exact or f.ci is not None else "likely"
     elif exceed is not None and exceed > 0:
         likelihood = "likely"
     else:

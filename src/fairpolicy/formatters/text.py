@@ -131,6 +131,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                     printable(f"  {e.group:<24} n={e.n:<8} excluded: {e.reason}")
                     for e in f.excluded_groups
                 ]
+    out += _ll144_lines(results, opts.verbose)
     if results.warnings:
         out.append("")
         out += [f"warning: {printable(w)}" for w in results.warnings]
@@ -147,3 +148,24 @@ def render(results: Results, opts: RenderOptions) -> str:
         verdict = f"{_COLORS['pass' if s.gate == 'pass' else 'fail']}{verdict}{_RESET}"
     out += ["", f"{verdict}: {counts} (exit {results.exit_code})"]
     return "\n".join(out) + "\n"
+
+
+def _ll144_lines(results: Results, verbose: bool) -> list[str]:
+    """Each LL144 control's comparator reading (always: it says how the ratio was read);
+    with -v the summary of results (formatters/_ll144.py)."""
+    from fairpolicy.formatters import _ll144
+
+    out: list[str] = []
+    for sm in _ll144.summaries(results):
+        out += ["", printable(f"{sm.control_id}: LL144 {'; '.join(_ll144.lines(sm))}")]
+        if verbose:
+            rows = [_ll144.headers(sm)] + [_ll144.cells(sm, r) for r in sm.rows]
+            widths = [max(len(printable(r[i])) for r in rows) for i in range(len(rows[0]))]
+            out += [
+                (
+                    "  " + "  ".join(printable(c).ljust(w) for c, w in zip(r, widths, strict=True))
+                ).rstrip()
+                for r in rows
+            ]
+            out += [printable(f"  {k}: {v}") for k, v in _ll144.about(results)]
+    return out

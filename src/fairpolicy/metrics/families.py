@@ -122,6 +122,30 @@ MIN_SHARE = ParamSpec(
     0.02,
     help="categories under this share of the rows are reported but kept out (LL144: 2 %)",
 )
+COMPARATOR = ParamSpec(
+    "comparator",
+    str,
+    "highest_above_min_share",
+    ("highest_above_min_share", "highest"),
+    "the impact ratio's comparator: the highest rate of the categories holding at least "
+    "min_share of the rows (LL144's 2 % exclusion), or of all categories",
+)
+MIN_SHARE_SCOPE = ParamSpec(
+    "min_share_scope",
+    str,
+    "category",
+    ("category", "cell"),
+    "category: an intersection cell is kept out when one of its categories is (how "
+    "published LL144 audits read the 2 % rule); cell: each cell on its own share",
+)
+UNKNOWN_SELECTION = ParamSpec(
+    "unknown_selection",
+    str,
+    "observed",
+    ("observed", "free"),
+    "bounds under unknown categories: observed = the unknowns' selected count is the "
+    "data's; free = it is unknown too (any 0..U)",
+)
 AVERAGE = ParamSpec(
     "average",
     str,

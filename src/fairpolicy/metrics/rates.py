@@ -470,14 +470,15 @@ def _level(
     n: FloatArray,
     hits: FloatArray,
     total: float,
-    min_share: float,
+    rule: ShareRule,
     exact: tuple[list[int], list[int], int] | None = None,
 ) -> tuple[dict[str, Any], Fraction | None]:
     """Impact ratios of one level (a column, or the intersection of all columns), and
     the exact lowest kept impact ratio (None when undefined).
 
     Counts are integers, so shares and ratios are decided exactly: a category holding
-    exactly ``min_share`` of the rows is kept, and the lowest ratio is exact."""
+    exactly ``min_share`` of the rows is kept, and the lowest ratio is exact. ``rule``
+    says which categories are kept out (the comparator and its ``min_share`` reading)."""
     # the exact counts decide (under fractional sample weights the exact weight sums,
     # :attr:`GroupStats.exact_table`); the shown ones are the table's
     e_n, e_hits, e_total = (
@@ -492,7 +493,6 @@ def _level(
         cell[1] += _count(hits[i])
         cell[2] += e_n[i]
         cell[3] += e_hits[i]
-    share_floor = decimal_fraction(min_share)
     exact_rate: dict[str, Fraction] = {}
     cats: list[dict[str, Any]] = []
     for key in sorted(agg):
@@ -506,7 +506,7 @@ def _level(
                 "selected": _shown(hit),
                 "share": float(Fraction(e_size) / Fraction(e_total)),
                 "rate": float(exact_rate[category]),
-                "excluded": Fraction(e_size) / Fraction(e_total) < share_floor,
+                "excluded": rule.out(cols, key, Fraction(e_size) / Fraction(e_total)),
                 "impact_ratio": None,
             }
         )
@@ -514,7 +514,7 @@ def _level(
     level: dict[str, Any] = {"level": name, "categories": cats}
     if len(kept) < 2:
         level["reason"] = (
-            f"{len(kept)} category(ies) hold at least min_share={min_share:g} of the rows; "
+            f"{len(kept)} category(ies) kept under {rule.describe()}; "
             "at least 2 are needed to compare"
         )
         return level, None
@@ -534,10 +534,78 @@ def _level(
     return level, ratios[low["category"]]
 
 
+#: the comparators of an LL144 impact ratio (``comparator``)
+COMPARATORS = ("highest_above_min_share", "highest")
+#: how ``min_share`` reads an intersection cell (``min_share_scope``)
+SHARE_SCOPES = ("category", "cell")
+
+
+class ShareRule:
+    """Which categories are kept out of the comparator and the value.
+
+    ``comparator: highest``: none (every category; the highest rate of all is the
+    comparator). ``highest_above_min_share``: a column's category holding less than
+    ``min_share`` of the rows (unknowns included) is kept out; an intersection cell is
+    kept out when one of its categories is (``min_share_scope: category``, how published
+    audits read the rules' 2 % exclusion of race/ethnicity and sex categories) or when the
+    cell itself holds less than ``min_share`` (``min_share_scope: cell``)."""
+
+    def __init__(self, comparator: str, min_share: float, scope: str, columns: int) -> None:
+        self.comparator, self.min_share, self.scope = comparator, min_share, scope
+        self.floor = decimal_fraction(min_share)
+        self.columns = columns
+        #: (column index, category value) kept out at its column's level
+        self.small: set[tuple[int, str]] = set()
+
+    def out(self, cols: tuple[int, ...], key: tuple[str, ...], share: Fraction) -> bool:
+        if self.comparator == "highest":
+            return False
+        if len(cols) == 1:
+            below = share < self.floor
+            if below:
+                self.small.add((cols[0], key[0]))
+            return below
+        if self.scope == "cell":
+            return share < self.floor
+        return any((c, v) in self.small for c, v in zip(cols, key, strict=True))
+
+    def describe(self) -> str:
+        if self.comparator == "highest":
+            return "comparator highest (the highest rate of all categories)"
+        scope = (
+            ""
+            if self.columns == 1
+            else "; an intersection cell kept out when one of its categories is"
+            if self.scope == "category"
+            else "; each intersection cell read on its own share"
+        )
+        return (
+            f"comparator highest_above_min_share (the highest rate of the categories holding "
+            f"at least min_share={self.min_share:g} of the rows{scope})"
+        )
+
+    def reading(self) -> str:
+        """The short reading printed beside each ratio."""
+        if self.comparator == "highest":
+            return "comparator: highest"
+        tail = f", min_share_scope: {self.scope}" if self.columns > 1 else ""
+        return f"comparator: highest_above_min_share (min_share={self.min_share:g}{tail})"
+
+
 def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricValue:
     min_share = float(params.get("min_share", 0.02))
+    comparator = str(params.get("comparator", "highest_above_min_share"))
+    scope = str(params.get("min_share_scope", "category"))
+    rule = ShareRule(comparator, min_share, scope, len(stats.dimension))
     n = stats.n.astype(np.float64)
-    details: dict[str, Any] = {"mode": mode, "min_share": min_share, "unknown_n": stats.unknown_n}
+    details: dict[str, Any] = {
+        "mode": mode,
+        "min_share": min_share,
+        "comparator": comparator,
+        "min_share_scope": scope,
+        "reading": rule.reading(),
+        "unknown_n": stats.unknown_n,
+    }
     no_values = tuple(GroupValue(g, int(n[i]), None) for i, g in enumerate(stats.groups))
     if mode == "selection":
         assert stats.positive is not None
@@ -585,10 +653,11 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
         e_n = [int(x) for x in ex.counts.sum(axis=(1, 2)).tolist()]
         e_hits = [int(x) for x in ex.counts[:, :, stats.positive].sum(axis=1).tolist()]
         sums = (e_n, e_hits, sum(e_n) + ex.unknown_n)
-    measured = [_level(name, keys, cols, n, hits, total, min_share, sums) for name, cols in plan]
+    measured = [_level(name, keys, cols, n, hits, total, rule, sums) for name, cols in plan]
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels
+    details["bounds"] = _bounds(stats, levels, mode, params)
     # the finest level's categories are the stats groups, in the same order
     finest = {c["category"]: c for c in levels[-1]["categories"]}
     groups, excluded = [], []
@@ -601,9 +670,9 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
                 Excluded(
                     g,
                     int(n[i]),
-                    f"under min_share={min_share:g} of the {int(total)} rows (LL144 lets an "
-                    f"auditor exclude it); its rate {c['rate']:.4g} and impact ratio {ratio} "
-                    "are reported in details",
+                    f"kept out under {rule.reading()} ({c['share']:.2%} of the {int(total)} "
+                    "rows; LL144 lets an auditor exclude a category under 2 %); its rate "
+                    f"{c['rate']:.4g} and impact ratio {ratio} are reported in details",
                 )
             )
         else:
@@ -623,6 +692,24 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
         worst_group=worst["lowest_category"],
         exact=exact,
     )
+
+
+def _bounds(
+    stats: GroupStats, levels: list[dict[str, Any]], mode: Mode, params: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The allocation bounds of every category (fairpolicy.metrics.ll144)."""
+    from fairpolicy.metrics.ll144 import add_bounds
+
+    unknown = stats.unknown_total
+    if not unknown:
+        return {"unknown": 0}
+    observed = str(params.get("unknown_selection", "observed")) == "observed"
+    known = None
+    uc = stats.unknown_counts
+    if observed and mode == "selection" and uc is not None and stats.positive is not None:
+        known = float(uc[:, stats.positive].sum())
+    whole = stats.survey is None
+    return add_bounds(levels, unknown, known, whole, mode)
 
 
 def impact_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:

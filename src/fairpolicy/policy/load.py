@@ -460,7 +460,11 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
     threshold = _threshold(raw, fields, operator, err, ctx)
 
     if spec is not None:
+        # a count table (input.count with input.selected or input.rate) is the selection
+        counted = "count" in named and ("selected" in named or "rate" in named)
         for role in spec.inputs:
+            if counted and role in ("target", "prediction"):
+                continue  # bound by data/bind/count_table.py (or refused there with the reason)
             if role not in named and role not in bound and f"{cid}:{role}" not in bound:
                 err(
                     f"no column is bound to role '{role}' (prop input.{role}); "
@@ -490,6 +494,16 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 parse_bins(params["bins"], dims)
             except ValueError as exc:
                 err(f"bins: {exc}", "bins", BINS_HINT)
+    if params.get("comparator") == "highest":
+        unused = [k for k in ("min_share", "min_share_scope") if k in params]
+        if unused:
+            err(
+                f"comparator highest compares every category with the highest of all, so "
+                f"{' and '.join(unused)} would be ignored",
+                "comparator",
+                "remove " + " and ".join(unused) + " (also a policy-wide one), or use "
+                "comparator: highest_above_min_share to keep small categories out",
+            )
     if spec is not None and operator is not None and threshold is not None:
         vacuous = _vacuous(spec, operator, threshold)
         if vacuous:

@@ -32,6 +32,9 @@ ROLES = (
     "rank",
     "site",
     "weight",
+    "count",
+    "selected",
+    "rate",
     "columns",
     "fields",
     "sensitive_columns",
@@ -66,11 +69,17 @@ POLICY_WIDE_PROPS = (
     "bonferroni",
     "min_samples",
     "min_share",
+    "comparator",
+    "min_share_scope",
+    "unknown_selection",
     "missing",
     "missing_values",
     "max_regression",
     "dialect",
     "input.weight",  # sample weights: data/bind/weights.py
+    "input.count",  # count tables: data/bind/count_table.py
+    "input.selected",
+    "input.rate",
     "weight_kind",
     "positive_label",  # text labels named once (a control's own positive_label.* wins too)
 )

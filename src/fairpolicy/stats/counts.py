@@ -211,7 +211,13 @@ def build_group_stats(
     out = {}
     for req in requests:
         groups, counts, unknown, keys = marginalize(cell_values, cell_counts, cols, req)
+        lost = np.array([any(v[cols.index(c)] is None for c in req) for v in cell_values])
         out[req] = GroupStats(
+            unknown_counts=(
+                np.asarray(cell_counts[lost].sum(axis=0), dtype=np.int64)
+                if len(cell_values)
+                else None
+            ),
             group_keys=keys,
             dimension=req,
             groups=groups,

@@ -112,6 +112,8 @@ class GroupStats:
     positive: int | None = None
     #: rows whose dimension value is missing (not part of any group)
     unknown_n: int = 0
+    #: their (y_true, y_pred) counts, shape (K, K), when known (LL144 allocation bounds)
+    unknown_counts: IntArray | None = None
     #: rows per group when there is no confusion table (regression, ranking)
     sizes: IntArray | None = None
     scores: ScoreStats | None = None
@@ -195,6 +197,7 @@ class GroupStats:
             counts=self.counts[idx],
             positive=self.positive,
             unknown_n=self.unknown_n,
+            unknown_counts=self.unknown_counts,
             sizes=None if self.sizes is None else self.sizes[idx],
             scores=None if self.scores is None else self.scores.select(idx),
             regression=None if self.regression is None else self.regression.select(idx),

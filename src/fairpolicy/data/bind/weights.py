@@ -136,7 +136,7 @@ def weight_problems(control: Control, spec: MetricSpec, file: str | None) -> lis
     others = [
         role
         for role, value in control.inputs.items()
-        if role != "weight"
+        if role not in ("weight", "count")  # a count table weighs by its count column
         and weight in ([c.strip() for c in value.split(",")] if role == "dimension" else [value])
     ]
     if others:
@@ -340,6 +340,14 @@ def apply_weights(table: Table, pol: Policy) -> Table:
     kind = weight_kind(pol)
     if column is None or column not in table.available:
         return table  # no weights, or a missing column (reported per control)
+    if kind is None and column in table.columns and any("count" in c.inputs for c in pol.controls):
+        # a count table (input.count): its whole counts are applicants by declaration, so
+        # frequency weights; fractional ones (rate × count) stay survey weights
+        # (data/bind/count_table.py writes whole counts as integers)
+        import pyarrow as pa
+
+        if pa.types.is_integer(table.columns[column].type):
+            kind = "frequency"
     frequency = (
         f"weighted by column '{column}': weight_kind: frequency, read as frequency "
         "weights: every count, min_samples and the bootstrap count a row of weight w as w "
@@ -376,6 +384,8 @@ def apply_weights(table: Table, pol: Policy) -> Table:
             groups.append(((c.inputs["site"],), tokens))
     out = fold_weights(table, column, groups, kind=kind)
     note = survey if out.sample_weights is not None else frequency
+    if any("count" in c.inputs for c in pol.controls):
+        return out  # a count table: data/bind/count_table.py's note says how it was read
     return dataclasses.replace(out, warnings=[*out.warnings, note])
 
 

@@ -1,0 +1,112 @@
+"""examples/ll144 runs as its README says (a subprocess, as a user runs it)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fairpolicy import check
+from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples" / "ll144"
+
+
+def test_example_full_audit_from_a_count_table(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fairpolicy",
+            "check",
+            str(EX / "policy.yaml"),
+            str(EX / "counts.csv"),
+            "--meta",
+            "data_period=2025-01-01..2025-12-31",
+            "--meta",
+            "distribution_date=2026-02-15",
+            "-o",
+            f"json={tmp_path / 'r.json'}",
+            "-o",
+            f"ll144-csv={tmp_path / 's.csv'}",
+            "-o",
+            f"markdown={tmp_path / 's.md'}",
+            "-o",
+            f"html={tmp_path / 's.html'}",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    r = json.loads((tmp_path / "r.json").read_text())
+    point, worst = r["findings"]
+    assert point["status"] == "pass" and point["value"] == pytest.approx(116 / 402 / (232 / 705))
+    assert worst["status"] == "warn" and worst["decision"] == "worst_case"
+    assert worst["details"]["bounds"]["value_low"] < 0.8 <= point["value"]
+    text = (tmp_path / "s.csv").read_text()
+    assert "# distribution date: 2026-02-15" in text and "Native American" in text
+    rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
+    fb = next(
+        x
+        for x in rows
+        if x["category"] == "Female & Black" and x["control_id"] == point["control_id"]
+    )
+    assert (fb["applicants"], fb["selected"]) == ("402", "116")
+    for name in ("s.md", "s.html"):
+        body = (tmp_path / name).read_text()
+        assert "LL144 summary of results" in body and "2025-01-01..2025-12-31" in body
+        assert "highest_above_min_share" in body
+
+
+# A published summary table: OnHirely's sample LL144 bias audit report
+# (https://onhirely.com/tools/sample-report; a vendor's published sample, not a real
+# employer's audit). Ratios published to 2 decimals, comparator: the highest category.
+PUBLISHED = {
+    "sex": ([("Male", 682, 245), ("Female", 565, 142)], {"Male": 1.00, "Female": 0.70}),
+    "ethnicity": (
+        [("White", 412, 156), ("Asian", 298, 105), ("Black", 312, 86), ("Hispanic", 225, 62)],
+        {"White": 1.00, "Asian": 0.93, "Black": 0.73, "Hispanic": 0.73},
+    ),
+}
+
+
+@pytest.mark.parametrize("comparator", ["highest", "highest_above_min_share"])
+@pytest.mark.parametrize("column", list(PUBLISHED))
+def test_published_ratios_reproduced_to_their_rounding(column: str, comparator: str) -> None:
+    cells, published = PUBLISHED[column]
+    table = pd.DataFrame(cells, columns=[column, "applicants", "selected"])
+    c = Control(
+        control_id="ir",
+        metric_key="impact_ratio",
+        metric_key_as_written="impact_ratio",
+        threshold=Threshold(value=0.8),
+        operator=Operator.GE,
+        inputs={"count": "applicants", "selected": "selected", "dimension": column},
+        params={"comparator": comparator},
+        min_samples=1,
+    )
+    f = check(Policy(form="list", controls=(c,)), table).findings[0]
+    got = {x["category"]: x["impact_ratio"] for x in f.details["levels"][0]["categories"]}
+    assert {k: round(v, 2) for k, v in got.items()} == published
+    assert f.details["comparator"] == comparator and comparator in f.message
+
+
+def test_every_format_names_the_comparator() -> None:
+    from fairpolicy.formatters import FORMATS, RenderOptions, get
+
+    r = check(EX / "policy.yaml", EX / "counts.csv", deterministic=True)
+    for fmt in FORMATS:
+        if fmt in ("oscal-ap", "oscal-ssp"):  # plans, not results
+            continue
+        text = get(fmt)(r, RenderOptions(deterministic=True))
+        assert "highest_above_min_share" in text, fmt
+        assert "min_share_scope" in text, fmt
