@@ -13,6 +13,7 @@ import math
 
 from fairpolicy.errors import did_you_mean
 from fairpolicy.metrics.base import Family, MetricSpec, ParamSpec
+from fairpolicy.metrics.common_params import COMMON_PARAMS as COMMON_PARAMS
 from fairpolicy.metrics.families import (
     ACC_REPL,
     AGGREGATION,
