@@ -25,14 +25,18 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
-from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
 from fairpolicy.decide import change_verdict
 from fairpolicy.errors import DataError, UsageError
-from fairpolicy.exact import decimal_fraction, written_bounds
+from fairpolicy.exact import (
+    decimal_fraction,
+    exact_decimal,
+    written_bounds,
+    written_threshold,
+)
 from fairpolicy.metrics.direction import Better, Direction
 from fairpolicy.results import BaselineRef, Change, Finding, Results, load_results
 
@@ -106,8 +110,8 @@ def _said(d: Direction) -> str:
 
 
 def applied_delta(
-    f: Finding, run: float | None, source: RunSource | None
-) -> tuple[float | None, DeltaSource | None]:
+    f: Finding, run: float | str | None, source: RunSource | None
+) -> tuple[float | str | None, DeltaSource | None]:
     """The δ a change of ``f`` is decided with, and where it came from: the stricter
     (smaller) of the run's (``source``: flag, config or api) and the control's own
     ``max_regression`` (the policy: a control prop or the policy-wide prop). Neither may
@@ -115,22 +119,36 @@ def applied_delta(
     0.01``, and a looser flag does not override a policy's 0.01. On a tie the policy is
     named (it would have applied alone)."""
     own = f.params.get("max_regression")
-    mine = None if own is None else float(own)
-    if mine is not None and (run is None or _dec(mine) <= _dec(run)):
-        return mine, "policy"
+    if own is not None and (run is None or delta_exact(own) <= delta_exact(run)):
+        return own, "policy"
     if run is None:
         return None, None
     return run, source or "api"
 
 
-def _dec(x: float) -> Decimal:
-    return Decimal(repr(float(x)))
+def delta_exact(value: float | str) -> Fraction:
+    """A δ's exact decimal: the text as written (``0.09999999999999999999`` is not 1/10),
+    or the shortest decimal of a float (what the policy or flag wrote whenever it wrote at
+    most 15 significant digits)."""
+    if isinstance(value, str):
+        return exact_decimal(value)
+    return decimal_fraction(float(value))
 
 
-def check_max_regression(value: Any, where: str) -> float:
+def delta_written(value: float | str | None) -> str | None:
+    """The δ's decimal as written when its double says another (else None), for the
+    results (``max_regression_written``)."""
+    if not isinstance(value, str):
+        return None
+    return written_threshold([value], [float(exact_decimal(value))])
+
+
+def check_max_regression(value: Any, where: str) -> float | str:
     """``value`` as a finite δ ≥ 0, else a UsageError naming ``where``. Text is read with
     the policy's number grammar (:func:`fairpolicy.policy.numbers.parse_float`): ``0_01``
-    is refused, where ``float()`` read it as 1.0 — a hundred times the allowance meant."""
+    is refused, where ``float()`` read it as 1.0 — a hundred times the allowance meant.
+    Text whose double says another decimal (``0.09999999999999999999``) is returned as
+    text, decided exactly (:func:`delta_exact`); anything else as its float."""
     from fairpolicy.policy.numbers import NUMBER_HINT, option_number
 
     finite = f"{where} must be a finite number ≥ 0 (how much worse a value may get), got {value!r}."
@@ -144,6 +162,8 @@ def check_max_regression(value: Any, where: str) -> float:
         ) from None
     if not math.isfinite(d) or d < 0:
         raise UsageError(finite)
+    if isinstance(value, str) and delta_written(value.strip()) is not None:
+        return value.strip()
     return d
 
 
@@ -163,7 +183,7 @@ def compare(
     *,
     path: str,
     sha256: str,
-    max_regression: float | None = None,
+    max_regression: float | str | None = None,
     allow_policy_change: bool = False,
     max_regression_source: RunSource | None = None,
     new_path: str | None = None,
@@ -216,7 +236,8 @@ def compare(
         sha256=sha256,
         uuid=str(uuid.uuid5(_NS, sha256)),
         policy_sha256=old.policy.sha256,
-        max_regression=max_regression,
+        max_regression=None if max_regression is None else float(delta_exact(max_regression)),
+        max_regression_written=delta_written(max_regression),
         max_regression_source=None if max_regression is None else (max_regression_source or "api"),
         allow_policy_change=allow_policy_change,
         vanished_controls=[f.control_id for f in old.findings if f.control_id not in seen],
@@ -240,7 +261,7 @@ def _short(h: str | None) -> str:
 def _change(
     f: Finding,
     old: Finding | None,
-    run_delta: float | None,
+    run_delta: float | str | None,
     source: RunSource | None,
     old_path: str,
     new_path: str | None,
@@ -251,7 +272,8 @@ def _change(
         "better": better,
         "ideal": ideal,
         "value": f.value,
-        "max_regression": delta,
+        "max_regression": None if delta is None else float(delta_exact(delta)),
+        "max_regression_written": delta_written(delta),
         "max_regression_source": delta_source,
         "worst_group_now": f.worst_group,
     }
@@ -272,11 +294,19 @@ def _change(
     now_groups = [g.group for g in f.groups]
     then_groups = [g.group for g in old.groups]
     worse = _worsened(old.value, f.value, better, ideal)
+    exact = _worsened_exact(old, f, better, ideal)
     low, high, level = _interval(f, old, better, ideal)
     decision = f.decision  # the rule that decided the value decides the change
     # the run's own interval decision proved compliance: the "no change" rule
     proven = decision == "ci_upper" and f.status == "pass"
-    verdict, reason = change_verdict(worse, (low, high), delta, decision, proven)
+    verdict, reason = change_verdict(
+        exact if exact is not None else worse,
+        (low, high),
+        None if delta is None else delta_exact(delta),
+        decision,
+        proven,
+        delta_shown=None if delta is None else _delta_shown(delta),
+    )
     if worse is None and reason is None:
         reason = "the change is undefined (a run has no value for this control)"
     return Change(
@@ -341,6 +371,44 @@ def _badness(v: float, better: Better, ideal: float | None) -> float:
         return -v
     assert ideal is not None
     return abs(v - ideal)
+
+
+def _exact_value(f: Finding) -> Fraction | None:
+    """A finding's value as an exact number: the exact rational it was decided on
+    (``details.exact_value``, when it rounds to the value), else its shortest decimal."""
+    if f.value is None or not math.isfinite(f.value):
+        return None
+    text = f.details.get("exact_value") if isinstance(f.details, dict) else None
+    if isinstance(text, str):
+        try:
+            x = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            x = None
+        if x is not None and float(x) == f.value:
+            return x
+    return decimal_fraction(f.value)
+
+
+def _worsened_exact(
+    old: Finding, new: Finding, better: Better, ideal: float | None
+) -> Fraction | None:
+    """How much worse, exactly (the exact values of both runs), so a change is decided
+    against δ like a value against its threshold: 3/10 − 2/10 is not more than 0.1."""
+    a, b = _exact_value(old), _exact_value(new)
+    if a is None or b is None:
+        return None
+    if better == "lower":
+        return b - a
+    if better == "higher":
+        return a - b
+    assert ideal is not None
+    i = decimal_fraction(ideal)
+    return abs(b - i) - abs(a - i)
+
+
+def _delta_shown(delta: float | str) -> str:
+    """δ as printed: the decimal written (``0.09999999999999999999``), else ``g``."""
+    return delta_written(delta) or f"{float(delta):g}"
 
 
 def _worsened(
@@ -413,9 +481,10 @@ def trend(c: Change) -> tuple[Literal["better", "worse", "unchanged"] | None, fl
 
 
 def delta_text(c: Change) -> str:
-    """``max_regression 0.01 (flag)``: the δ applied and where it came from."""
+    """``max_regression 0.01 (flag)``: the δ applied (as written) and where it came from."""
     where = f" ({c.max_regression_source})" if c.max_regression_source else ""
-    return f"max_regression {c.max_regression:g}{where}"
+    assert c.max_regression is not None
+    return f"max_regression {c.max_regression_written or format(c.max_regression, 'g')}{where}"
 
 
 def change_text(c: Change) -> str:
@@ -462,7 +531,7 @@ def change_cell(c: Change | None) -> str:
     mark = {"regressed": " > δ", "ok": " ≤ δ", "inconclusive": " ? δ", "none": ""}[c.verdict]
     if mark and c.max_regression is not None:  # the δ applied and where it came from
         where = f" ({c.max_regression_source})" if c.max_regression_source else ""
-        mark += f"={c.max_regression:g}{where}"
+        mark += f"={c.max_regression_written or format(c.max_regression, 'g')}{where}"
     return text + mark
 
 

@@ -9,7 +9,7 @@ whether that fails the gate is the run's ``--inconclusive`` choice.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from fractions import Fraction
 from typing import Literal
 
 from fairpolicy.exact import compare, float_bound
@@ -197,18 +197,21 @@ def describe(
 
 
 def change_verdict(
-    worsened_by: float | None,
+    worsened_by: float | Fraction | None,
     interval: tuple[float | None, float | None] | None,
-    max_regression: float | None,
+    max_regression: float | Fraction | None,
     decision: str = "point",
     proven: bool = False,
+    delta_shown: str | None = None,
 ) -> tuple[Verdict, str | None]:
     """(verdict, reason) of a change against a baseline: ``ok``, ``regressed`` (worse by
     more than δ = ``max_regression``), ``inconclusive`` or ``none`` (no δ given).
 
     The control's decision rule applies to the change as it does to the value:
-    ``point``: the change itself decides (``worsened_by > δ`` regressed, compared on the
-    shortest decimal texts of the floats, so 0.3 − 0.2 is not more than 0.1);
+    ``point``: the change itself decides (``worsened_by > δ`` regressed, exactly: a
+    Fraction is the exact change of two exact values, a float stands for its shortest
+    decimal, so 0.3 − 0.2 is not more than 0.1; δ is the decimal written, a Fraction when
+    its double says another: 0.09999999999999999999 is less than a change of 1/10);
     ``ci_upper``: ok only if the whole interval of the change is ≤ δ, regressed if all of it
     is > δ, else inconclusive — unless the run itself is ``proven`` compliant (its own
     interval lies entirely within the threshold): then a change whose interval straddles δ
@@ -221,6 +224,7 @@ def change_verdict(
     if max_regression is None:
         return "none", None
     d = _dec(max_regression)
+    shown = delta_shown or f"{float(max_regression):g}"
     if worsened_by is None:
         return "inconclusive", "the change is undefined (a run has no value for this control)"
     if decision not in ("ci_upper", "ci_lower"):  # point, and the LL144 allocation rules
@@ -240,17 +244,19 @@ def change_verdict(
     if proven:
         return "ok", (
             f"the change's interval [{low:.6g}, {high:.6g}] straddles max_regression "
-            f"{max_regression:g}, but the run itself is proven compliant (its interval "
+            f"{shown}, but the run itself is proven compliant (its interval "
             "satisfies the threshold) and a regression beyond max_regression is not shown"
         )
     return "inconclusive", (
         f"the ci_upper rule: the change's interval [{low:.6g}, {high:.6g}] straddles "
-        f"max_regression {max_regression:g}"
+        f"max_regression {shown}"
     )
 
 
-def _dec(x: float) -> Decimal:
-    return Decimal(repr(float(x)))
+def _dec(x: float | Fraction) -> Fraction:
+    """The exact number a change or δ stands for: a Fraction itself, a float its shortest
+    decimal."""
+    return x if isinstance(x, Fraction) else Fraction(repr(float(x)))
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,8 @@ def of_results(results: Results) -> dict[str, str | None]:
     run, opts = results.run, results.run.options
     max_regression = opts.get("max_regression")
     if max_regression is None and results.baseline is not None:
-        max_regression = results.baseline.max_regression
+        b = results.baseline
+        max_regression = b.max_regression_written or b.max_regression
     out: dict[str, str | None] = {
         "fail-on": run.fail_on,
         "inconclusive": run.inconclusive,

@@ -241,6 +241,9 @@ class Change(Record):
     #: (``--max-regression``, the configuration file, the API) and the control's own (the
     #: policy); null: the change is reported only
     max_regression: float | None = None
+    #: the applied δ's decimal as written when its double says another
+    #: (``0.09999999999999999999``; decided exactly), else null
+    max_regression_written: str | None = None
     #: where the applied δ came from: ``flag`` (the command line: ``check`` or ``diff``),
     #: ``config`` (a configuration file), ``api`` (the Python API), ``policy`` (the
     #: control's or the policy-wide prop); null when none applies
@@ -269,6 +272,8 @@ class BaselineRef(Record):
     #: own or the policy-wide ``max_regression`` applies instead only where it is stricter
     #: (each finding's change records the δ applied and its source)
     max_regression: float | None = None
+    #: the run's δ as written when its double says another decimal, else null
+    max_regression_written: str | None = None
     max_regression_source: Literal["flag", "config", "api"] | None = None
     allow_policy_change: bool = False
     #: control ids in the baseline with no finding in this run

@@ -81,7 +81,7 @@ def check(
     max_resample_seconds: int | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] = (),
     baseline: str | os.PathLike[str] | Results | None = None,
-    max_regression: float | None = None,
+    max_regression: float | str | None = None,
     allow_policy_change: bool = False,
     strict: bool = False,
     subject: str | None = None,
@@ -243,7 +243,7 @@ def check(
 
 
 def _baseline(
-    path: str | os.PathLike[str] | Results | None, max_regression: float | None
+    path: str | os.PathLike[str] | Results | None, max_regression: float | str | None
 ) -> tuple[Results, str] | None:
     """The baseline results and hash, read (and δ checked) before any data is."""
     if path is None and max_regression is None:

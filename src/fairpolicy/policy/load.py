@@ -826,11 +826,26 @@ def _params(
         if name == "max_regression" and coerced < 0:
             err(f"max_regression {coerced:g} is negative", name, "write how much worse (≥ 0)")
             continue
+        if name == "max_regression":
+            coerced = _written_delta(value, coerced)
         if name in ("min_samples", "missing"):
             settings[name] = coerced
         else:
             params[name] = coerced
     return params, settings
+
+
+def _written_delta(value: Any, coerced: float) -> float | str:
+    """A ``max_regression`` as the policy wrote it when its double says another decimal
+    (``0.09999999999999999999`` stays text, decided exactly by fairpolicy.baseline), else
+    the float."""
+    text = _text(value)
+    if not text:
+        return coerced
+    try:
+        return coerced if written_threshold([text], [coerced]) is None else text.strip()
+    except (ValueError, ZeroDivisionError):
+        return coerced
 
 
 def _coerce(ps: ParamSpec, value: Any) -> Any:
