@@ -69,6 +69,8 @@ GATE_OPTIONS: dict[str, Any] = {
     "bonferroni": None,
     "seed": None,
     "bind": [],
+    "rename": [],
+    "positive_label": None,
     "num_classes": None,
     "score_decimals": None,
     "subject": None,
@@ -85,8 +87,9 @@ def loosening(dest: str, value: Any, decision: Any = None) -> bool:
     pass (or exit 0) that the defaults would fail — ``fail-on = never``, ``inconclusive =
     pass|warn``, an interval decision (``ci_lower`` passes what the point value fails, and
     the interval settings shape it), ``bonferroni``, a lower ``ci-level``, a
-    ``max-regression`` tolerance, ``allow-policy-change``, ``bind`` (what the controls
-    measure) and ``score-decimals`` (rounded scores)."""
+    ``max-regression`` tolerance, ``allow-policy-change``, ``bind`` and ``rename`` (which
+    columns the controls read), ``positive-label`` (which outcome counts as favourable) and
+    ``score-decimals`` (rounded scores)."""
     if dest == "fail_on":
         return bool(value == "never")
     if dest == "inconclusive":
@@ -95,8 +98,10 @@ def loosening(dest: str, value: Any, decision: Any = None) -> bool:
         return value not in (None, "point")
     if dest in ("bonferroni", "allow_policy_change"):
         return value is True
-    if dest in ("bind", "score_decimals"):
+    if dest in ("bind", "rename", "score_decimals"):
         return bool(value) or value == 0
+    if dest == "positive_label":  # which outcome counts as favourable: what is measured
+        return value is not None
     if dest == "max_regression":
         try:
             return value is not None and float(value) > 0
