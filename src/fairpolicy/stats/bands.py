@@ -269,7 +269,7 @@ def pairwise_bounds(
                 mine[b].append(got)
 
     def comb(xs: list[tuple[float, float]]) -> tuple[float, float]:
-        return _combine([x[0] for x in xs], how), _combine([x[1] for x in xs], how)
+        return combine([x[0] for x in xs], how), combine([x[1] for x in xs], how)
 
     own = {groups[i]: comb(xs) for i, xs in mine.items() if xs}
     return (comb(pairs) if pairs else None), own
@@ -288,7 +288,8 @@ def _reduce(values: Sequence[float], how: Reduce) -> float | None:
     return lo / hi
 
 
-def _combine(values: Sequence[float], how: Combine) -> float:
+def combine(values: Sequence[float], how: Combine) -> float:
+    """``how`` of the parts' values (``one``: the only part)."""
     if how == "max":
         return max(values)
     if how == "min":
@@ -318,7 +319,7 @@ def evaluate(form: Form, parts: Sequence[Mapping[str, float | None]]) -> float |
                 continue
             return None
         reduced.append(r)
-    return _combine(reduced, form.combine) if reduced else None
+    return combine(reduced, form.combine) if reduced else None
 
 
 def candidates(mv: MetricValue) -> list[Form]:
@@ -535,4 +536,4 @@ def project(
             lows.append(float(q[off].min()))
             bottom = float(lo.max())
             highs.append(1.0 if bottom <= float(hi.min()) else float(hi.min()) / bottom)
-    return _combine(lows, form.combine), _combine(highs, form.combine)
+    return combine(lows, form.combine), combine(highs, form.combine)

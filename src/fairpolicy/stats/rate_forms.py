@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from fairpolicy.stats import proportions as pr
-from fairpolicy.stats.bands import Form, parts_of
+from fairpolicy.stats.bands import Combine, Form, parts_of
+from fairpolicy.stats.bands import combine as combine_values
 from fairpolicy.stats.groups import GroupStats
 from fairpolicy.stats.values import MetricValue
 
@@ -91,16 +93,6 @@ def family_size(form: Form, props: Sequence[Sequence[pr.Proportion]]) -> int:
     return sum(len(pr.pairs(len(p))) for p in props)
 
 
-def _combine(values: Sequence[float], how: str) -> float:
-    if how == "max":
-        return max(values)
-    if how == "min":
-        return min(values)
-    if how == "mean":
-        return sum(values) / len(values)
-    return values[0]
-
-
 def bounds(
     reduce: str, combine: str, props: Sequence[Sequence[pr.Proportion]], level: float
 ) -> tuple[float, float]:
@@ -126,7 +118,8 @@ def bounds(
                 got[name] = pr.extreme_bounds(part, z, reduce)
         lows.append(got["wide" if reduce == "gap" else "normal"][0])
         highs.append(got["wide" if reduce == "ratio" else "normal"][1])
-    return _combine(lows, combine), _combine(highs, combine)
+    how = cast(Combine, combine)
+    return combine_values(lows, how), combine_values(highs, how)
 
 
 def score_interval(
