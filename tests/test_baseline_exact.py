@@ -49,10 +49,8 @@ def test_flag_delta_is_decided_as_written(
 ) -> None:
     pol, new, old = runs
     out = tmp_path / "r.json"
-    code = main(
-        ["check", str(pol), str(new), "--baseline", str(old), "--max-regression", delta]
-        + ["-o", f"json={out}"]
-    )
+    argv = ["check", str(pol), str(new), "--baseline", str(old), "--max-regression", delta]
+    code = main([*argv, "-o", f"json={out}"])
     assert code == (1 if regressed else 0)
     change = json.loads(out.read_text())["findings"][0]["change"]
     assert change["verdict"] == ("regressed" if regressed else "ok")
