@@ -588,7 +588,9 @@ def _power(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     )
     pw.add_argument("metric", metavar="METRIC", help="a metric key (demographic_parity_diff, …)")
     pw.add_argument("--rates", required=True, help="expected rate per group, comma-separated")
-    pw.add_argument("--threshold", required=True, type=cli_float)
+    pw.add_argument(
+        "--threshold", required=True, help="the threshold, decided as written (exact decimal)"
+    )
     pw.add_argument(
         "--operator", default=None, help="<, <=, > or >= (default: < for a gap, >= for a ratio)"
     )

@@ -24,15 +24,43 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import cast
 
 import numpy as np
 
 from fairpolicy.errors import UsageError
-from fairpolicy.stats.rate_forms import decided_share, holds, rows_needed
+from fairpolicy.exact import (
+    ExactFloat,
+    Op,
+    compare,
+    decimal_fraction,
+    exact_decimal,
+    threshold_text,
+)
+from fairpolicy.stats.rate_forms import decided_share, rows_needed
 
 __all__ = ["Power", "decided_share", "metric_form", "render", "required_rows"]
 
 OPERATORS = ("<", "<=", ">", ">=")
+#: the most simulated samples per size (``--sims``): the run stays bounded
+MAX_SIMS = 100_000
+
+
+def _exact(x: float | str, what: str = "--threshold") -> Fraction:
+    """A rate or threshold as the decimal written (text), or a float's shortest decimal."""
+    if isinstance(x, str):
+        try:
+            from fairpolicy.policy.numbers import parse_float
+
+            parse_float(x.strip())  # the policy's number grammar: no 1_0, nan, inf
+            return exact_decimal(x)
+        except (ValueError, ZeroDivisionError) as exc:
+            raise UsageError(
+                f"fairpolicy power: {what} {x!r} is not a finite number ({exc}); write a plain "
+                "decimal such as 0.1"
+            ) from None
+    return decimal_fraction(x)
 
 
 @dataclass(frozen=True)
@@ -56,7 +84,10 @@ def metric_form(key: str) -> tuple[str, str]:
     from fairpolicy.stats.bands import Form, candidates
     from fairpolicy.stats.proportions import RATE_CELLS
 
-    spec = lookup(key)
+    try:
+        spec = lookup(key)
+    except KeyError as exc:
+        raise UsageError(f"fairpolicy power: {exc.args[0]}") from None
     counts = np.array([[[40, 10], [15, 35]], [[30, 20], [10, 40]]], dtype=np.int64)
     probe = GroupStats(("g",), ("a", "b"), ("0", "1"), counts, positive=1)
     try:
@@ -79,7 +110,7 @@ def metric_form(key: str) -> tuple[str, str]:
 def required_rows(
     key: str,
     rates: Sequence[float],
-    threshold: float,
+    threshold: float | str,
     op: str,
     *,
     level: float = 0.95,
@@ -89,15 +120,21 @@ def required_rows(
     seed: int = 20261127,
     max_rows: int = 10_000_000,
 ) -> Power:
-    """The rows per group (see the module docstring)."""
+    """The rows per group (see the module docstring). ``threshold``: a number, or the
+    decimal as written (``"0.09999999999999999999"``, ``"1e-400"``), decided exactly: the
+    expected value is the exact gap or ratio of the rates' decimals (0.5 − 0.4 is 0.1)."""
     _, reduce = metric_form(key)
+    exact_threshold = _exact(threshold)
+    threshold = float(exact_threshold)
     _check(rates, threshold, op, level, probability, share, sims, max_rows)
-    hi, lo = max(rates), min(rates)
-    expected = hi - lo if reduce == "gap" else (lo / hi if hi > 0 else math.nan)
-    if math.isnan(expected):
+    exact_rates = [_exact(r, "--rates") for r in rates]
+    hi, lo = max(exact_rates), min(exact_rates)
+    if reduce != "gap" and hi == 0:
         raise UsageError("fairpolicy power: every rate is 0, so the ratio is undefined.")
-    at = abs(expected - threshold) <= 1e-12 * max(1.0, abs(threshold))  # 0.5 − 0.4 is 0.1
-    complies = holds(threshold if at else expected, op, threshold)
+    exact_expected = hi - lo if reduce == "gap" else lo / hi
+    expected = float(exact_expected)
+    at = exact_expected == exact_threshold
+    complies = compare(ExactFloat(exact_expected), cast(Op, op), exact_threshold)
     decision = "ci_upper" if complies else "ci_lower"
     if at:
         return Power(
@@ -164,8 +201,8 @@ def _check(
             f"--share {share!r}",
             "the share of a group's rows in the rate's denominator lies in (0, 1]",
         )
-    if sims < 50:
-        raise bad(f"--sims {sims}", "use at least 50 simulated samples")
+    if not 50 <= sims <= MAX_SIMS:
+        raise bad(f"--sims {sims}", f"use 50 to {MAX_SIMS} simulated samples per size")
     if max_rows < 8:
         raise bad(f"--max-rows {max_rows}", "use at least 8")
 
@@ -173,7 +210,7 @@ def _check(
 def render(
     p: Power,
     rates: Sequence[float],
-    threshold: float,
+    threshold: float | str,
     op: str,
     level: float,
     probability: float,
@@ -182,7 +219,7 @@ def render(
 ) -> str:
     method = "Newcombe" if p.reduce == "gap" else "Koopman"
     head = (
-        f"{p.metric} {op} {threshold:g}: {len(rates)} groups at rates "
+        f"{p.metric} {op} {threshold_text(threshold)}: {len(rates)} groups at rates "
         f"{', '.join(f'{r:g}' for r in rates)} (expected value {p.expected:.4g}, "
         f"{'complies' if p.complies else 'violates'}); {level:.0%} {method} score "
         f"intervals; share of rows in the rate's denominator {share:g}; "

@@ -129,3 +129,41 @@ def test_an_inconclusive_control_says_how_many_rows_would_decide_it(tmp_path: ob
     assert f.reason is not None and "rows per group this control could be decided" in f.reason
     need = int(f.reason.split("with about ")[1].split(" rows")[0].replace(",", ""))
     assert n < need < 20 * n
+
+
+def _power(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["power", *argv], stdout=out)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_threshold_is_decided_and_printed_as_written() -> None:
+    """0.5 − 0.4 is exactly 0.1 (the floats differ by 0.09999999999999998): at a threshold
+    of 0.1 nothing decides it; 0.09999999999999999999 is below it (a violation), 1e-400 a
+    positive threshold printed as written (it printed 0)."""
+    code, out, _ = _power("demographic_parity_diff", "--rates", "0.4,0.5", "--threshold", "0.1")
+    assert code == 0 and "equals the threshold" in out and "violates" in out
+    long = "0.09999999999999999999"
+    code, out, _ = _power("demographic_parity_diff", "--rates", "0.4,0.5", "--threshold", long)
+    assert code == 0 and f"< {long}:" in out and "equals the threshold" not in out
+    code, out, _ = _power("demographic_parity_diff", "--rates", "0.4,0.45", "--threshold", "1e-400")
+    assert code == 0 and "< 1e-400:" in out and "violates" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["nope", "--rates", "0.4,0.5", "--threshold", "0.1"], "unknown metric_key 'nope'"),
+        (["demographic_parity_diff", "--rates", "0.4,0.5", "--threshold", "1_0"], "--threshold"),
+        (
+            "demographic_parity_diff --rates 0.4,0.5 --threshold 0.1 --sims 100000000".split(),
+            "--sims 100000000",
+        ),
+    ],
+)
+def test_bad_power_inputs_are_exit_2_naming_them(argv: list[str], says: str) -> None:
+    code, _, err = _power(*argv)
+    assert code == 2 and says in err and "internal error" not in err, err
