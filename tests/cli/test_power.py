@@ -159,7 +159,15 @@ def test_the_threshold_is_decided_and_printed_as_written() -> None:
         (["nope", "--rates", "0.4,0.5", "--threshold", "0.1"], "unknown metric_key 'nope'"),
         (["demographic_parity_diff", "--rates", "0.4,0.5", "--threshold", "1_0"], "--threshold"),
         (
-            "demographic_parity_diff --rates 0.4,0.5 --threshold 0.1 --sims 100000000".split(),
+            [
+                "demographic_parity_diff",
+                "--rates",
+                "0.4,0.5",
+                "--threshold",
+                "0.1",
+                "--sims",
+                "100000000",
+            ],
             "--sims 100000000",
         ),
     ],
