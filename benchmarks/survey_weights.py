@@ -30,9 +30,10 @@ import fairpolicy
 from fairpolicy.policy.schema import Control, Operator, Policy, Threshold
 
 
-def control(weight: bool) -> Control:
+def control(kind: str | None) -> Control:
+    """The control; ``kind``: None (unweighted) or the declared ``weight_kind``."""
     inputs = {"target": "y", "prediction": "p", "dimension": "g"}
-    if weight:
+    if kind is not None:
         inputs["weight"] = "w"
     return Control(
         control_id="dp",
@@ -41,6 +42,7 @@ def control(weight: bool) -> Control:
         threshold=Threshold(value=0.1),
         operator=Operator.LT,
         inputs=inputs,
+        params={} if kind is None else {"weight_kind": kind},
     )
 
 
@@ -60,16 +62,24 @@ def main() -> None:
         }
     )
     cases = {
-        "unweighted": (base, False),
-        "frequency (whole numbers)": (base.assign(w=rng.integers(1, 5, n)), True),
+        "unweighted": (base, None),
+        "frequency (whole numbers)": (base.assign(w=rng.integers(1, 5, n)), "frequency"),
         "survey, 8 distinct weights": (
             base.assign(w=rng.choice(np.linspace(0.5, 4.0, 8), n) + 0.01),
-            True,
+            "survey",
         ),
-        "survey, continuous weights": (base.assign(w=rng.gamma(2.0, 0.8, n) + 1e-3), True),
+        "survey, continuous weights": (
+            base.assign(w=rng.gamma(2.0, 0.8, n) + 1e-3),
+            "survey",
+        ),
     }
     best: dict[str, float] = {}
-    for df, weighted in cases.values():  # warm-up: imports and first-call costs
+    for (
+        df,
+        weighted,
+    ) in (
+        cases.values()
+    ):  # weighted: the weight_kind, or None  # warm-up: imports and first-call costs
         small = df.head(1000)
         fairpolicy.check(Policy(form="list", controls=(control(weighted),)), small, bootstrap=5)
     for _ in range(a.repeat):  # interleaved rounds: drift hits every case alike
