@@ -94,3 +94,21 @@ def test_change_of_exact_values_is_their_exact_difference(tmp_path: Path) -> Non
     change = res.findings[0].change
     assert change is not None and change.verdict == "ok", change
     assert res.exit_code == 0
+
+
+def test_config_delta_is_decided_as_written(
+    runs: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TOML float keeps its decimal too: max-regression = 0.09999999999999999999 in
+    [tool.fairpolicy] fails a change of exactly 1/10 (tomllib read it as 0.1)."""
+    pol, new, old = runs
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.fairpolicy]\nmax-regression = 0.09999999999999999999\nbaseline = "{old}"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r.json"
+    assert main(["check", str(pol), str(new), "-o", f"json={out}"]) == 1
+    change = json.loads(out.read_text())["findings"][0]["change"]
+    assert change["max_regression_source"] == "config"
+    assert change["max_regression_written"] == "0.09999999999999999999"

@@ -183,7 +183,11 @@ def _table(path: Path) -> dict[str, Any] | None:
 
     try:
         with path.open("rb") as fh:
-            doc = tomllib.load(fh)
+            # a float keeps the decimal written when its double says another
+            # (max-regression = 0.09999999999999999999), as in policies
+            from fairpolicy.policy.oscal import written_number
+
+            doc = tomllib.load(fh, parse_float=lambda t: written_number(t, float(t)))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(
             f"cannot read the configuration file {path}: {exc}.",
