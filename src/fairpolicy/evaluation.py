@@ -19,7 +19,7 @@ from fairpolicy.data import limits as _limits
 from fairpolicy.decide import describe, status_for, violated_throughout, within
 from fairpolicy.errors import BindingError, FairpolicyError, MetricError, Problem
 from fairpolicy.evaluator import Evaluator, missing_tokens
-from fairpolicy.exact import decimal_fraction, with_exact
+from fairpolicy.exact import exact_number, threshold_text, with_exact
 from fairpolicy.metrics.base import Excluded, MetricSpec, MetricValue
 from fairpolicy.metrics.grid import grid_error
 from fairpolicy.planning import Plan
@@ -78,10 +78,14 @@ def measure(
         total = max(int(n.sum()) + stats.unknown_n, 1)
         share = n / total
         # decided exactly: a group holding exactly min_share of the rows is kept
-        floor = decimal_fraction(float(min_share))
+        floor = exact_number(min_share)
         low = keep & np.array([Fraction(int(k), total) < floor for k in n], dtype=bool)
         excluded += [
-            Excluded(g, int(n[i]), f"{share[i]:.2%} of the rows, below min_share={min_share:g}")
+            Excluded(
+                g,
+                int(n[i]),
+                f"{share[i]:.2%} of the rows, below min_share={threshold_text(min_share)}",
+            )
             for i, g in enumerate(stats.groups)
             if low[i]
         ]

@@ -84,6 +84,13 @@ def exact_decimal(text: str) -> Fraction:
     return Fraction(t)
 
 
+def exact_number(x: float | str) -> Fraction:
+    """A parameter's exact decimal: its text as written (a policy keeps the text when the
+    double says another decimal, ``0.019999999999999999999``), else a float's shortest
+    decimal."""
+    return exact_decimal(x) if isinstance(x, str) else decimal_fraction(float(x))
+
+
 def written_bounds(text: str) -> list[Fraction]:
     """The exact decimals of a threshold as written (``"0.1"``, ``"1e-400"``, or
     ``"low,high"`` for ``between``): never rounded to a double first, so

@@ -23,7 +23,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from fairpolicy.errors import MetricError
-from fairpolicy.exact import decimal_fraction
+from fairpolicy.exact import exact_number, threshold_text
 from fairpolicy.metrics.base import (
     Excluded,
     FloatArray,
@@ -550,9 +550,11 @@ class ShareRule:
     audits read the rules' 2 % exclusion of race/ethnicity and sex categories) or when the
     cell itself holds less than ``min_share`` (``min_share_scope: cell``)."""
 
-    def __init__(self, comparator: str, min_share: float, scope: str, columns: int) -> None:
-        self.comparator, self.min_share, self.scope = comparator, min_share, scope
-        self.floor = decimal_fraction(min_share)
+    def __init__(self, comparator: str, min_share: float | str, scope: str, columns: int) -> None:
+        self.comparator, self.scope = comparator, scope
+        #: as written (text when its double says another decimal), and its exact decimal
+        self.min_share = threshold_text(min_share)
+        self.floor = exact_number(min_share)
         self.columns = columns
         #: (column index, category value) kept out at its column's level
         self.small: set[tuple[int, str]] = set()
@@ -581,7 +583,7 @@ class ShareRule:
         )
         return (
             f"comparator highest_above_min_share (the highest rate of the categories holding "
-            f"at least min_share={self.min_share:g} of the rows{scope})"
+            f"at least min_share={self.min_share} of the rows{scope})"
         )
 
     def reading(self) -> str:
@@ -589,14 +591,15 @@ class ShareRule:
         if self.comparator == "highest":
             return "comparator: highest"
         tail = f", min_share_scope: {self.scope}" if self.columns > 1 else ""
-        return f"comparator: highest_above_min_share (min_share={self.min_share:g}{tail})"
+        return f"comparator: highest_above_min_share (min_share={self.min_share}{tail})"
 
 
 def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricValue:
-    min_share = float(params.get("min_share", 0.02))
+    written_share = params.get("min_share", 0.02)
+    min_share = float(exact_number(written_share))
     comparator = str(params.get("comparator", "highest_above_min_share"))
     scope = str(params.get("min_share_scope", "category"))
-    rule = ShareRule(comparator, min_share, scope, len(stats.dimension))
+    rule = ShareRule(comparator, written_share, scope, len(stats.dimension))
     n = stats.n.astype(np.float64)
     details: dict[str, Any] = {
         "mode": mode,

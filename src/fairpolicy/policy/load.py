@@ -826,7 +826,7 @@ def _params(
         if name == "max_regression" and coerced < 0:
             err(f"max_regression {coerced:g} is negative", name, "write how much worse (≥ 0)")
             continue
-        if name == "max_regression":
+        if name in ("max_regression", "min_share"):  # decided exactly, as written
             coerced = _written_delta(value, coerced)
         if name in ("min_samples", "missing"):
             settings[name] = coerced
@@ -836,9 +836,9 @@ def _params(
 
 
 def _written_delta(value: Any, coerced: float) -> float | str:
-    """A ``max_regression`` as the policy wrote it when its double says another decimal
-    (``0.09999999999999999999`` stays text, decided exactly by fairpolicy.baseline), else
-    the float."""
+    """A ``max_regression`` or ``min_share`` as the policy wrote it when its double says
+    another decimal (``0.09999999999999999999`` stays text, decided exactly by
+    fairpolicy.baseline and the share rules), else the float."""
     text = _text(value)
     if not text:
         return coerced
