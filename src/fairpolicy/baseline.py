@@ -35,6 +35,7 @@ from fairpolicy.exact import (
     decimal_fraction,
     exact_decimal,
     written_bounds,
+    written_number,
     written_threshold,
 )
 from fairpolicy.metrics.direction import Better, Direction
@@ -162,9 +163,7 @@ def check_max_regression(value: Any, where: str) -> float | str:
         ) from None
     if not math.isfinite(d) or d < 0:
         raise UsageError(finite)
-    if isinstance(value, str) and delta_written(value.strip()) is not None:
-        return value.strip()
-    return d
+    return written_number(value, d) if isinstance(value, str) else d
 
 
 def load_baseline(path: str) -> tuple[Results, str]:

@@ -185,7 +185,7 @@ def _table(path: Path) -> dict[str, Any] | None:
         with path.open("rb") as fh:
             # a float keeps the decimal written when its double says another
             # (max-regression = 0.09999999999999999999), as in policies
-            from fairpolicy.policy.oscal import written_number
+            from fairpolicy.exact import written_number
 
             doc = tomllib.load(fh, parse_float=lambda t: written_number(t, float(t)))
     except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -84,6 +84,24 @@ def exact_decimal(text: str) -> Fraction:
     return Fraction(t)
 
 
+def written_number(text: str, value: float) -> float | str:
+    """An unquoted number as the policy wrote it: the float when its shortest decimal *is*
+    the decimal written (``0.1``, ``0.10``), else the text (``0.09999999999999999999``,
+    ``1e-400``), so a threshold is decided on the decimal written (fairpolicy.exact) in
+    YAML and JSON as when quoted — the float would be another threshold."""
+    if not math.isfinite(value):
+        return value
+    t = text.strip()
+    _, _, exponent = t.replace("E", "e").partition("e")
+    try:
+        if exponent and abs(int(exponent)) > 1000:
+            return t  # no double holds it; the number grammar refuses it by name
+        same = Fraction(t) == Fraction(repr(value))
+    except (ValueError, ZeroDivisionError):
+        return t
+    return value if same else t
+
+
 def exact_number(x: float | str) -> Fraction:
     """A parameter's exact decimal: its text as written (a policy keeps the text when the
     double says another decimal, ``0.019999999999999999999``), else a float's shortest

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpolicy.errors import PolicyError, close_match, did_you_mean
-from fairpolicy.exact import MAX_EXPONENT, exact_bound, exact_decimal, written_threshold
+from fairpolicy.exact import (
+    MAX_EXPONENT,
+    exact_bound,
+    exact_decimal,
+    written_number,
+    written_threshold,
+)
 from fairpolicy.policy import dialect as dialects
 from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
@@ -827,25 +833,12 @@ def _params(
             err(f"max_regression {coerced:g} is negative", name, "write how much worse (≥ 0)")
             continue
         if name in ("max_regression", "min_share"):  # decided exactly, as written
-            coerced = _written_delta(value, coerced)
+            coerced = written_number(_text(value) or repr(coerced), coerced)
         if name in ("min_samples", "missing"):
             settings[name] = coerced
         else:
             params[name] = coerced
     return params, settings
-
-
-def _written_delta(value: Any, coerced: float) -> float | str:
-    """A ``max_regression`` or ``min_share`` as the policy wrote it when its double says
-    another decimal (``0.09999999999999999999`` stays text, decided exactly by
-    fairpolicy.baseline and the share rules), else the float."""
-    text = _text(value)
-    if not text:
-        return coerced
-    try:
-        return coerced if written_threshold([text], [coerced]) is None else text.strip()
-    except (ValueError, ZeroDivisionError):
-        return coerced
 
 
 def _coerce(ps: ParamSpec, value: Any) -> Any:

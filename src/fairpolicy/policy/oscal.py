@@ -19,18 +19,17 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import math
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import field
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from fairpolicy.errors import PolicyError, Problem
+from fairpolicy.exact import written_number
 from fairpolicy.policy.schema import NS
 from fairpolicy.records import lean
 
@@ -225,24 +224,6 @@ def _construct_float(loader: _Loader, node: yaml.ScalarNode) -> Any:
         return node.value
     value = yaml.SafeLoader.construct_yaml_float(loader, node)
     return written_number(node.value, value)
-
-
-def written_number(text: str, value: float) -> float | str:
-    """An unquoted number as the policy wrote it: the float when its shortest decimal *is*
-    the decimal written (``0.1``, ``0.10``), else the text (``0.09999999999999999999``,
-    ``1e-400``), so a threshold is decided on the decimal written (fairpolicy.exact) in
-    YAML and JSON as when quoted — the float would be another threshold."""
-    if not math.isfinite(value):
-        return value
-    t = text.strip()
-    _, _, exponent = t.replace("E", "e").partition("e")
-    try:
-        if exponent and abs(int(exponent)) > 1000:
-            return t  # no double holds it; the number grammar refuses it by name
-        same = Fraction(t) == Fraction(repr(value))
-    except (ValueError, ZeroDivisionError):
-        return t
-    return value if same else t
 
 
 #: YAML 1.1 reads 0_10, 0x1A, 010 (octal) and 1:30 (base 60) as numbers; a policy means
