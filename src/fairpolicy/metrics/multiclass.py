@@ -413,7 +413,8 @@ def multiclass_confusion_metrics(stats: GroupStats, params: Mapping[str, Any]) -
     rec, rec_ok = safe_rate(tp, pooled.sum(axis=1))
     prec, prec_ok = safe_rate(tp, pooled.sum(axis=0))
     acc, acc_ok = safe_rate(np.trace(c, axis1=1, axis2=2), c.sum(axis=(1, 2)))
-    mv = gap(stats, acc, acc_ok, "group has no rows", worst="min")
+    exact_acc = exact_parts(_hits, stats)
+    mv = gap(stats, acc, acc_ok, "group has no rows", worst="min", exact=exact_acc)
     n = stats.n
     details: dict[str, Any] = {
         "per_class_metrics": {
@@ -433,14 +434,33 @@ def multiclass_confusion_metrics(stats: GroupStats, params: Mapping[str, Any]) -
     which = details["value"]
     value: float | None
     reason = None
+    # the exact rational of each choice (counts are integers, or exact weight sums): the
+    # decision and a baseline change compare it, as for every count metric
+    exact: Fraction | None = None
+    ex = exact_stats(stats)
     if which == "worst_group_accuracy":
         value = float(acc[acc_ok].min()) if acc_ok.any() else None
+        if value is not None and exact_acc is not None:
+            exact = _exact_min(*exact_acc, acc_ok)
     elif which == "accuracy_gap":
-        value, reason = mv.value, mv.reason
+        value, reason, exact = mv.value, mv.reason, mv.exact
     elif which == "min_class_recall":
         value = float(rec[rec_ok].min()) if rec_ok.any() else None
+        if value is not None and ex is not None:
+            p = ex.counts.sum(axis=0)
+            exact = _exact_min(np.diagonal(p), p.sum(axis=1), rec_ok)
     else:
         value = float(prec[prec_ok].min()) if prec_ok.any() else None
+        if value is not None and ex is not None:
+            p = ex.counts.sum(axis=0)
+            exact = _exact_min(np.diagonal(p), p.sum(axis=0), prec_ok)
     if value is None and reason is None:
         reason = f"no class or group has a defined {which}"
-    return MetricValue(value, mv.groups, mv.excluded, details, reason, mv.worst_group)
+    if exact is not None:
+        value = float(exact)
+    return MetricValue(value, mv.groups, mv.excluded, details, reason, mv.worst_group, exact=exact)
+
+
+def _exact_min(num: NDArray[Any], den: NDArray[Any], ok: NDArray[Any]) -> Fraction:
+    """min of num/den over the entries where ``ok``, exactly."""
+    return min(Fraction(int(a), int(b)) for a, b, k in zip(num, den, ok, strict=True) if k)
