@@ -362,6 +362,12 @@ def _is_ar(path: str) -> bool:
     return is_assessment_results(path)
 
 
+def cmd_verify(args: argparse.Namespace, stdout: TextIO) -> int:
+    from fairpolicy.verify import run
+
+    return run(args.ar, stdout)
+
+
 def cmd_convert(args: argparse.Namespace, stdout: TextIO) -> int:
     from fairpolicy.outputs import refuse_clashes, target, write_all
     from fairpolicy.policy.convert import convert_file
@@ -483,6 +489,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
             "export": cmd_export,
             "plan": cmd_plan,
             "validate": cmd_validate,
+            "verify": cmd_verify,
             "convert": cmd_convert,
             "metrics": cmd_metrics,
             "explore": cmd_explore,

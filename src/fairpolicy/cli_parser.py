@@ -461,6 +461,28 @@ def _validate(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     return v
 
 
+def _verify(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
+    vf = sub.add_parser(
+        "verify",
+        help="the auditor's check of an OSCAL assessment results: hashes recomputed, the "
+        "verdict re-derived from the hashed policy and data (exit 0 verified, 1 mismatch, "
+        "2 unreadable)",
+        description="Walk the assessment results -> assessment plan -> SSP -> profile -> "
+        "catalog and the data, recompute every SHA-256, re-run the check on the hashed "
+        "policy and data with the settings the assessment results record, and compare every "
+        "observation, finding, risk, the gate and the exit code. Never reads fairpolicy's "
+        "results JSON, never the network. See docs/verify.md.",
+        epilog="exit codes:\n  0  every hash and every re-derived statement matches\n"
+        "  1  a mismatch (each named on a MISMATCH line)\n"
+        "  2  something cannot be read (the assessment results, a linked file, a remote "
+        "link)\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    vf.add_argument("ar", metavar="AR", help="the assessment results (`check -o oscal=ar.json`)")
+    vf.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return vf
+
+
 def _convert(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
     cv = sub.add_parser(
         "convert",
@@ -618,6 +640,7 @@ _BUILDERS: dict[str, Callable[[Subparsers, Built], argparse.ArgumentParser]] = {
     "export": _export,
     "diff": _diff,
     "validate": _validate,
+    "verify": _verify,
     "convert": _convert,
     "explore": _explore,
     "completion": _completion,

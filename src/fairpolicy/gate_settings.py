@@ -169,6 +169,26 @@ def loosening(results: Results) -> list[tuple[str, str]]:
     return out
 
 
+def rerun_pairs(results: Results) -> list[tuple[str, str]]:
+    """What a re-run needs beside the settings, as data (issue 29, ``fairpolicy verify``):
+    each ``--bind`` and ``--rename`` one ``rerun.bind``/``rerun.rename`` item (a JSON pair
+    ``["KEY", "COLUMN"]``: the setting's one-line text cannot be split back when a column
+    name holds ``,`` or ``=``), and each warning of the run (``load-warning``)."""
+    opts = results.run.options
+    out = [
+        (f"rerun.{kind}", json.dumps([str(k), str(v)], ensure_ascii=False))
+        for kind in ("bind", "rename")
+        for k, v in sorted((opts.get(kind) or {}).items())
+    ]
+    # the note on how the run was dated says nothing about its verdict
+    out += [("load-warning", w) for w in results.warnings if not w.startswith(_DATING_NOTE)]
+    return out
+
+
+#: how :func:`fairpolicy.planning.settle`'s note on an undated ``--deterministic`` run starts
+_DATING_NOTE = "--deterministic without SOURCE_DATE_EPOCH"
+
+
 # ---------------------------------------------------------------- plan documents
 
 

@@ -154,6 +154,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                 data_resource(results, ids, opts),
                 _evidence_resource(results, ids, evidence, opts),
                 *document_resources(results, opts),
+                *baseline_resource(results, opts),
             ]
         },
     }
@@ -302,6 +303,7 @@ class _Renderer:
                     ("gate", s.gate),
                     ("exit-code", exit_code),
                     *config_props(res),
+                    *gate_settings.rerun_pairs(res),  # what `fairpolicy verify` re-runs with
                 ]
             )
             + self.setting_props(loosened),
@@ -718,3 +720,32 @@ def config_props(res: Results) -> list[tuple[str, object]]:
         for k, v in _ci.config_loosening(res)
     ]
     return props
+
+
+def baseline_resource(results: Results, opts: RenderOptions) -> list[Doc]:
+    """The baseline results (``--baseline``) the run compared with: an rlink with its
+    SHA-256, so ``fairpolicy verify`` re-runs the comparison on the same file."""
+    from fairpolicy.formatters._oscal_common import file_resource
+
+    b = results.baseline
+    if b is None or b.path == "(Results)":
+        return []
+    return [
+        file_resource(
+            v5_uuid("resource", "baseline-results", b.sha256, b.path),
+            f"Baseline results: {b.path}",
+            f"The results of the earlier run this run was compared with (`--baseline`), "
+            f"SHA-256 {b.sha256}.",
+            b.path,
+            b.sha256,
+            opts,
+            props_of(
+                [
+                    ("document-kind", "baseline-results"),
+                    ("baseline-results-uuid", b.uuid),
+                    ("baseline-results-sha256", b.sha256),
+                ]
+            ),
+            results.run.cwd,
+        )
+    ]
