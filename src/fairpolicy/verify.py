@@ -50,7 +50,7 @@ _OBS_SKIP = frozenset({"control-source"})
 class VerifyError(FairpolicyError):
     """The assessment results, or a file they link, cannot be read (exit 2)."""
 
-    title = "cannot verify the assessment results"
+    title = "the assessment results cannot be verified"
 
 
 @dataclasses.dataclass
@@ -160,6 +160,8 @@ class _Walk:
         self.report = Report()
         #: resolved path → the SHA-256 recomputed and matched
         self.pinned: dict[Path, str] = {}
+        #: every file a document links with a SHA-256 (matched or not)
+        self.hashed: set[Path] = set()
 
     def mismatch(self, text: str) -> None:
         self.report.mismatches.append(text)
@@ -182,7 +184,7 @@ class _Walk:
 
     def hash_links(self, doc: Path, body: Mapping[str, Any], name: str) -> dict[str, Path]:
         """Every rlink with a SHA-256 in ``body``'s back-matter recomputed; resource uuid
-        → the file it links (only the files that matched)."""
+        → the file it links (read, whether its hash matched or not)."""
         from fairpolicy.data.sources.csv_guard import file_sha256
         from fairpolicy.files import require_regular
 
@@ -220,15 +222,16 @@ class _Walk:
                         f"{what}: the file it links ({target}) cannot be read ({exc.strerror})."
                     )
                     continue
+                found[str(res.get("uuid"))] = target  # re-derived from, even when edited
+                self.hashed.add(target)
                 if digest not in hashes:
                     self.mismatch(
-                        f"{what}: {target} has the SHA-256 {digest}, and {name} record "
+                        f"{what}: {_rel(target)} has the SHA-256 {digest}, and {name} record "
                         f"{hashes[0]}: the file changed."
                     )
                     continue
                 self.pinned[target] = digest
                 self.report.hashed.append(f"{_rel(target)}  (linked from {name})")
-                found[str(res.get("uuid"))] = target
         return found
 
     def read(self, path: Path, root: str, what: str) -> Mapping[str, Any] | None:
@@ -411,7 +414,7 @@ def _walk_ssp(
     ssp_path = walk.target(plan.path, href, "the plan's import-ssp")
     if ssp_path is None:
         return
-    if ssp_path not in walk.pinned:
+    if ssp_path not in walk.hashed:
         walk.mismatch(f"the SSP {ssp_path} the plan imports is not pinned by a SHA-256.")
     ssp = walk.read(ssp_path, "system-security-plan", "the system security plan")
     if ssp is None:
@@ -460,7 +463,7 @@ def _walk_ssp(
                 )
                 continue
             walk.report.hashed.append(f"{_rel(doc)}  (regenerated from the hashed policy)")
-        elif doc not in walk.pinned:
+        elif doc not in walk.hashed:
             walk.mismatch(f"the {root} {doc} the chain imports is not pinned by a SHA-256.")
         node = walk.read(doc, root, f"the {root}")
         if node is None:
@@ -650,34 +653,31 @@ def _plan_against_rerun(walk: _Walk, plan: _Plan, rerun: Any) -> None:
 
 
 def run(path: str, stdout: TextIO) -> int:
-    """``fairpolicy verify AR``: the report on ``stdout``; the exit code."""
-    try:
-        report = verify(path)
-    except VerifyError as exc:
-        stdout.write(f"CANNOT VERIFY: {exc.render()}\n")
-        return 2
+    """``fairpolicy verify AR``: the report on ``stdout``; the exit code. Something that
+    cannot be read is a :class:`VerifyError` (exit 2, on stderr as every command's error),
+    after the report of what could be checked."""
+    report = verify(path)  # VerifyError: the assessment results themselves
     for line in report.hashed:
         stdout.write(f"hash OK    {line}\n")
     for note in report.notes:
         stdout.write(f"note       {note}\n")
-    for text in report.unreadable:
-        stdout.write(f"UNREADABLE {text}\n")
     for text in report.mismatches:
         stdout.write(f"MISMATCH   {text}\n")
     for text in report.loosened:
         stdout.write(f"LOOSENED   {text}\n")
-    n = len(report.hashed)
-    if report.code == 2:
-        stdout.write(
-            f"CANNOT VERIFY {path}: {len(report.unreadable)} thing(s) could not be read "
-            f"({len(report.mismatches)} mismatch(es) found so far).\n"
-        )
-    elif report.code == 1:
+    if report.unreadable:
+        problems = [Problem(text, file=path) for text in report.unreadable]
+        if report.mismatches:
+            problems.append(
+                Problem(f"{len(report.mismatches)} mismatch(es) were found before (above).")
+            )
+        raise VerifyError(problems, title="the assessment results cannot be verified")
+    if report.mismatches:
         stdout.write(f"NOT VERIFIED {path}: {len(report.mismatches)} mismatch(es).\n")
-    else:
-        loose = f"; the gate was LOOSENED ({len(report.loosened)})" if report.loosened else ""
-        stdout.write(
-            f"VERIFIED {path}: {n} file(s) hashed, {report.controls} control(s) re-derived "
-            f"from the hashed policy and data, gate {report.gate}{loose}.\n"
-        )
-    return report.code
+        return 1
+    loose = f"; the gate was LOOSENED ({len(report.loosened)})" if report.loosened else ""
+    stdout.write(
+        f"VERIFIED {path}: {len(report.hashed)} file(s) hashed, {report.controls} control(s) "
+        f"re-derived from the hashed policy and data, gate {report.gate}{loose}.\n"
+    )
+    return 0

@@ -45,7 +45,11 @@ def prepare(case: Case, tmp: Path) -> Prepared:
     subs = {"tmp": str(tmp), "policy": str(pol), "data": str(data)}
     args = [a.format(**subs) for a in case.args]
     # a row may run another command than check (export: its own argv, output=False)
-    argv = args if args[:1] in (["check"], ["export"]) else ["check", str(pol), str(data), *args]
+    argv = (
+        args
+        if args[:1] in (["check"], ["export"], ["verify"])
+        else ["check", str(pol), str(data), *args]
+    )
     report = None
     if case.output:
         (tmp / "out").mkdir()

@@ -1,0 +1,392 @@
+"""``fairpolicy verify AR`` (issue 29): an untouched chain verifies; each input and each
+document tampered with in turn is named (exit 1); the verdict is re-derived from the
+hashed policy and data, never from fairpolicy's results JSON.
+
+The chains are built once from the shipped credit example (relative links, so a copy of
+the folder is a copy of the chain) and copied for each tamper.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairpolicy.cli import main
+from fairpolicy.policy.schema import NS
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "credit"
+
+
+@contextlib.contextmanager
+def inside(folder: Path) -> Iterator[None]:
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(cwd)
+
+
+def run(folder: Path, *argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with inside(folder):
+        code = main(list(argv), out)
+    return code, out.getvalue()
+
+
+def ok(folder: Path, *argv: str) -> None:
+    code, out = run(folder, *argv)
+    assert code in (0, 1), out
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("chains")
+    shutil.copytree(EXAMPLE, root / "credit")
+    data = ("credit/policy.yaml", "credit/predictions.csv")
+    det = "--deterministic"
+    # plain: intervals (ci-low/ci-high), the results JSON beside the AR
+    ok(root, "check", *data, "--bootstrap", "200", "--seed", "7", det,
+       "-o", "oscal=plain/ar.json", "-o", "json=plain/results.json")  # fmt: skip
+    # an approved plan with the SSP, profile and catalog written beside it
+    ok(root, "plan", data[0], "-o", "plan/ap.json", "--write-ssp", "plan/ssp.json",
+       "--approver", "Ann Auditor <ann@example.org>", det)  # fmt: skip
+    ok(root, "check", *data, "--plan", "plan/ap.json", det, "-o", "oscal=plan/ar.json")
+    # the policy as a profile importing a catalog (both hashed documents of the run)
+    ok(root, "convert", data[0], "-o", "conv/catalog.json", "--profile", "conv/profile.json")
+    ok(root, "check", "conv/profile.json", data[1], det, "-o", "oscal=conv/ar.json")
+    # a loosened gate, a control-scoped bind and a rename (rerun.bind / rerun.rename)
+    ok(root, "check", *data, "--fail-on", "never", "--bind", "four-fifths-sex:dimension=race",
+       "--rename", "age_band=race", det, "-o", "oscal=loose/ar.json")  # fmt: skip
+    return root
+
+
+@pytest.fixture
+def chain(base: Path, tmp_path: Path) -> Path:
+    """A fresh copy of every chain."""
+    shutil.copytree(base, tmp_path / "c")
+    return tmp_path / "c"
+
+
+def verify(folder: Path, ar: str) -> tuple[int, str]:
+    return run(folder, "verify", ar)
+
+
+def edit_json(path: Path, change: Callable[[Any], None]) -> None:
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
+def props(node: Any, name: str) -> list[dict[str, Any]]:
+    return [p for p in node.get("props", []) if p["name"] == name and p.get("ns") == NS]
+
+
+def result(doc: Any) -> Any:
+    return doc["assessment-results"]["results"][0]
+
+
+def observation(doc: Any, control: str) -> Any:
+    return next(
+        o for o in result(doc)["observations"] if props(o, "control-id")[0]["value"] == control
+    )
+
+
+def set_prop(node: Any, name: str, value: str, nth: int = 0) -> None:
+    props(node, name)[nth]["value"] = value
+
+
+def mismatch(folder: Path, ar: str, *fragments: str) -> str:
+    code, out = verify(folder, ar)
+    assert code == 1, out
+    lines = [line for line in out.splitlines() if line.startswith("MISMATCH")]
+    assert lines, out
+    for fragment in fragments:
+        assert any(fragment in line for line in lines), f"{fragment!r} not in:\n{out}"
+    assert "VERIFIED " not in out.replace("NOT VERIFIED", "")
+    return out
+
+
+# ---------------------------------------------------------------- untouched chains
+
+
+@pytest.mark.parametrize("ar", ["plain/ar.json", "plan/ar.json", "conv/ar.json", "loose/ar.json"])
+def test_an_untouched_chain_verifies(chain: Path, ar: str) -> None:
+    code, out = verify(chain, ar)
+    assert code == 0, out
+    assert out.splitlines()[-1].startswith(f"VERIFIED {ar}")
+    assert "MISMATCH" not in out
+
+
+def test_the_plan_chain_walks_plan_ssp_profile_and_catalog(chain: Path) -> None:
+    code, out = verify(chain, "plan/ar.json")
+    assert code == 0, out
+    for name in ("plan/ap.json", "plan/ssp.json", "credit/predictions.csv", "credit/policy.yaml"):
+        assert f"hash OK    {name}" in out, out
+    for name in ("plan/ssp.profile.json", "plan/ssp.catalog.json"):
+        assert f"hash OK    {name}  (regenerated from the hashed policy)" in out, out
+
+
+def test_the_chain_verifies_with_the_results_json_deleted(chain: Path) -> None:
+    (chain / "plain" / "results.json").unlink()
+    code, out = verify(chain, "plain/ar.json")
+    assert code == 0, out
+    assert "not needed" in out
+
+
+def test_the_verdict_is_re_derived_not_read_from_the_embedded_results(chain: Path) -> None:
+    """The plan chain embeds the results JSON (base64) in the AR: an edited status there
+    and in the AR agree with each other, and verify still finds the change."""
+    import base64
+
+    ar = chain / "plan" / "ar.json"
+
+    def change(doc: Any) -> None:
+        set_prop(observation(doc, "four-fifths-sex"), "status", "fail")
+        for res in doc["assessment-results"]["back-matter"]["resources"]:
+            if "base64" in res:
+                raw = json.loads(base64.b64decode(res["base64"]["value"]))
+                for f in raw["findings"]:
+                    if f["control_id"] == "four-fifths-sex":
+                        f["status"] = "fail"
+                res["base64"]["value"] = base64.b64encode(json.dumps(raw).encode()).decode()
+
+    edit_json(ar, change)
+    mismatch(chain, "plan/ar.json", "control 'four-fifths-sex', observation: status is 'fail'")
+
+
+def test_a_loosened_gate_is_printed_beside_verified(chain: Path) -> None:
+    code, out = verify(chain, "loose/ar.json")
+    assert code == 0, out
+    assert "LOOSENED   --fail-on never" in out
+    assert "the gate was LOOSENED (1)" in out.splitlines()[-1]
+
+
+def test_the_ar_records_binds_and_renames_as_data(base: Path) -> None:
+    doc = json.loads((base / "loose" / "ar.json").read_text())
+    r = result(doc)
+    assert [json.loads(p["value"]) for p in props(r, "rerun.bind")] == [
+        ["four-fifths-sex:dimension", "race"]
+    ]
+    assert [json.loads(p["value"]) for p in props(r, "rerun.rename")] == [["age_band", "race"]]
+    assert len(props(r, "load-warning")) == 3  # each bind/rename's change, as data
+
+
+def test_removing_the_loosening_from_the_ar_is_named(chain: Path) -> None:
+    edit_json(
+        chain / "loose" / "ar.json",
+        lambda d: result(d).update(
+            props=[p for p in result(d)["props"] if p["name"] != "gate-loosened-by"]
+        ),
+    )
+    mismatch(chain, "loose/ar.json", "the result: gate-loosened-by is absent")
+
+
+def test_an_edited_bind_is_named(chain: Path) -> None:
+    edit_json(
+        chain / "loose" / "ar.json",
+        lambda d: set_prop(result(d), "rerun.bind", '["four-fifths-sex:dimension", "sex"]'),
+    )
+    mismatch(chain, "loose/ar.json", "control 'four-fifths-sex'")
+
+
+# ---------------------------------------------------------------- the AR edited
+
+
+OBS_EDITS = [
+    ("status", "four-fifths-sex", "status", "fail", "observation: status is 'fail'"),
+    ("value", "four-fifths-sex", "measured-value", "0.95", "measured-value is '0.95'"),
+    ("threshold", "four-fifths-sex", "threshold", "0.7", "threshold is '0.7'"),
+    ("ci-high", "equal-opportunity-sex", "ci-high", "0.01", "ci-high is '0.01'"),
+    ("group-n", "four-fifths-sex", "group-n", "F=1400", "group-n is ['F=1400'"),
+]
+
+
+@pytest.mark.parametrize(("what", "control", "name", "value", "says"), OBS_EDITS,
+                         ids=[e[0] for e in OBS_EDITS])  # fmt: skip
+def test_an_edited_observation_is_named(
+    chain: Path, what: str, control: str, name: str, value: str, says: str
+) -> None:
+    edit_json(chain / "plain" / "ar.json", lambda d: set_prop(observation(d, control), name, value))
+    mismatch(chain, "plain/ar.json", f"control '{control}'", says)
+
+
+def test_an_edited_finding_state_is_named(chain: Path) -> None:
+    def change(doc: Any) -> None:
+        f = result(doc)["findings"][0]
+        f["target"]["status"]["state"] = "not-satisfied"
+
+    edit_json(chain / "plain" / "ar.json", change)
+    mismatch(chain, "plain/ar.json", "finding: the target's status state is 'not-satisfied'")
+
+
+def test_an_edited_risk_is_named(chain: Path) -> None:
+    edit_json(chain / "plain" / "ar.json", lambda d: result(d).pop("risks"))
+    mismatch(chain, "plain/ar.json", "0 risk(s) in the assessment results and 1 re-derived")
+
+
+@pytest.mark.parametrize("ar", ["plain/ar.json", "plan/ar.json"])
+def test_an_edited_gate_is_named(chain: Path, ar: str) -> None:
+    def change(doc: Any) -> None:
+        set_prop(result(doc), "gate", "fail")
+        set_prop(result(doc), "exit-code", "1")
+
+    edit_json(chain / ar, change)
+    mismatch(chain, ar, "the result: gate is 'fail'", "the result: exit-code is '1'")
+
+
+def test_an_edited_setting_is_named(chain: Path) -> None:
+    edit_json(chain / "plain" / "ar.json", lambda d: set_prop(result(d), "setting.seed", "8"))
+    # the re-run takes the edited seed: each interval's recorded draw seed then differs
+    mismatch(chain, "plain/ar.json", "control 'four-fifths-sex', observation: ci-seed is")
+
+
+# ---------------------------------------------------------------- the plan
+
+
+def _plan_settings(doc: Any) -> list[Any]:
+    return next(
+        part["props"]
+        for part in doc["assessment-plan"]["terms-and-conditions"]["parts"]
+        if part["name"] == "pinned-settings"
+    )
+
+
+def test_an_edited_plan_is_named(chain: Path) -> None:
+    def change(doc: Any) -> None:
+        for p in _plan_settings(doc):
+            if p["name"] == "setting.fail-on":
+                p["value"] = "never"
+
+    edit_json(chain / "plan" / "ap.json", change)
+    mismatch(chain, "plan/ar.json", "ap.json", "the file changed", "edited after it was approved")
+
+
+def _swap_plan(chain: Path) -> None:
+    """Another approved plan (of --fail-on warning) in the approved plan's place."""
+    ok(chain, "plan", "credit/policy.yaml", "-o", "other/ap.json", "--write-ssp",
+       "other/ssp.json", "--fail-on", "warning", "--approver", "Eve <eve@example.org>",
+       "--deterministic")  # fmt: skip
+    shutil.copy(chain / "other" / "ap.json", chain / "plan" / "ap.json")
+
+
+def test_a_swapped_plan_is_named(chain: Path) -> None:
+    _swap_plan(chain)
+    mismatch(chain, "plan/ar.json", "ap.json", "the file changed")
+
+
+def test_a_swapped_plan_with_the_ar_hashes_rewritten_is_named(chain: Path) -> None:
+    """The AR's plan hash, plan UUID and approved-content hash rewritten to the new plan's:
+    every hash matches, and what the plan pins still differs from the re-derived run."""
+    from fairpolicy import gate_settings
+    from fairpolicy.data.sources.csv_guard import file_sha256
+
+    _swap_plan(chain)
+    ap = chain / "plan" / "ap.json"
+    body = json.loads(ap.read_text())["assessment-plan"]
+    sha, digest = file_sha256(ap), gate_settings.content_digest(body)
+
+    def change(doc: Any) -> None:
+        for res in doc["assessment-results"]["back-matter"]["resources"]:
+            if props(res, "plan-sha256"):
+                res["rlinks"][0]["hashes"][0]["value"] = sha
+                set_prop(res, "plan-sha256", sha)
+                set_prop(res, "plan-uuid", body["uuid"])
+                set_prop(res, "approved-content-sha256", digest)
+
+    edit_json(chain / "plan" / "ar.json", change)
+    out = mismatch(
+        chain, "plan/ar.json", "the setting --fail-on is 'error' in this run and 'warning'"
+    )
+    assert "MISMATCH   the assessment results, resource" not in out  # the AR's hashes match
+
+
+# ---------------------------------------------------------------- inputs and documents
+
+
+def _flip_a_label(chain: Path) -> None:
+    """One woman's decision flipped from approve to decline (four-fifths-sex moves)."""
+    csv = chain / "credit" / "predictions.csv"
+    lines = csv.read_text().splitlines(keepends=True)
+    i = next(i for i, line in enumerate(lines) if ",1,0.6" in line and ",F," in line)
+    lines[i] = lines[i].replace(",1,0.6", ",0,0.6", 1)
+    csv.write_text("".join(lines))
+
+
+def test_flipped_data_is_named(chain: Path) -> None:
+    _flip_a_label(chain)
+    mismatch(chain, "plain/ar.json", "predictions.csv", "the file changed")
+
+
+def test_flipped_data_with_its_hash_rewritten_is_caught_through_the_values(chain: Path) -> None:
+    from fairpolicy.data.sources.csv_guard import file_sha256
+
+    _flip_a_label(chain)
+    sha = file_sha256(chain / "credit" / "predictions.csv")
+
+    def change(doc: Any) -> None:
+        for node in [result(doc), *doc["assessment-results"]["back-matter"]["resources"]]:
+            for p in props(node, "data-sha256"):
+                p["value"] = sha
+            for link in node.get("rlinks", []):
+                if link["href"].endswith("predictions.csv"):
+                    link["hashes"][0]["value"] = sha
+
+    edit_json(chain / "plain" / "ar.json", change)
+    out = mismatch(chain, "plain/ar.json", "control 'four-fifths-sex', observation: measured-value")
+    assert "the file changed" not in out
+
+
+def test_an_edited_policy_is_named(chain: Path) -> None:
+    pol = chain / "credit" / "policy.yaml"
+    pol.write_text(pol.read_text().replace('value: "0.8"', 'value: "0.7"', 1))
+    mismatch(chain, "plain/ar.json", "policy.yaml", "the file changed")
+
+
+def test_an_edited_catalog_is_named(chain: Path) -> None:
+    cat = chain / "conv" / "catalog.json"
+    cat.write_text(cat.read_text().replace("0.8", "0.7", 1))
+    mismatch(chain, "conv/ar.json", "catalog.json", "the file changed")
+
+
+def test_an_edited_profile_is_named(chain: Path) -> None:
+    edit_json(chain / "conv" / "profile.json", lambda d: d["profile"]["metadata"].update(title="x"))
+    mismatch(chain, "conv/ar.json", "profile.json", "the file changed")
+
+
+def test_an_edited_ssp_is_named(chain: Path) -> None:
+    edit_json(
+        chain / "plan" / "ssp.json",
+        lambda d: d["system-security-plan"]["metadata"].update(title="another system"),
+    )
+    mismatch(chain, "plan/ar.json", "ssp.json", "the file changed")
+
+
+@pytest.mark.parametrize(("name", "root"), [("profile", "profile"), ("catalog", "catalog")])
+def test_an_edited_generated_document_is_named(chain: Path, name: str, root: str) -> None:
+    edit_json(
+        chain / "plan" / f"ssp.{name}.json",
+        lambda d: d[root]["metadata"].update(title="edited"),
+    )
+    mismatch(chain, "plan/ar.json", f"the generated {name}", "it was edited")
+
+
+def test_verify_is_fast_on_the_shipped_examples(chain: Path) -> None:
+    """Seconds, not minutes: each chain verified in process (measured, printed)."""
+    for ar in ("plain/ar.json", "plan/ar.json", "conv/ar.json"):
+        start = time.perf_counter()
+        code, out = verify(chain, ar)
+        took = time.perf_counter() - start
+        print(f"verify {ar}: {took:.2f} s")
+        assert code == 0, out
+        assert took < 20, f"verify {ar} took {took:.1f} s"
