@@ -68,7 +68,21 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # a loosened gate, a control-scoped bind and a rename (rerun.bind / rerun.rename)
     ok(root, "check", *data, "--fail-on", "never", "--bind", "four-fifths-sex:dimension=race",
        "--rename", "age_band=race", det, "-o", "oscal=loose/ar.json")  # fmt: skip
+    # a baseline comparison (the baseline results linked with their hash)
+    ok(root, *data_check(data), "-o", "json=base/base.json")
+    ok(root, *data_check(data), "--baseline", "base/base.json", "--max-regression", "0.01",
+       "-o", "oscal=base/ar.json")  # fmt: skip
+    # a plan and SSP written by the run itself (not approved), and a team's SSP (--ssp)
+    ok(root, *data_check(data), "-o", "oscal=self/ar.json", "-o", "oscal-ap=self/ap.json",
+       "-o", "oscal-ssp=self/ssp.json")  # fmt: skip
+    ok(root, *data_check(data), "--ssp", "plan/ssp.json", "--subject",
+       "the model under assessment", "-o", "oscal=team/ar.json", "-o",
+       "oscal-ap=team/ap.json")  # fmt: skip
     return root
+
+
+def data_check(data: tuple[str, str]) -> tuple[str, ...]:
+    return ("check", *data, "--deterministic")
 
 
 @pytest.fixture
@@ -120,7 +134,10 @@ def mismatch(folder: Path, ar: str, *fragments: str) -> str:
 # ---------------------------------------------------------------- untouched chains
 
 
-@pytest.mark.parametrize("ar", ["plain/ar.json", "plan/ar.json", "conv/ar.json", "loose/ar.json"])
+CHAINS = ["plain", "plan", "conv", "loose", "base", "self", "team"]
+
+
+@pytest.mark.parametrize("ar", [f"{c}/ar.json" for c in CHAINS])
 def test_an_untouched_chain_verifies(chain: Path, ar: str) -> None:
     code, out = verify(chain, ar)
     assert code == 0, out
@@ -390,3 +407,16 @@ def test_verify_is_fast_on_the_shipped_examples(chain: Path) -> None:
         print(f"verify {ar}: {took:.2f} s")
         assert code == 0, out
         assert took < 20, f"verify {ar} took {took:.1f} s"
+
+
+def test_an_edited_baseline_is_named(chain: Path) -> None:
+    base = chain / "base" / "base.json"
+    base.write_text(base.read_text().replace('"schema_version"', '"schema_version" ', 1))
+    mismatch(chain, "base/ar.json", "base.json", "the file changed")
+
+
+def test_a_generated_ssp_profile_written_by_the_run_is_regenerated(chain: Path) -> None:
+    edit_json(
+        chain / "self" / "ssp.profile.json", lambda d: d["profile"]["metadata"].update(title="x")
+    )
+    mismatch(chain, "self/ar.json", "the generated profile", "it was edited")

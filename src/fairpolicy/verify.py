@@ -45,6 +45,7 @@ _RESULT_SKIP = frozenset(
     {"policy-path", "data-path", "engine", "config-file", "config-sha256", "config-loosens"}
 )
 _OBS_SKIP = frozenset({"control-source"})
+_SOURCE = "max-regression-source"
 
 
 class VerifyError(FairpolicyError):
@@ -425,19 +426,20 @@ def _walk_ssp(
         for u, r in resources.items()
     )
     generated: dict[Path, str] = {}
-    if not team:
-        from fairpolicy.ssp import profile_chain
+    from fairpolicy.ssp import profile_chain
 
-        try:
-            chain = profile_chain(str(policy), form, str(ssp_path))
-        except FairpolicyError as exc:
+    try:
+        chain = profile_chain(str(policy), form, str(ssp_path))
+    except FairpolicyError as exc:
+        if not team:
             walk.unreadable(f"the SSP's profile cannot be regenerated: {exc.render()}")
             return
+    else:
         generated = {Path(p).resolve(): text for p, text in chain.documents}
         expected = (ssp_path.parent / chain.profile_href).resolve()
         phref = str(ssp.get("import-profile", {}).get("href", ""))
         prof = walk.target(ssp_path, phref, "the SSP's import-profile")
-        if prof is not None and prof != expected:
+        if not team and prof is not None and prof != expected:
             walk.mismatch(
                 f"the SSP imports the profile {prof}, and the profile of the hashed policy "
                 f"is {expected}."
@@ -464,7 +466,15 @@ def _walk_ssp(
                 continue
             walk.report.hashed.append(f"{_rel(doc)}  (regenerated from the hashed policy)")
         elif doc not in walk.hashed:
-            walk.mismatch(f"the {root} {doc} the chain imports is not pinned by a SHA-256.")
+            if not team:
+                walk.mismatch(f"the {root} {doc} the chain imports is not pinned by a SHA-256.")
+                continue
+            # the team's own SSP imports it: no hash covers it, and the policy (hashed)
+            # shaped the verdict, not this document
+            walk.report.notes.append(
+                f"the {root} {_rel(doc)} the team's SSP imports is pinned by no hash (it "
+                "did not shape the verdict: the hashed policy did)"
+            )
         node = walk.read(doc, root, f"the {root}")
         if node is None:
             continue
@@ -531,6 +541,9 @@ def _rerun(
         return None if value is None else kind(value)
 
     engine = _prop(result, "engine")
+    # where the run's δ came from only labels the comparison (it changes no verdict)
+    sources = {v for o in result.get("observations", []) for n, v in _ns(o) if n == _SOURCE}
+    source = next((x for x in ("flag", "config", "api") if x in sources), "api")
     try:
         return check(
             str(policy),
@@ -554,6 +567,7 @@ def _rerun(
             allow_paths=sorted({str(p.parent) for p in linked.values()}),
             baseline=None if baseline is None else str(baseline),
             max_regression=s["max-regression"],
+            max_regression_source=source,  # type: ignore[arg-type]
             allow_policy_change=True,
             subject=s["subject"],
             positive_label=s["positive-label"],
