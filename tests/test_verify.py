@@ -420,3 +420,79 @@ def test_a_generated_ssp_profile_written_by_the_run_is_regenerated(chain: Path) 
         chain / "self" / "ssp.profile.json", lambda d: d["profile"]["metadata"].update(title="x")
     )
     mismatch(chain, "self/ar.json", "the generated profile", "it was edited")
+
+
+def test_every_pinned_setting_is_re_run() -> None:
+    """A setting added to gate_settings must be passed on by verify's re-run (else verify
+    refuses, exit 2, rather than pass a verdict it did not re-derive)."""
+    from fairpolicy import gate_settings
+    from fairpolicy.verify import _RERUN
+
+    assert set(gate_settings.SETTINGS) == _RERUN
+
+
+# ---------------------------------------------------------------- property: any settings
+
+
+def _settings_strategy() -> Any:
+    from hypothesis import strategies as st
+
+    return st.fixed_dictionaries(
+        {
+            "--fail-on": st.sampled_from(["error", "warning", "never"]),
+            "--inconclusive": st.sampled_from(["pass", "warn", "fail"]),
+            "--seed": st.integers(0, 2**31 - 1).map(str),
+            "--bootstrap": st.sampled_from([None, "50"]),
+            "--ci-level": st.sampled_from([None, "0.9"]),
+            "--decision": st.sampled_from([None, "point", "ci_upper"]),
+            "--score-decimals": st.sampled_from([None, "3"]),
+        }
+    )
+
+
+def _small_chain(folder: Path, settings: dict[str, str | None]) -> int:
+    from tests.bad_inputs.cases import DEFAULT_DATA, policy
+
+    (folder / "policy.yaml").write_text(
+        policy("c1") + policy("c2", metric_key="equal_opportunity_diff", threshold='"0.1"')
+    )
+    (folder / "data.csv").write_text(DEFAULT_DATA)
+    args = [a for k, v in settings.items() if v is not None for a in (k, v)]
+    code, _ = run(folder, "check", "policy.yaml", "data.csv", *args, "-o", "oscal=out/ar.json")
+    return code
+
+
+def test_any_settings_verify_and_any_edited_statement_is_named() -> None:
+    """Property: whatever settings a run used, its AR verifies (the settings are re-run
+    from the AR); and one observation prop changed to another value is named."""
+    import tempfile
+
+    from hypothesis import HealthCheck, assume, given, settings
+    from hypothesis import strategies as st
+
+    edits = st.tuples(
+        st.sampled_from(["c1", "c2"]),
+        st.sampled_from(["measured-value", "status", "group-n", "threshold", "gate-effect"]),
+    )
+
+    @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(_settings_strategy(), edits)
+    def prop(options: dict[str, str | None], edit: tuple[str, str]) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            assume(_small_chain(folder, options) in (0, 1))
+            code, out = verify(folder, "out/ar.json")
+            assert code == 0, out
+            assert ("LOOSENED   --fail-on never" in out) == (options["--fail-on"] == "never")
+            control, name = edit
+            ar = folder / "out" / "ar.json"
+            doc = json.loads(ar.read_text())
+            found = props(observation(doc, control), name)
+            assume(found)
+            found[0]["value"] = {"status": "error", "gate-effect": "error"}.get(
+                name, found[0]["value"] + "1" if name != "group-n" else "F=1"
+            )
+            ar.write_text(json.dumps(doc))
+            mismatch(folder, "out/ar.json", f"control '{control}', observation: {name} is")
+
+    prop()

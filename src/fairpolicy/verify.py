@@ -46,6 +46,14 @@ _RESULT_SKIP = frozenset(
 )
 _OBS_SKIP = frozenset({"control-source"})
 _SOURCE = "max-regression-source"
+#: every setting :func:`_rerun` passes on to ``runner.check``
+_RERUN = frozenset(
+    {
+        "fail-on", "inconclusive", "subject", "seed", "bind", "rename", "positive-label",
+        "num-classes", "bootstrap", "ci-level", "ci-method", "resample", "decision",
+        "p-value", "bonferroni", "max-regression", "score-decimals",
+    }
+)  # fmt: skip
 
 
 class VerifyError(FairpolicyError):
@@ -516,6 +524,13 @@ def _rerun(
     from fairpolicy.runner import check
 
     s = _settings(result)
+    unknown = sorted(n for n in s if n not in _RERUN and s[n] is not None)
+    if unknown:  # a setting added to gate_settings that this re-run does not pass on
+        walk.unreadable(
+            f"the run set {', '.join(unknown)}, which verify cannot re-run yet: the verdict "
+            "is not re-derived (a verify that ignored it could pass a changed verdict)."
+        )
+        return None
     try:
         bind, rename = _pairs(result, "bind"), _pairs(result, "rename")
     except (ValueError, TypeError):
@@ -553,7 +568,8 @@ def _rerun(
             num_classes=num("num-classes", int),
             inconclusive=s["inconclusive"] or "fail",  # type: ignore[arg-type]
             fail_on=s["fail-on"] or "error",  # type: ignore[arg-type]
-            timestamp=str(result.get("start")),  # dated as the run was (no dating note)
+            # dated as the run was (and no note on an undated run)
+            timestamp=str(result["start"]) if result.get("start") else None,
             bootstrap=num("bootstrap", int),
             ci_level=num("ci-level", float),
             ci_method=s["ci-method"],
