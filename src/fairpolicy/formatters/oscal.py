@@ -14,7 +14,9 @@ JSON schema. The shape, for a run of N controls:
 - the result's props: the policy, data, engine, gate and exit code, one ``setting.NAME``
   per setting that can change a verdict (:mod:`fairpolicy.gate_settings`; ``class``: where
   it came from) and one ``gate-loosened-by`` per loosening setting with the reason (also
-  in the description and the attestation).
+  in the description and the attestation); what ``fairpolicy verify`` re-runs with,
+  as data: one ``rerun.bind``/``rerun.rename`` per bind/rename (a JSON pair
+  ``["KEY", "COLUMN"]``) and one ``load-warning`` per warning of the run.
 - one ``result`` (``start``/``end`` = the run's), whose props name the policy (title,
   version, SHA-256) and the data (path, rows, SHA-256), with
   ``reviewed-controls`` listing every evaluated control and ``local-definitions`` holding
@@ -46,7 +48,8 @@ inconclusive            not-satisfied   inconclusive   not shown to be satisfied
 error                   not-satisfied   error          could not be evaluated
 ======================  ==============  =============  ==========================
 
-Back-matter: the policy file and the data file (rlinks with SHA-256) and the results JSON
+Back-matter: the policy file and the data file (rlinks with SHA-256), the baseline results
+(``--baseline``; ``document-kind`` ``baseline-results``, with SHA-256) and the results JSON
 (its SHA-256, and the JSON itself base64-encoded with ``--embed-evidence``): the bytes
 ``-o json`` writes for the same run, so ``sha256sum results.json`` matches.
 
