@@ -66,7 +66,8 @@ class VerifyError(FairpolicyError):
 class Report:
     """What :func:`verify` found: files hashed, mismatches, what could not be read."""
 
-    hashed: list[str] = dataclasses.field(default_factory=list)
+    #: each file whose SHA-256 matched → how it was reached
+    hashed: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     mismatches: list[str] = dataclasses.field(default_factory=list)
     unreadable: list[str] = dataclasses.field(default_factory=list)
     loosened: list[str] = dataclasses.field(default_factory=list)
@@ -240,7 +241,7 @@ class _Walk:
                     )
                     continue
                 self.pinned[target] = digest
-                self.report.hashed.append(f"{_rel(target)}  (linked from {name})")
+                self.report.hashed.setdefault(_rel(target), []).append(f"linked from {name}")
         return found
 
     def read(self, path: Path, root: str, what: str) -> Mapping[str, Any] | None:
@@ -472,7 +473,9 @@ def _walk_ssp(
                     "generates: it was edited."
                 )
                 continue
-            walk.report.hashed.append(f"{_rel(doc)}  (regenerated from the hashed policy)")
+            walk.report.hashed.setdefault(_rel(doc), []).append(
+                "regenerated from the hashed policy"
+            )
         elif doc not in walk.hashed:
             if not team:
                 walk.mismatch(f"the {root} {doc} the chain imports is not pinned by a SHA-256.")
@@ -687,8 +690,8 @@ def run(path: str, stdout: TextIO) -> int:
     cannot be read is a :class:`VerifyError` (exit 2, on stderr as every command's error),
     after the report of what could be checked."""
     report = verify(path)  # VerifyError: the assessment results themselves
-    for line in report.hashed:
-        stdout.write(f"hash OK    {line}\n")
+    for file, how in report.hashed.items():
+        stdout.write(f"hash OK    {file}  ({'; '.join(how)})\n")
     for note in report.notes:
         stdout.write(f"note       {note}\n")
     for text in report.mismatches:
