@@ -165,6 +165,14 @@ def render(results: Results, opts: RenderOptions) -> str:
     return dump(model, opts)
 
 
+def result_of(results: Results, opts: RenderOptions) -> Doc:
+    """The AR's one ``result`` as :func:`render` writes it, unvalidated (``fairpolicy
+    verify`` compares an AR's statements with it, re-derived from the hashed inputs)."""
+    opts = with_people(opts, results)
+    doc: Doc = prune(_Renderer(results, opts, Ids(results, opts)).result())
+    return doc
+
+
 def plan_resource(ids: Ids, opts: RenderOptions) -> Doc | None:
     """The assessment plan the results import, as a back-matter resource: an rlink with
     its SHA-256. "Verified" is stated only for a plan :func:`fairpolicy.plan.verify`
