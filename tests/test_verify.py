@@ -496,3 +496,22 @@ def test_any_settings_verify_and_any_edited_statement_is_named() -> None:
             mismatch(folder, "out/ar.json", f"control '{control}', observation: {name} is")
 
     prop()
+
+
+def test_an_edited_risk_facet_and_finding_target_are_named(chain: Path) -> None:
+    def change(doc: Any) -> None:
+        risk = result(doc)["risks"][0]
+        risk["characterizations"][0]["facets"][0]["value"] = "possible"
+        result(doc)["findings"][1]["target"]["target-id"] = "another_smt"
+
+    edit_json(chain / "plain" / "ar.json", change)
+    mismatch(chain, "plain/ar.json", "risk: the risk's characterization", "finding: the target is")
+
+
+def test_an_edited_reviewed_control_list_is_named(chain: Path) -> None:
+    def change(doc: Any) -> None:
+        sel = result(doc)["reviewed-controls"]["control-selections"][0]
+        sel["include-controls"] = sel["include-controls"][1:]
+
+    edit_json(chain / "plain" / "ar.json", change)
+    mismatch(chain, "plain/ar.json", "the reviewed controls are")

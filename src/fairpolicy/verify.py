@@ -645,16 +645,20 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
             for x, y in zip(s, d, strict=True):
                 where = f"control '{cid}', {noun}"
                 props(where, x, y, skip)
-                if kind == "findings":
-                    for key in ("state", "reason"):
-                        sx = x.get("target", {}).get("status", {}).get(key)
-                        sy = y.get("target", {}).get("status", {}).get(key)
-                        if sx != sy:
-                            walk.mismatch(
-                                f"{where}: the target's status {key} is {sx!r} in the "
-                                f"assessment results and {sy!r} re-derived."
-                            )
+                for what, path in _FIELDS[kind]:
+                    sx, sy = _at(x, path), _at(y, path)
+                    if sx != sy:
+                        walk.mismatch(
+                            f"{where}: {what} is {sx!r} in the assessment results and "
+                            f"{sy!r} re-derived."
+                        )
     walk.report.controls = len(derived.get("observations", []))
+    reviewed = ("reviewed-controls",)
+    if _selected(_at(result, reviewed)) != _selected(_at(derived, reviewed)):
+        walk.mismatch(
+            f"the reviewed controls are {_selected(_at(result, reviewed))} in the assessment "
+            f"results and {_selected(_at(derived, reviewed))} re-derived."
+        )
     stated_log = [_multi(e, frozenset()) for e in body_log(result)]
     for entry in stated_log:
         for name, value in (("gate", rerun.summary.gate), ("exit-code", str(rerun.exit_code))):
@@ -663,6 +667,40 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
                     f"the assessment log: {name} is {_shown(entry[name])} in the assessment "
                     f"results and {value!r} re-derived."
                 )
+
+
+#: the statements of each finding and risk that are not props: (what, where in the node)
+_FIELDS: dict[str, tuple[tuple[str, tuple[str | int, ...]], ...]] = {
+    "observations": (),
+    "findings": (
+        ("the target's status state", ("target", "status", "state")),
+        ("the target's status reason", ("target", "status", "reason")),
+        ("the target", ("target", "target-id")),
+        ("the target's type", ("target", "type")),
+    ),
+    "risks": (
+        ("the risk's status", ("status",)),
+        ("the risk's characterization", ("characterizations", 0, "facets")),
+    ),
+}
+
+
+def _at(node: Any, path: tuple[str | int, ...]) -> Any:
+    for key in path:
+        if isinstance(key, int):
+            node = node[key] if isinstance(node, list) and len(node) > key else None
+        else:
+            node = node.get(key) if isinstance(node, Mapping) else None
+    return node
+
+
+def _selected(reviewed: Any) -> list[str]:
+    """The control ids a ``reviewed-controls`` selects."""
+    return sorted(
+        str(inc.get("control-id"))
+        for sel in (reviewed or {}).get("control-selections", []) or []
+        for inc in sel.get("include-controls", []) or []
+    )
 
 
 def body_log(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
