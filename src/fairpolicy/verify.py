@@ -221,6 +221,13 @@ class _Walk:
                         "verdict is re-derived from the data)"
                     )
                     continue
+                if not target.exists() and any(ch in target.name for ch in "*?["):
+                    self.unreadable(
+                        f"{what}: the run read a glob of files ({_rel(target)}); verify "
+                        "re-derives runs on one data file only (the glob's hash covers "
+                        "several). Check one file (or a single Parquet file) to verify it."
+                    )
+                    continue
                 try:
                     require_regular(target, VerifyError, what)
                     digest = file_sha256(target)
@@ -304,10 +311,14 @@ def verify(path: str) -> Report:
         None,
     )
     plan = _walk_plan(walk, body, resources, linked)
-    if policy is None or policy[1] is None:
+    known = len(walk.report.unreadable)  # a link already named unreadable is not repeated
+    if (policy is None or policy[1] is None) and not known:
         walk.unreadable("the assessment results link no policy file with its SHA-256.")
-    if data is None or data[1] is None:
-        walk.unreadable("the assessment results link no data file with its SHA-256.")
+    if (data is None or data[1] is None) and not known:
+        walk.unreadable(
+            "the assessment results link no data file with its SHA-256 (data passed in "
+            "memory cannot be re-derived)."
+        )
     if walk.report.unreadable or policy is None or data is None:
         return walk.report
     policy_path, data_path = policy[1], data[1]

@@ -56,6 +56,32 @@ def _drop_rerun_items(tmp: Path, doc: Any) -> None:
     result["props"] = [p for p in result["props"] if not p["name"].startswith("rerun.")]
 
 
+def _glob_chain(tmp: Path) -> Path:
+    """An AR of a run on a glob of files (``{tmp}/*.csv``)."""
+    from fairpolicy.cli import main
+
+    data = tmp / "data.csv"
+    data.write_text(DEFAULT_DATA)
+    argv = ["check", str(tmp / "policy.yaml"), str(tmp / "*.csv"), "-o", f"oscal={tmp}/ar.json"]
+    assert main(argv, io.StringIO()) == 0
+    return data
+
+
+def _in_memory_chain(tmp: Path) -> Path:
+    """An AR of a run on a table passed in memory (the Python API): no data file."""
+    import pyarrow.csv as pv
+
+    import fairpolicy
+    from fairpolicy.formatters import RenderOptions, get
+
+    data = tmp / "data.csv"
+    data.write_text(DEFAULT_DATA)
+    results = fairpolicy.check(str(tmp / "policy.yaml"), pv.read_csv(data))
+    ar = tmp / "ar.json"
+    ar.write_text(get("oscal")(results, RenderOptions(path=str(ar))))
+    return data
+
+
 def _ar_bytes(raw: bytes) -> object:
     def make(tmp: Path) -> Path:
         (tmp / "ar.json").write_bytes(raw)
@@ -93,6 +119,22 @@ CASES = [
         "verify-ar-without-its-rerun-items",
         ("record --bind", "rerun.bind", "older fairpolicy"),
         data=_chain(_drop_rerun_items, "--bind", "c1:dimension=sex"),
+        args=AR,
+        file="ar.json",
+        output=False,
+    ),
+    Case(
+        "verify-a-glob-of-data-files",
+        ("the run read a glob of files", "one data file only"),
+        data=_glob_chain,
+        args=AR,
+        file="ar.json",
+        output=False,
+    ),
+    Case(
+        "verify-data-passed-in-memory",
+        ("link no data file with its SHA-256", "in memory"),
+        data=_in_memory_chain,
         args=AR,
         file="ar.json",
         output=False,
