@@ -555,10 +555,14 @@ def _rerun(
                 "exactly. Re-run the check with this version."
             )
             return None
-    if s["max-regression"] is not None and baseline is None:
+    compared = s["max-regression"] is not None or any(
+        n == "baseline-results-sha256" for o in result.get("observations", []) for n, _ in _ns(o)
+    )
+    if compared and baseline is None:
         walk.unreadable(
-            "the run compared with a baseline (max-regression is set) and the assessment "
-            "results link no baseline results file with its SHA-256."
+            "the run compared with baseline results, and the assessment results link no "
+            "baseline results file with its SHA-256 (written by an older fairpolicy, or the "
+            "baseline was passed in memory): the comparison cannot be re-derived."
         )
         return None
 

@@ -82,6 +82,26 @@ def _in_memory_chain(tmp: Path) -> Path:
     return data
 
 
+def _drop_baseline(tmp: Path, doc: Any) -> None:
+    resources = doc["assessment-results"]["back-matter"]["resources"]
+    doc["assessment-results"]["back-matter"]["resources"] = [
+        r
+        for r in resources
+        if not any(p["value"] == "baseline-results" for p in r.get("props", []))
+    ]
+
+
+def _baseline_chain(tmp: Path) -> Path:
+    """An AR of a run compared with a baseline, its baseline resource removed."""
+    from fairpolicy.cli import main
+
+    data = tmp / "data.csv"
+    data.write_text(DEFAULT_DATA)
+    base = ["check", str(tmp / "policy.yaml"), str(data)]
+    assert main([*base, "-o", f"json={tmp}/base.json"], io.StringIO()) == 0
+    return _chain(_drop_baseline, "--baseline", str(tmp / "base.json"))(tmp)  # type: ignore[operator]
+
+
 def _ar_bytes(raw: bytes) -> object:
     def make(tmp: Path) -> Path:
         (tmp / "ar.json").write_bytes(raw)
@@ -135,6 +155,14 @@ CASES = [
         "verify-data-passed-in-memory",
         ("link no data file with its SHA-256", "in memory"),
         data=_in_memory_chain,
+        args=AR,
+        file="ar.json",
+        output=False,
+    ),
+    Case(
+        "verify-baseline-not-linked",
+        ("compared with baseline results", "link no baseline results file"),
+        data=_baseline_chain,
         args=AR,
         file="ar.json",
         output=False,
