@@ -515,3 +515,26 @@ def test_an_edited_reviewed_control_list_is_named(chain: Path) -> None:
 
     edit_json(chain / "plain" / "ar.json", change)
     mismatch(chain, "plain/ar.json", "the reviewed controls are")
+
+
+def test_verify_opens_no_network_connection(chain: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every socket refused: an untouched chain still verifies, and a link to https is
+    named as not checkable (exit 2), never fetched."""
+    import socket
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("verify opened a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    assert verify(chain, "plan/ar.json")[0] == 0
+
+    def remote(doc: Any) -> None:
+        for res in doc["assessment-results"]["back-matter"]["resources"]:
+            for link in res.get("rlinks", []):
+                if link["href"].endswith("ap.json"):
+                    link["href"] = "https://example.org/ap.json"
+
+    edit_json(chain / "plan" / "ar.json", remote)
+    code, _ = verify(chain, "plan/ar.json")
+    assert code == 2
