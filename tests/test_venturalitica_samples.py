@@ -144,8 +144,28 @@ def test_a_nist_ssp_given_as_the_policy_names_the_profile(tmp_path: Path) -> Non
     with pytest.raises(PolicyError) as info:
         load_policy(path)
     text = str(info.value)
-    assert "imports the profile 'baseline/profile.json'" in text
-    assert "fairpolicy check baseline/profile.json DATA" in text and f"--ssp {path}" in text
+    profile = tmp_path / "baseline" / "profile.json"  # the href, from where the reader is
+    assert f"imports the profile '{profile}'" in text
+    assert f"fairpolicy check {profile} DATA" in text and f"--ssp {path}" in text
+
+
+def test_fairpolicys_own_ssp_round_trip(tmp_path: Path) -> None:
+    """-o oscal-ssp of a run on the pulled SSP writes a NIST SSP importing a profile (the
+    policy converted); that SSP as the policy is refused naming the profile, and the
+    profile gives 0.8.2's values again."""
+    from fairpolicy.cli import main
+
+    name = LOAN + "model_policy.oscal.yaml"
+    out = tmp_path / "out" / "ssp.json"
+    args = [str(HERE / name), str(HERE / "loan.csv"), "--bind", "target=target"]
+    assert main(["check", *args, "-o", f"oscal-ssp={out}"]) == 1
+    with pytest.raises(PolicyError) as info:
+        load_policy(out)
+    profile = out.parent / "ssp.profile.json"
+    assert f"fairpolicy check {profile} DATA" in str(info.value)
+    results = fairpolicy.check(str(profile), str(HERE / "loan.csv"), bind=BIND)
+    for f in results.findings:
+        assert f.value == pytest.approx(RECORDED[name][f.control_id], abs=1e-12)
 
 
 def test_an_ssp_key_not_read_is_refused() -> None:
@@ -341,3 +361,49 @@ def test_the_cli_as_a_subprocess(tmp_path: Path) -> None:
     )
     assert run.returncode == 2 and "--bind target=COLUMN" in run.stderr
     assert "performance-stability-accuracy" in run.stderr and "Traceback" not in run.stderr
+
+
+def _one(key: str, props: dict[str, str]) -> Any:
+    from fairpolicy.metrics.registry import REGISTRY
+
+    spec = REGISTRY[key]
+    lo, hi = spec.value_range
+    mid = (max(lo, -1.0) + min(hi, 1.0)) / 2
+    control = {
+        "control-id": "c",
+        "props": [
+            {"name": "metric_key", "value": key},
+            {"name": "operator", "value": "<" if spec.better == "lower" else ">"},
+            {"name": "threshold", "value": repr(mid)},
+            *({"name": n, "value": v} for n, v in props.items()),
+        ],
+    }
+    roles = ("target", "prediction", "dimension", "score", "sensitive_columns", "fields")
+    return load_policy([control], bound=roles).controls[0]
+
+
+def test_every_parameter_of_every_metric_reads_as_input_dot_its_name() -> None:
+    """Brute force over the registry: ``input.<p>`` gives the control the parameters the
+    plain prop ``<p>`` gives, for every parameter with a fixed set of values — except a
+    parameter named as a role (``rate``), which ``input.`` binds as the role, as
+    Venturalitica would (it looks every ``input.`` value up as a column but ``average``)."""
+    from fairpolicy.metrics.registry import REGISTRY
+    from fairpolicy.policy.schema import ROLES
+
+    checked = 0
+    for key, spec in REGISTRY.items():
+        for ps in spec.params:
+            if not ps.choices:
+                continue
+            value = str(ps.choices[-1])
+            if ps.name in ROLES:
+                assert _one(key, {f"input.{ps.name}": "col"}).inputs[ps.name] == "col"
+                continue
+            try:
+                plain = _one(key, {ps.name: value})
+            except PolicyError:
+                continue  # needs more than one prop to load; not this test's subject
+            spelled = _one(key, {f"input.{ps.name}": value})
+            assert spelled.params == plain.params, (key, ps.name)
+            checked += 1
+    assert checked >= 10

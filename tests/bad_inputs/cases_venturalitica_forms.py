@@ -93,7 +93,7 @@ CASES: list[Case] = [
     ),
     Case(
         "vtl-nist-ssp-as-policy",
-        ("NIST system-security-plan", "imports the profile 'profile.json'", "--ssp"),
+        ("NIST system-security-plan", "imports the profile", "profile.json DATA", "--ssp"),
         policy=_NIST_SSP,
         key="system-security-plan.import-profile",
     ),

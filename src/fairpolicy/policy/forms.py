@@ -19,7 +19,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from fairpolicy.policy.oscal import Ctx, RawControl, items, raw_control, validate_oscal
@@ -80,6 +82,13 @@ def system_security_plan(body: Mapping[str, Any], file: str | None, ctx: Ctx) ->
     imported = body.get("import-profile")
     if imported is not None:
         href = imported.get("href") if isinstance(imported, Mapping) else None
+        if (
+            isinstance(href, str)
+            and file
+            and href
+            and not re.match(r"^([a-z][a-z0-9+.-]*:|#|/)", href)
+        ):
+            href = str(Path(file).parent / href)  # as the reader would type it
         ctx.add(
             "this is a NIST system-security-plan: it imports the profile "
             f"{href!r} and describes how the system implements that profile's controls; "
