@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -62,6 +63,28 @@ def test_the_samples_are_vendored_byte_for_byte() -> None:
 
 def test_the_recording_names_its_version() -> None:
     assert RECORDED["_meta"]["library"] == "venturalitica 0.8.2"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("venturalitica") is None,
+    reason="venturalitica not installed (the recorded values are compared instead)",
+)
+def test_live_venturalitica_agrees_with_the_recording(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # pragma: no cover
+    spec = importlib.util.spec_from_file_location("record_samples", HERE / "record_samples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.chdir(tmp_path)
+    live = json.loads(json.dumps(module.record()))
+    assert live["_meta"] == RECORDED["_meta"] and live["_registry"] == RECORDED["_registry"]
+    for name, values in RECORDED.items():
+        if name.startswith("_"):
+            continue
+        assert set(live[name]) == set(values), name
+        for cid, value in values.items():
+            assert abs(live[name][cid] - value) <= 1e-12, (name, cid)
 
 
 # ---------------------------------------------------------------- the pulled SSPs
