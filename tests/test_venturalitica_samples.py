@@ -430,3 +430,49 @@ def test_every_parameter_of_every_metric_reads_as_input_dot_its_name() -> None:
             assert spelled.params == plain.params, (key, ps.name)
             checked += 1
     assert checked >= 10
+
+
+def _unhybrid(cat: dict[str, Any]) -> dict[str, Any]:
+    """The fix the hybrid refusal gives: each inventory item's props on the catalog control
+    that links to it; inventory-items and control-implementations removed."""
+    cat = copy.deepcopy(cat)
+    items = {i["uuid"]: i["props"] for i in cat.pop("inventory-items")}
+    by_control: dict[str, list[Any]] = {}
+
+    def walk(reqs: list[Any]) -> None:
+        for req in reqs:
+            for link in req.get("links", []):
+                by_control.setdefault(req["control-id"], []).extend(items[link["href"][1:]])
+            walk(req.get("implemented-requirements", []))
+
+    for impl in cat.pop("control-implementations"):
+        walk(impl["implemented-requirements"])
+    for control in cat["controls"]:
+        control["props"] = by_control[control["id"]]
+    return {"catalog": cat}
+
+
+def test_the_hybrid_fix_runs_with_venturalitica_values() -> None:
+    """Moved as the message says, the loan hybrid catalog evaluates its two metrics — the
+    same demographic parity and accuracy as the pulled model SSP, so 0.8.2's values."""
+    doc = yaml.safe_load((HERE / LOAN / "policies/loan/model_policy.oscal.yaml").read_text())
+    results = fairpolicy.check(_unhybrid(doc["catalog"]), str(HERE / "loan.csv"))
+    got = {f.control_id: f.value for f in results.findings}
+    want = RECORDED[LOAN + "model_policy.oscal.yaml"]
+    assert got["A.1"] == pytest.approx(want["unfair-credit-exclusion"], abs=1e-12)
+    assert got["A.2"] == pytest.approx(want["performance-stability-accuracy"], abs=1e-12)
+
+
+def test_the_age_bucket_fix_gives_a_verdict() -> None:
+    """The data SSP's age control with the fix the refusal names (bins: q3) is evaluated
+    on three left-closed age bands, and the report shows them."""
+    doc = yaml.safe_load((HERE / LOAN / "data_policy.oscal.yaml").read_text())
+    reqs = doc["system-security-plan"]["control-implementation"]["implemented-requirements"]
+    (age,) = [r for r in reqs if r["control-id"] == "class-balance-by-age"]
+    age["props"] = [p for p in age["props"] if not p["name"].startswith("age_bucket")]
+    age["props"].append({"name": "bins", "value": "q3"})
+    reqs[:] = [age]
+    results = fairpolicy.check(doc, str(HERE / "loan.csv"), bind=BIND)
+    (finding,) = results.findings
+    assert finding.status in ("pass", "fail") and finding.value is not None
+    assert len(finding.groups) == 3
