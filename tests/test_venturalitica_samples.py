@@ -140,7 +140,8 @@ def test_the_pulled_data_ssp_refuses_only_the_age_buckets() -> None:
 
 def test_the_risk_register_ssp_defines_no_controls() -> None:
     text = _problems(LOAN + "risks.oscal.yaml")
-    assert "defines no controls (read as system-security-plan)" in text
+    assert "is empty: this system-security-plan is a risk register (3 risk(s)" in text
+    assert "defines no controls" in text and "problems" not in text
 
 
 def test_strict_validates_a_pulled_ssp_with_trestles_ssp_model() -> None:

@@ -130,6 +130,17 @@ def system_security_plan(body: Mapping[str, Any], file: str | None, ctx: Ctx) ->
         raw = raw_control(req, file, ctx)
         if raw is not None:
             raws.append(raw)
+    risks = body.get("risks")
+    if not raws and isinstance(risks, list) and risks and not ctx.problems:
+        ctx.add(
+            f"'{path}.implemented-requirements' is empty: this system-security-plan is a "
+            f"risk register ({len(risks)} risk(s), which fairpolicy does not read) and "
+            "defines no controls",
+            file,
+            key=f"{path}.implemented-requirements",
+            hint="check the pulled SSP whose implemented-requirements carry the controls "
+            "(metric_key, threshold and operator props) of these risks",
+        )
     if not_read:
         ctx.warnings.append(
             f"{file or 'policy'}: a system-security-plan as `venturalitica pull` writes it; "
