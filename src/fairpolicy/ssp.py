@@ -86,8 +86,10 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
             if isinstance(tdata, Mapping) and "catalog" in tdata:
                 return _importing(target, tdata, ssp)
     from fairpolicy.policy.load import load_policy
+    from fairpolicy.policy.schema import ROLES
 
-    policy = load_policy(source)
+    # roles the run bound with --bind are not the policy's: the catalog is the file as written
+    policy = load_policy(source, bound=ROLES)
     catalog_path, profile_path = _sibling(ssp, "catalog"), _sibling(ssp, "profile")
     catalog = convert_policy(
         policy,

@@ -131,12 +131,13 @@ def test_set_parameters_where_nothing_resolves_them_is_refused(form: str, where:
 
 def test_the_allowed_keys_are_nists(tmp_path: Path) -> None:
     """The tables come from the vendored NIST schema: a catalog control allows exactly the
-    OSCAL control fields, and a component-definition's implemented requirement exactly
+    OSCAL control fields plus ``description`` (Venturalitica's catalogs, read as the
+    control's description), and a component-definition's implemented requirement exactly
     OSCAL's plus the two keys the bare-list form reads (title, id), less set-parameters,
     which only a component-definition resolves."""
     found = keys.unknown_keys("catalog", {"controls": [{"id": "a", "title": "t", "zz": 1}]})
     assert found[0][2] == sorted(
-        ["id", "class", "title", "params", "props", "links", "parts", "controls"]
+        ["id", "class", "title", "params", "props", "links", "parts", "controls", "description"]
     )
     found = keys.unknown_keys("list-control", {"control-id": "a", "zz": 1})
     assert found[0][2] == sorted(

@@ -242,9 +242,9 @@ def apply_binds(policy: Policy, binds: Binds) -> Policy:
         by: dict[str, list[str]] = {}
         for role, value in c.inputs.items():
             renamed = _rename_value(role, value, binds.renames)
-            if renamed != value:
+            olds = [o for o in binds.renames if o in c.role_columns(role)]
+            if renamed != value and olds:  # not a comma list's spaces alone ('age, gender')
                 inputs[role] = renamed
-                olds = [o for o in binds.renames if o in c.role_columns(role)]
                 by.setdefault(role, []).extend(f"--rename {o}={binds.renames[o]}" for o in olds)
         for role, column in binds.roles.items():
             if inputs.get(role) != column:

@@ -56,6 +56,11 @@ def recognise(form: str, metadata: Mapping[str, Any], colon: bool) -> str | None
     """Why the document is Venturalitica's (None: it is not recognisably so)."""
     if colon:
         return "its props are spelled input:<role>, Venturalitica's spelling"
+    if form == "system-security-plan":  # a NIST SSP (importing a profile) is refused
+        return (
+            "it is a system-security-plan carrying its controls' props, as "
+            "`venturalitica pull` writes"
+        )
     if form in ("assessment-plan", "component-definition") and not metadata.get("oscal-version"):
         return (
             f"its {form} has no metadata.oscal-version, as Venturalitica's SDK writes them "
@@ -122,14 +127,31 @@ def resolve(
 
 def summary(controls: Sequence[Control], ctx: Any) -> list[str]:
     """The run's warnings about dialects, each said once: Venturalitica's spellings read
-    (``input.average``), the controls evaluated with Venturalitica's meaning and why, and
+    (any ``input.<parameter>`` such as ``input.average``, a plain ``quasi_identifiers``),
+    the controls evaluated with Venturalitica's meaning and why, and
     rule 3's notes."""
     out: list[str] = []
-    average = [n.split(":", 1)[1] for n in ctx.dialect_notes if n.startswith("average:")]
-    if average:
+    params: dict[str, list[str]] = {}
+    roles: dict[tuple[str, str], list[str]] = {}
+    for note in ctx.dialect_notes:
+        kind, _, rest = note.partition(":")
+        if kind == "param":
+            name, _, cid = rest.partition(":")
+            params.setdefault(name, []).append(cid)
+        elif kind == "role":
+            name, role, cid = rest.split(":", 2)
+            roles.setdefault((name, role), []).append(cid)
+    for name, cids in params.items():
         out.append(
-            "input.average is read as the parameter average (Venturalitica's spelling; "
-            f"fairpolicy writes the prop average) in control(s) {', '.join(average)}"
+            f"input.{name} is read as the parameter {name} of the metric (Venturalitica's "
+            f"spelling: it passes every input. prop to the metric; fairpolicy writes the prop "
+            f"{name}) in control(s) {', '.join(cids)}"
+        )
+    for (name, role), cids in roles.items():
+        out.append(
+            f"the prop {name} is read as the role input.{role}, the column(s) it names "
+            f"(Venturalitica passes it to the metric as a keyword; fairpolicy writes "
+            f"input.{role}) in control(s) {', '.join(cids)}"
         )
     moved = [
         c for c in controls if c.dialect == "venturalitica" and c.metric_key_as_written in DIFFERING
@@ -146,5 +168,5 @@ def summary(controls: Sequence[Control], ctx: Any) -> list[str]:
             for c in moved
         ]
         out.append(f"read in Venturalitica's dialect ({why}): " + "; ".join(parts))
-    out += [n for n in ctx.dialect_notes if not n.startswith("average:")]
+    out += [n for n in ctx.dialect_notes if not n.startswith(("param:", "role:"))]
     return out

@@ -41,13 +41,16 @@ _CI_LIST = {"type": "array", "items": {"$ref": _DEF + _CI}}
 
 #: Keys fairpolicy reads beyond OSCAL, per schema definition: Venturalitica's assessment-plan
 #: form carries component-definition control-implementations (at the top or under
-#: reviewed-controls), and a control may have a ``title`` and an ``id`` (bare-list form).
+#: reviewed-controls), a control may have a ``title`` and an ``id`` (bare-list form), and a
+#: catalog control a ``description`` (Venturalitica's catalogs; read as its description).
 EXTRA: dict[str, dict[str, Any]] = {
     "oscal-complete-oscal-ap:assessment-plan": {"control-implementations": _CI_LIST},
     "oscal-complete-oscal-assessment-common:reviewed-controls": {
         "control-implementations": _CI_LIST
     },
     _IR: {"title": {"type": "string"}, "id": {"type": "string"}},
+    # Venturalitica's catalogs describe each control in a description (read as it)
+    "oscal-complete-oscal-catalog:control": {"description": {"type": "string"}},
 }
 
 #: Keys OSCAL allows that a form's reader does not read: only a component-definition

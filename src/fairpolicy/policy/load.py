@@ -64,6 +64,15 @@ ROLE_HINTS = {
     "fields": "add a prop input.fields listing the provenance columns (a comma list) or pass "
     "--bind fields=COLUMN,COLUMN",
 }
+#: plain props Venturalitica's privacy metrics take as keywords naming columns: read as
+#: the role they name (``quasi_identifiers: age, gender`` is input.dimension)
+PLAIN_ROLES = {
+    "quasi_identifiers": "dimension",
+    "sensitive_attribute": "target",
+    "sensitive_columns": "sensitive_columns",
+}
+#: Venturalitica's bucketing of a numeric dimension (group_min_positive_rate), refused
+AGE_BUCKET_PROPS = frozenset({"age_bucket_method", "age_buckets"})
 #: Venturalitica's names of the protected attribute(s), for any metric: the dimension
 #: (a comma list is an intersection, as for input.dimension)
 DIMENSION_ALIASES = {
@@ -205,6 +214,10 @@ def _normalise(
         )
         reqs = [ir for i in impls for ir in oscal.items(i, "implemented-requirements", file, ctx)]
         raws = [r for ir in reqs if (r := oscal.raw_control(ir, file, ctx)) is not None]
+    elif root == "system-security-plan":
+        from fairpolicy.policy import forms
+
+        raws = forms.system_security_plan(body, file, ctx)
     elif root == "component-definition":
         from fairpolicy.policy import component  # (with profile) not for a bare list
 
@@ -386,24 +399,36 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
     named: set[str] = set()  # roles written, even with a bad value
     others: list[tuple[str, Any]] = []
     aliased: dict[str, str] = {}  # role → the privacy spelling it was written as
+    as_param: list[tuple[str, Any]] = []  # input.<not a role>: a parameter? (see below)
+    named_props: set[str] = set()
     for name, value in raw.props:
-        if name == "input.average":  # Venturalitica's spelling of the parameter
-            others.append(("average", value))
-            ctx.dialect_notes.append(f"average:{cid}")
+        if name in AGE_BUCKET_PROPS:
+            if any(n in AGE_BUCKET_PROPS for n in named_props):
+                continue  # said once per control
+            named_props.add(name)
+            err(
+                f"prop '{name}' is Venturalitica's age bucketing (pandas.qcut, intervals "
+                "closed on the right); fairpolicy's bins are closed on the left, so ages "
+                "tied at a quantile would silently move to another group",
+                name,
+                "replace age_bucket_method and age_buckets with fairpolicy's bins prop, e.g. "
+                "bins: q3 (tertiles, left-closed) or explicit edges bins: 0,30,45,inf; "
+                "`fairpolicy explore DATA --bins q3` shows the groups",
+            )
             continue
+        if name in PLAIN_ROLES:  # Venturalitica passes it as a keyword; it names the role
+            aliased[PLAIN_ROLES[name]] = name
+            ctx.dialect_notes.append(f"role:{name}:{PLAIN_ROLES[name]}:{cid}")
+            name = f"input.{name}"
         if name.startswith("input."):
             role, column = name[6:], _text(value)
             if role in DIMENSION_ALIASES:  # Venturalitica's protected attribute(s)
                 role = DIMENSION_ALIASES[role]
             elif role in ROLE_ALIASES:  # Venturalitica's privacy roles (checked below)
-                aliased[ROLE_ALIASES[role]] = role
+                aliased[ROLE_ALIASES[role]] = aliased.get(ROLE_ALIASES[role], role)
                 role = ROLE_ALIASES[role]
             if role not in ROLES:
-                err(
-                    f"unknown input role '{role}'; roles: {', '.join(ROLES)}."
-                    f"{did_you_mean(role, ROLES)}",
-                    name,
-                )
+                as_param.append((role, value))  # decided once the metric is known
             elif role in named:
                 err(f"input.{role} is given twice", name)
             elif not column:
@@ -415,7 +440,12 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
             if name == "lifecycle_phase" and name in fields:  # Venturalitica repeats it
                 fields[name] = f"{_text(fields[name])},{_text(value)}"
             elif name in fields:
-                err(f"prop '{name}' is given twice", name)
+                err(
+                    f"prop '{name}' is given twice ('{_text(fields[name])}', then "
+                    f"'{_text(value)}')",
+                    name,
+                    "keep the one you mean; Venturalitica keeps the last one silently",
+                )
             else:
                 fields[name] = value
         else:
@@ -441,7 +471,7 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
     else:
         spec = REGISTRY[key]
         for role, spelled in aliased.items():
-            if key not in PRIVACY_KEYS:
+            if key not in PRIVACY_KEYS and spelled in ROLE_ALIASES:
                 err(
                     f"input.{spelled} applies to the privacy metrics "
                     f"({', '.join(sorted(PRIVACY_KEYS))}), not to '{key}'.",
@@ -476,7 +506,12 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                     f"no column is bound to role '{role}' (prop input.{role}); "
                     f"metric '{spec.key}' needs {', '.join(spec.inputs)}",
                     f"input.{role}",
-                    ROLE_HINTS.get(role, f"add a prop input.{role} naming the column"),
+                    ROLE_HINTS.get(
+                        role,
+                        f"add a prop input.{role} naming the column, or pass --bind "
+                        f"{role}=COLUMN (a policy that leaves it to the caller, as "
+                        "Venturalitica's enforce(target=..., prediction=...) does)",
+                    ),
                 )
         if spec.one_of and not any(
             r in named or r in bound or f"{cid}:{r}" in bound for r in spec.one_of
@@ -487,6 +522,7 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 f"input.{spec.one_of[0]}",
                 f"add a prop {roles} naming the column",
             )
+    others += _input_params(spec, as_param, others, cid, err, ctx)
     params, settings = _params(spec, others, err)
     if "bins" in params:
         from fairpolicy.policy.bins import BINS_HINT, parse_bins
@@ -561,6 +597,46 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
 
 
 Err = Callable[..., None]
+
+
+def _input_params(
+    spec: MetricSpec | None,
+    written: list[tuple[str, Any]],
+    others: list[tuple[str, Any]],
+    cid: str | None,
+    err: Err,
+    ctx: Ctx,
+) -> list[tuple[str, Any]]:
+    """``input.<name>`` props whose name is no role: Venturalitica passes every ``input.``
+    prop to its metric as a keyword, so one naming a parameter of the metric
+    (``input.average``, ``input.aggregation``) is that parameter, said once in the results
+    (:func:`fairpolicy.policy.dialect.summary`). Any other is an unknown role."""
+    declared = {p.name for p in spec.params} if spec is not None else set()
+    plain = {n for n, _ in others}
+    out: list[tuple[str, Any]] = []
+    for name, value in written:
+        if name in declared and name in plain:
+            err(
+                f"parameter '{name}' is given twice: as input.{name} (Venturalitica's "
+                f"spelling) and as {name}",
+                f"input.{name}",
+                "keep one of them",
+            )
+        elif name in declared:
+            out.append((name, value))
+            ctx.dialect_notes.append(f"param:{name}:{cid}")
+        else:
+            takes = (
+                f"; metric '{spec.key}' takes the parameters {', '.join(sorted(declared))}"
+                if spec is not None and declared
+                else ""
+            )
+            err(
+                f"unknown input role '{name}'; roles: {', '.join(ROLES)}{takes}."
+                f"{did_you_mean(name, [*ROLES, *declared])}",
+                f"input.{name}",
+            )
+    return out
 
 
 def _operator(value: Any, err: Err) -> Operator | None:

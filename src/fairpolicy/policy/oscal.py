@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # a param's values: catalogs and profiles only
     from fairpolicy.policy.params import ParamValue
 
 #: Root keys of the mapping forms, in the order error messages list them.
-ROOTS = ("assessment-plan", "component-definition", "catalog", "profile")
+ROOTS = ("assessment-plan", "component-definition", "catalog", "profile", "system-security-plan")
 
 #: Props fairpolicy reads past: OSCAL core names, prose, and governance metadata that
 #: Venturalitica's templates carry (its loader's profile properties and compiler output).
@@ -759,6 +759,8 @@ def _trestle_problems(root: str, body: Any, file: str | None, found: list[tuple[
         from trestle.oscal.catalog import Catalog as Model
     elif root == "profile":
         from trestle.oscal.profile import Profile as Model  # type: ignore[assignment]
+    elif root == "system-security-plan":
+        from trestle.oscal.ssp import SystemSecurityPlan as Model  # type: ignore[assignment]
     else:
         from trestle.oscal.component import (  # type: ignore[assignment]
             ComponentDefinition as Model,

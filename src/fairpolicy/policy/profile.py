@@ -131,8 +131,11 @@ def catalog_or_profile(
     if not isinstance(body, Mapping):
         ctx.add(f"'{root}' must be a mapping", file, key=root)
         return {}
-    if root == "catalog" and not check_keys(root, body, file, ctx):
-        return {}
+    if root == "catalog":
+        from fairpolicy.policy.forms import hybrid_catalog
+
+        if hybrid_catalog(body, file, ctx) or not check_keys(root, body, file, ctx):
+            return {}
     if not validate_oscal(root, body, file, ctx):
         return {}
     if root == "catalog":
@@ -285,6 +288,7 @@ def _make(
         line,
         props,
         title=node.get("title"),
+        description=node.get("description"),  # Venturalitica's catalogs write one
         objective_id=part_id(node, "assessment-objective"),
         statement_id=part_id(node, "statement"),
         prop_where={n: prop_where.get(n, where) for n, _ in props},
