@@ -33,6 +33,15 @@ interval of a gap (its lower end, alarming under ``<``/``<=``) or of a ratio (it
 end, under ``>``/``>=``), which :func:`fairpolicy.stats.rate_forms.bounds` already builds
 from the Šidák family at 1 − (1 − L)/2 — so asked at L = 1 − 2α_t, that end misses with
 probability ≤ α_t by the family's two-sided coverage alone. :func:`alarm_level` picks it.
+A caller that learns the interval's method only once it is computed uses
+:func:`window_level` (always valid), or recomputes a score interval at
+:func:`alarm_level`.
+
+Numbering. t is the window's place from the monitor's first window (not "the k-th window
+shown"), and a window's interval is computed once its window is closed: recomputing it from
+the same rows is not a new look (the interval is deterministic; bootstrap draws are
+seeded), but recomputing it after late rows arrive is, and the spending does not pay for
+it.
 
 Resolution. The level must be one the window's interval can actually resolve: a score
 interval (``method`` "score") is computed in closed form at any level, but a bootstrap
