@@ -215,7 +215,7 @@ def test_bad_alarm_arguments() -> None:
     with pytest.raises(ValueError, match="low > high"):
         sq.sequential_alarm([(0.3, 0.2)], 0.1, "<=")
     with pytest.raises(ValueError, match="threshold"):
-        sq.sequential_alarm([(0.3, 0.4)], True, "<=")  # type: ignore[arg-type]
+        sq.sequential_alarm([(0.3, 0.4)], True, "<=")
 
 
 def _control(op: Operator, threshold: Threshold) -> Control:
