@@ -8,7 +8,8 @@ difference, folded through |·|, its lower end from the family at 1 − α/2), a
 alarm is :func:`fairpolicy.stats.sequential.sequential_alarm`. Gates compared:
 
 - ``sequential``: window t's interval at ``window_level(t, α)`` = 1 − α_t (two-sided);
-- ``sequential, fold end``: at ``alarm_level`` = 1 − 2α_t (valid for a gap's lower end);
+- fold-end level (not used by the gate): at ``fold_end_level`` = 1 − 2α_t, to measure
+  what a one-sided level would gain;
 - ``any`` + ``ci_lower`` 95 %: fail if some window's 95 % interval lies above the threshold;
 - ``any`` + point: fail if some window's point gap (exact rational) exceeds the threshold.
 
@@ -53,7 +54,7 @@ STEP = 0.15
 RAMP = 0.005
 K = 20
 SCENARIOS = ("at threshold", "zero", "step", "ramp")
-SEQUENTIAL = ("sequential", "sequential, fold end")
+SEQUENTIAL = ("sequential", "fold-end level (not used)")
 CI95, POINT = "any + ci_lower 95 %", "any + point"
 RULES = (*SEQUENTIAL, CI95, POINT)
 CHECKED = 25  # runs per cell decided both ways (no shortcut) and compared
@@ -133,9 +134,7 @@ def simulate(
     p = np.stack([BASE + g, np.full(WINDOWS, BASE)], axis=1)
     levels = {
         "sequential": [sq.window_level(t, alpha) for t in range(1, WINDOWS + 1)],
-        "sequential, fold end": [
-            sq.alarm_level(t, alpha, "score", "gap", OP) for t in range(1, WINDOWS + 1)
-        ],
+        "fold-end level (not used)": [sq.fold_end_level(t, alpha) for t in range(1, WINDOWS + 1)],
     }
     got: dict[str, list[int | None]] = {r: [] for r in RULES}
     for r in range(runs):
@@ -202,6 +201,34 @@ def exact_union(
     return total, worst, ignored
 
 
+def ratio_corner(n: int, m2: int, horizon: int, alpha: float) -> tuple[float, float, float, float]:
+    """``min ÷ max >= 0.8`` with group 2's true rate 1 (seen as m2/m2 every window) and group
+    1's 0.8: (Σ_t P(alarm_t) with the score interval alone, with the exact-box
+    confirmation, and the largest P(alarm_t)/α_t of each), over ``horizon`` windows,
+    exactly (enumerating x1; an alarm needs x1 small, so the scan stops at the first x1
+    that does not alarm)."""
+    from scipy.stats import binom
+
+    w = [float(v) for v in binom.pmf(np.arange(n + 1), n, 0.8)]
+    thr = Fraction(4, 5)
+    score = boxed = worst_s = worst_b = 0.0
+    for t in range(1, horizon + 1):
+        level, a_t = sq.window_level(t, alpha), float(sq.spending(t, alpha))
+        s_t = b_t = 0.0
+        for x1 in range(n + 1):
+            props = [[pr.Proportion(float(x1), float(n)), pr.Proportion(float(m2), float(m2))]]
+            iv = rf.bounds("ratio", "one", props, level)
+            if not sq.violates(*iv, thr, ">="):
+                break
+            s_t += w[x1]
+            both = sq.confirmed(iv, sq.exact_box("ratio", props, level))
+            if both[0] is not None and both[1] is not None and sq.violates(*both, thr, ">="):
+                b_t += w[x1]
+        score, boxed = score + s_t, boxed + b_t
+        worst_s, worst_b = max(worst_s, s_t / a_t), max(worst_b, b_t / a_t)
+    return score, boxed, worst_s, worst_b
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=2000, help="runs per no-drift cell")
@@ -212,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20261128)
     ap.add_argument("--exact", default="", help="sizes for the exact union bound, e.g. 30,100")
     ap.add_argument(
-        "--parts", default="null,drift", help="which tables: null, drift (and --exact's)"
+        "--parts",
+        default="null,drift",
+        help="which tables: null, drift, ratio (and --exact's)",
     )
     args = ap.parse_args(argv)
     alpha, runs = args.alpha, args.runs
@@ -232,6 +261,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n({time.time() - start:.0f} s)\n")
     if args.exact:
         exact(args.exact, alpha)
+        print(f"\n({time.time() - start:.0f} s)")
+    if "ratio" in parts:
+        print(
+            "\nRatio at a boundary rate (min ÷ max >= 0.8, true rates 0.8 and 1), exactly: "
+            "Σ_t P(alarm_t) and max_t P(alarm_t)/α_t, score interval alone vs confirmed by "
+            "the exact box.\n"
+        )
+        print(
+            "| rows (groups 1, 2) | windows | score alone | max / α_t | confirmed "
+            "| max / α_t | α spent |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for n, m2 in ((30, 60), (44, 88), (72, 144)):
+            for horizon in (52, 1000):
+                sc, bx, ws, wb = ratio_corner(n, m2, horizon, alpha)
+                print(
+                    f"| {n}, {m2} | {horizon} | {sc:.4f} | {ws:.2f} | {bx:.4f} | {wb:.2f} | "
+                    f"{sq.spent(horizon, alpha):.4f} |",
+                    flush=True,
+                )
         print(f"\n({time.time() - start:.0f} s)")
     return 0
 
@@ -281,7 +330,7 @@ def exact(sizes: str, alpha: float) -> None:
     print("|---:|---|---|---:|---:|---:|---:|")
     for n in (int(s) for s in sizes.split(",")):
         for p1, p2 in ((0.55, 0.45), (0.15, 0.05)):
-            for rule in ("sequential", "sequential, fold end"):
+            for rule in ("sequential", "fold-end level (not used)"):
                 total, worst, ign = exact_union(n, p1, p2, alpha, rule)
                 print(
                     f"| {n} | {p1}/{p2} | {rule} | {total:.3e} | "

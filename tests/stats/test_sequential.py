@@ -164,15 +164,84 @@ def test_bad_resolution_arguments() -> None:
             sq.resolution("score", bad)
 
 
-def test_fold_end_truth_table() -> None:
-    assert sq.fold_end("score", "gap", "<=") and sq.fold_end("score", "gap", "<")
-    assert sq.fold_end("score", "ratio", ">=") and sq.fold_end("score", "ratio", ">")
-    assert not sq.fold_end("score", "gap", ">=")  # reads the gap's upper end
-    assert not sq.fold_end("score", "ratio", "<=")
-    assert not sq.fold_end("score", "min", "<=")
-    assert not sq.fold_end("band", "gap", "<=")  # a bootstrap end: no such guarantee
-    assert sq.alarm_level(5, 0.05, "score", "gap", "<=") == sq.fold_end_level(5, 0.05)
-    assert sq.alarm_level(5, 0.05, "band", "gap", "<=") == sq.window_level(5, 0.05)
+def test_fold_end_level_is_not_what_the_gate_uses() -> None:
+    for t in (1, 52, 1000):
+        assert sq.fold_end_level(t, 0.05) < sq.window_level(t, 0.05)
+        assert Fraction(sq.fold_end_level(t, 0.05)) >= 1 - 2 * sq.spending(t, 0.05)
+    assert sq.needs_box("score", "ratio")
+    assert not sq.needs_box("score", "gap") and not sq.needs_box("band", "ratio")
+
+
+# ---------------------------------------------------------------- the exact box
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    xs=st.lists(st.tuples(st.integers(0, 40), st.integers(1, 40)), min_size=2, max_size=4),
+    level=st.sampled_from([0.5, 0.95, 0.999]),
+    reduce=st.sampled_from(["gap", "ratio", "min", "max"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_exact_box_projects_the_box(
+    xs: list[tuple[int, int]], level: float, reduce: str, seed: int
+) -> None:
+    """Every rate vector inside the box of Clopper–Pearson intervals has its value inside
+    [low, high], and the ends are attained (by a corner, or by equal rates)."""
+    props = [pr.Proportion(float(min(x, m)), float(m)) for x, m in xs]
+    low, high = sq.exact_box(reduce, [props], level)
+    each = 1.0 - pr.sidak(level, len(props))
+    box = [pr.clopper_pearson(q.x, q.m, each) for q in props]
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform([a for a, _ in box], [b for _, b in box], size=(400, len(box)))
+    corners = np.array(list(itertools.product(*box)))
+    pts = np.vstack([pts, corners])
+    # every rate pulled towards the smallest upper end: the rates as close as the box lets
+    # them be (all equal when the intervals share a point)
+    lo_, hi_ = np.array([a for a, _ in box]), np.array([b for _, b in box])
+    pts = np.vstack([pts, np.clip(hi_.min(), lo_, hi_)])
+
+    def value(p: np.ndarray) -> float:
+        if reduce == "gap":
+            return float(p.max() - p.min())
+        if reduce == "ratio":
+            return float(p.min() / p.max()) if p.max() > 0 else 1.0
+        return float(p.min() if reduce == "min" else p.max())
+
+    vals = [value(p) for p in pts]
+    assert low - 1e-12 <= min(vals) and max(vals) <= high + 1e-12
+    assert max(vals) >= high - 1e-9  # both ends attained
+    assert min(vals) <= low + 1e-9
+
+
+def test_exact_box_coverage_is_exact_at_small_n() -> None:
+    """Each group's Clopper–Pearson interval at the Šidák share covers its rate with
+    probability ≥ that share for every p (exact sums), so the box covers ≥ level."""
+    level, n = 0.99, 12
+    each = 1.0 - pr.sidak(level, 2)
+    ivs = [pr.clopper_pearson(float(x), float(n), each) for x in range(n + 1)]
+    for p in np.linspace(0.001, 0.999, 181):
+        pmf = binom.pmf(np.arange(n + 1), n, p)
+        cover = sum(w for w, (a, b) in zip(pmf, ivs, strict=True) if a <= p <= b)
+        assert cover >= 1.0 - each - 1e-12
+
+
+def test_bad_exact_box_arguments() -> None:
+    one = [pr.Proportion(3.0, 10.0)]
+    with pytest.raises(ValueError, match="two groups"):
+        sq.exact_box("gap", [one], 0.95)
+    with pytest.raises(ValueError, match="reduce"):
+        sq.exact_box("sum", [one * 2], 0.95)
+    with pytest.raises(ValueError, match="level"):
+        sq.exact_box("gap", [one * 2], 1.0)
+
+
+def test_confirmed_is_the_hull() -> None:
+    assert sq.confirmed((0.2, 0.3), (0.1, 0.35)) == (0.1, 0.35)
+    assert sq.confirmed((0.2, 0.3), (None, None)) == (None, None)
+    assert sq.confirmed((None, 0.3), (0.1, 0.2)) == (None, None)
+    # the hull violates only when both do
+    assert sq.sequential_alarm([sq.confirmed((0.11, 0.2), (0.09, 0.3))], 0.1, "<=") is None
+    assert sq.sequential_alarm([sq.confirmed((0.11, 0.2), (0.105, 0.3))], 0.1, "<=") == 0
 
 
 # ---------------------------------------------------------------- the alarm
@@ -303,7 +372,7 @@ def test_simulated_horizon_false_alarms_within_alpha() -> None:
     within 3 Monte Carlo s.e.; ``any`` with the 95 % ci_lower rule is far above α."""
     n, alpha, runs, windows = 1000, 0.05, 500, 52
     rng = np.random.default_rng(20261128)
-    levels = [sq.alarm_level(t, alpha, "score", "gap", "<=") for t in range(1, windows + 1)]
+    levels = [sq.window_level(t, alpha) for t in range(1, windows + 1)]
     seq = fixed = 0
     for _ in range(runs):
         xs = rng.binomial(n, [0.55, 0.45], size=(windows, 2))
@@ -319,3 +388,26 @@ def test_simulated_horizon_false_alarms_within_alpha() -> None:
     se = math.sqrt(alpha * (1 - alpha) / runs)
     assert seq / runs <= alpha + 3 * se
     assert fixed / runs > alpha + 3 * se
+
+
+def _ratio_alarm_at_a_boundary_rate(n: int, m2: int, t: int, box: bool) -> float:
+    """P(window t alarms) for ``min ÷ max >= 0.8`` when group 2's true rate is 1 (seen as
+    m2/m2 every window) and group 1's is 0.8, exactly (enumerating x1)."""
+    level = sq.window_level(t, 0.05)
+    total = 0.0
+    for x1, w in enumerate(binom.pmf(np.arange(n + 1), n, 0.8)):
+        props = [[pr.Proportion(float(x1), float(n)), pr.Proportion(float(m2), float(m2))]]
+        iv: tuple[float | None, float | None] = rf.bounds("ratio", "one", props, level)
+        if box:
+            iv = sq.confirmed(iv, sq.exact_box("ratio", props, level))
+        total += w * (sq.sequential_alarm([iv], Fraction(4, 5), ">=") == 0)
+    return total
+
+
+@pytest.mark.parametrize(("n", "m2", "t"), [(30, 60, 1000), (44, 88, 52), (37, 74, 200)])
+def test_ratio_alarms_need_the_exact_box(n: int, m2: int, t: int) -> None:
+    """Koopman's score interval alone alarms more often than α_t at a boundary rate
+    (the gate would be invalid); confirmed by the exact box, it stays within α_t."""
+    a_t = float(sq.spending(t, 0.05))
+    assert _ratio_alarm_at_a_boundary_rate(n, m2, t, box=False) > 1.5 * a_t
+    assert _ratio_alarm_at_a_boundary_rate(n, m2, t, box=True) <= a_t

@@ -26,16 +26,17 @@ value, so under drift they answer another question.
 
 Which level. :func:`window_level` is the *two-sided* level 1 − α_t: the argument above
 needs only the interval's coverage, not how its misses split between the sides, so it
-holds for every interval method and every end. The alarm reads one end only, so a level
-whose one violating-side miss is ≤ α_t would do; :func:`fold_end_level` (1 − 2α_t) is
-that level for the one case where the code guarantees it: the end at the fold of a score
-interval of a gap (its lower end, alarming under ``<``/``<=``) or of a ratio (its upper
-end, under ``>``/``>=``), which :func:`fairpolicy.stats.rate_forms.bounds` already builds
-from the Šidák family at 1 − (1 − L)/2 — so asked at L = 1 − 2α_t, that end misses with
-probability ≤ α_t by the family's two-sided coverage alone. :func:`alarm_level` picks it.
-A caller that learns the interval's method only once it is computed uses
-:func:`window_level` (always valid), or recomputes a score interval at
-:func:`alarm_level`.
+holds for every interval method and every end. The alarm reads one end only, and a
+gap's lower end is already built at 1 − (1 − L)/2 (:mod:`fairpolicy.stats.rate_forms`),
+so the one-sided level :func:`fold_end_level` (1 − 2α_t) would do *if* the score family
+held its coverage at such levels; exact enumeration shows Koopman's ratio interval does
+not at a boundary rate, so the gate does not use it (docs/statistics.md measures both).
+
+Ratios are confirmed. At the extreme levels the gate uses (z ≈ 3.3–4.5), a score
+interval's tails are asymptotic; for ratios (Koopman) they are measurably wrong at a
+boundary rate, so a ratio window alarms only when the exact box of Clopper–Pearson
+intervals (:func:`exact_box`, valid at every n) lies on the violating side too
+(:func:`needs_box`, :func:`confirmed`).
 
 Numbering. t is the window's place from the monitor's first window (not "the k-th window
 shown"), and a window's interval is computed once its window is closed: recomputing it from
@@ -50,8 +51,8 @@ replicates' range. :func:`resolution` says whether a method with B replicates re
 level; a window that does not cannot alarm (INCONCLUSIVE, naming the resamples needed):
 pass it to :func:`sequential_alarm` as ``(None, None)``.
 
-This module imports only :mod:`fairpolicy.exact` (and, for the percentile tails, the
-constant :data:`fairpolicy.stats.bootstrap.WIDEN`).
+This module imports only :mod:`fairpolicy.exact` at import time (and, when called, the
+constant :data:`fairpolicy.stats.bootstrap.WIDEN` and :mod:`fairpolicy.stats.proportions`).
 """
 
 from __future__ import annotations
@@ -60,9 +61,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from fairpolicy.exact import Bound, Op, compare, decimal_fraction, float_bound
+
+if TYPE_CHECKING:
+    from fairpolicy.stats.proportions import Proportion
 
 #: H of the spending function: the window by which half of α is spent (52 weekly
 #: windows: one year). Σ_{s ≤ T} α_s = α·T/(T + H).
@@ -165,37 +169,14 @@ def window_level(t: int, alpha: float | Fraction, horizon: int = HORIZON) -> flo
 
 
 def fold_end_level(t: int, alpha: float | Fraction, horizon: int = HORIZON) -> float:
-    """1 − 2α_t, rounded up: the level for a *score* interval whose alarming end is the
-    end at the fold (a gap's lower end, a ratio's upper end), which
-    :func:`fairpolicy.stats.rate_forms.bounds` builds from the family at 1 − (1 − L)/2,
-    so it misses its side with probability ≤ α_t. Not valid for any other end or
-    method (a bootstrap end, the gap's upper end, min/max forms): use
-    :func:`window_level` there."""
+    """1 − 2α_t, rounded up: measured, **not used** by the gate. A score interval's end at
+    the fold (a gap's lower end, a ratio's upper end) is built by
+    :func:`fairpolicy.stats.rate_forms.bounds` from the family at 1 − (1 − L)/2, so at
+    L = 1 − 2α_t it would miss its side with probability ≤ α_t *if* the family's coverage
+    held at that level. It does not hold for Koopman's ratio at a boundary rate (1.3 α_t at
+    80 rows per group, window 1; :func:`needs_box`), and for gaps it held in every scan
+    (≤ 0.86 α_t) without a proof, so the gate keeps the two-sided :func:`window_level`."""
     return _up(1 - 2 * spending(t, alpha, horizon))
-
-
-def fold_end(method: str, reduce: str, op: str) -> bool:
-    """Whether the alarm under ``op`` reads the end at the fold of a score interval:
-    a gap (``reduce`` "gap") under ``<``/``<=`` alarms on its lower end, a ratio under
-    ``>``/``>=`` on its upper end, both built at 1 − (1 − L)/2."""
-    if method not in SCORE_METHODS:
-        return False
-    return (reduce == "gap" and op in ("<", "<=")) or (reduce == "ratio" and op in (">", ">="))
-
-
-def alarm_level(
-    t: int,
-    alpha: float | Fraction,
-    method: str,
-    reduce: str,
-    op: str,
-    horizon: int = HORIZON,
-) -> float:
-    """The level to compute window t's interval at for the alarm: :func:`fold_end_level`
-    where :func:`fold_end` holds, else :func:`window_level`."""
-    if fold_end(method, reduce, op):
-        return fold_end_level(t, alpha, horizon)
-    return window_level(t, alpha, horizon)
 
 
 # ---------------------------------------------------------------- resolution
@@ -275,6 +256,88 @@ def resolution(method: str, level: float, resamples: int | None = None) -> Resol
     )
 
 
+# ---------------------------------------------------------------- the exact box
+
+
+def exact_box(
+    reduce: str, parts: Sequence[Sequence[Proportion]], level: float, combine: str = "one"
+) -> tuple[float, float]:
+    """[low, high] of ``combine`` over the parts of ``reduce`` ("gap": max − min, "ratio":
+    min ÷ max, "min", "max") of the true rates, from a box of exact Clopper–Pearson
+    intervals of every (part, group) rate, each at the Šidák level ``level ** (1 / k)``
+    (k rates).
+
+    Valid at every sample size and level, not asymptotically: a Clopper–Pearson interval
+    of x ~ Binomial(m, p) covers p with probability ≥ its level for every p and m
+    (Clopper & Pearson 1934), the rates of different groups (and the TPR and FPR parts)
+    rest on disjoint rows, so the box covers every rate at once with probability
+    ≥ Π level^(1/k) = ``level``, and then the true value lies in the projection. With
+    whole counts only (under survey weights the effective counts are not binomial).
+    Wider than the score interval: :func:`confirmed` uses it to confirm a score alarm
+    where the score interval's extreme tails are not trusted (:func:`needs_box`)."""
+    from fairpolicy.stats import proportions as pr
+    from fairpolicy.stats.bands import Combine
+    from fairpolicy.stats.bands import combine as combine_values
+
+    if reduce not in ("gap", "ratio", "min", "max"):
+        raise ValueError(f"reduce must be gap, ratio, min or max, got {reduce!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    k = sum(len(p) for p in parts)
+    if k == 0 or any(len(p) < (1 if reduce in ("min", "max") else 2) for p in parts):
+        raise ValueError(
+            f"{reduce} needs {'one group' if reduce in ('min', 'max') else 'two groups'} per part"
+        )
+    alpha_each = 1.0 - pr.sidak(level, k)
+    lows, highs = [], []
+    for part in parts:
+        ivs = [(0.0, 1.0) if q.m <= 0 else pr.clopper_pearson(q.x, q.m, alpha_each) for q in part]
+        lo = [a for a, _ in ivs]
+        hi = [b for _, b in ivs]
+        others = [(i, j) for i in range(len(part)) for j in range(len(part)) if i != j]
+        # the extremes need two different groups; equal rates need a common point
+        if reduce == "gap":
+            lows.append(max(0.0, max(lo) - min(hi)))
+            highs.append(max(hi[i] - lo[j] for i, j in others))
+        elif reduce == "ratio":
+            lows.append(min(lo[i] / hi[j] if hi[j] > 0 else 1.0 for i, j in others))
+            highs.append(1.0 if max(lo) <= min(hi) else min(hi) / max(lo))
+        elif reduce == "min":
+            lows.append(min(lo))
+            highs.append(min(hi))
+        else:
+            lows.append(max(lo))
+            highs.append(max(hi))
+    how = cast("Combine", combine)
+    return combine_values(lows, how), combine_values(highs, how)
+
+
+def needs_box(method: str, reduce: str) -> bool:
+    """Whether a window's score alarm must be confirmed by :func:`exact_box`: for a ratio
+    (Koopman's interval). At the extreme levels the gate uses, Koopman's tails are not
+    what the level says at a boundary rate: with one group's true rate 1 (observed m/m
+    every window) and the other's at the threshold ratio, exact enumeration gives a window
+    alarm probability up to 4.5 α_t (30 vs 60 rows, window 1000) and a horizon of 0.065 > α
+    over 1000 windows (docs/statistics.md). No such excess was found for gaps (Newcombe),
+    min or max (Wilson/Clopper–Pearson) in the scans there."""
+    return method in SCORE_METHODS and reduce == "ratio"
+
+
+def confirmed(
+    score: tuple[float | None, float | None],
+    box: tuple[float | None, float | None],
+) -> tuple[float | None, float | None]:
+    """The interval the alarm reads when a score alarm needs confirmation: the hull of the
+    score interval and the exact box (it lies wholly on the violating side only when both
+    do), so a false alarm needs the exact box to miss — probability ≤ 1 − level, at every
+    sample size."""
+    if None in score or None in box:
+        return (None, None)
+    s_lo, s_hi = cast("tuple[float, float]", score)
+    b_lo, b_hi = cast("tuple[float, float]", box)
+    return (min(s_lo, b_lo), max(s_hi, b_hi))
+
+
 # ---------------------------------------------------------------- the alarm
 
 
@@ -320,7 +383,8 @@ def sequential_alarm(
     on the violating side of ``op threshold`` (:func:`violates`), else None.
 
     ``intervals[i]`` is window t = i + 1's interval, computed at :func:`window_level`
-    (t, α) (or :func:`alarm_level`) — the caller computes it; this function only reads
+    (t, α) — the caller computes it (for a ratio, :func:`confirmed` of the score interval
+    and the :func:`exact_box` at the same level); this function only reads
     it. A window without an interval, or one its method cannot resolve
     (:func:`resolution`), is passed as ``(None, None)`` and never alarms; a NaN end
     counts as no interval. An interval with low > high is refused (ValueError)."""
