@@ -7,7 +7,10 @@ monitored over 52 weekly windows of ``n`` rows per group, drawn afresh each week
 difference, folded through |·|, its lower end from the family at 1 − α/2), and the
 alarm is :func:`fairpolicy.stats.sequential.sequential_alarm`. Gates compared:
 
-- ``sequential``: window t's interval at ``window_level(t, α)`` = 1 − α_t (two-sided);
+- ``sequential`` (the gate): window t's score interval at ``window_level(t, α)`` =
+  1 − α_t (two-sided), confirmed by the exact Clopper–Pearson box at the same level
+  (``sequential.confirmed``, ``exact_box``);
+- the score interval alone at the same level (what the gate would be without the box);
 - fold-end level (not used by the gate): at ``fold_end_level`` = 1 − 2α_t, to measure
   what a one-sided level would gain;
 - ``any`` + ``ci_lower`` 95 %: fail if some window's 95 % interval lies above the threshold;
@@ -22,7 +25,7 @@ that never detect count as ∞, so the median exists only when more than half de
 its 95 % distribution-free Monte Carlo interval (order statistics), the share detected
 by week 52 and the share that alarmed before k (false alarms).
 
-Two exact shortcuts skip intervals that cannot alarm (:func:`first_alarms_fast`); the
+Exact shortcuts skip intervals that cannot alarm (:func:`first_alarms_fast`); the
 first runs of every cell are decided both ways and must agree.
 
 ``--exact``: for small n, each window's false-alarm probability at the threshold is
@@ -54,7 +57,8 @@ STEP = 0.15
 RAMP = 0.005
 K = 20
 SCENARIOS = ("at threshold", "zero", "step", "ramp")
-SEQUENTIAL = ("sequential", "fold-end level (not used)")
+GATE, ALONE, FOLD = "sequential", "score interval alone", "fold-end level (not used)"
+SEQUENTIAL = (GATE, ALONE, FOLD)
 CI95, POINT = "any + ci_lower 95 %", "any + point"
 RULES = (*SEQUENTIAL, CI95, POINT)
 CHECKED = 25  # runs per cell decided both ways (no shortcut) and compared
@@ -65,6 +69,18 @@ def interval(x1: int, x2: int, n: int, level: float) -> tuple[float, float]:
     return rf.bounds("gap", "one", props, level)
 
 
+def box(x1: int, x2: int, n: int, level: float) -> tuple[float, float]:
+    props = [pr.Proportion(float(x1), float(n)), pr.Proportion(float(x2), float(n))]
+    lo, hi = sq.exact_box("gap", [props], level)
+    return float(lo), float(hi)
+
+
+def gate_interval(x1: int, x2: int, n: int, level: float) -> tuple[float | None, float | None]:
+    """What the ``sequential`` gate reads: the score interval confirmed by the exact box."""
+    lo, hi = sq.confirmed(interval(x1, x2, n, level), box(x1, x2, n, level))
+    return lo, hi
+
+
 def first_alarms(
     xs: np.ndarray, n: int, alpha: float, levels: dict[str, list[float]]
 ) -> dict[str, int | None]:
@@ -72,8 +88,9 @@ def first_alarms(
     interval computed and the sequential rules decided by ``sequential_alarm`` (slow)."""
     out: dict[str, int | None] = {}
     for rule in SEQUENTIAL:
+        make = gate_interval if rule == GATE else interval
         ivs: list[tuple[float | None, float | None]] = [
-            interval(int(a), int(b), n, lv) for (a, b), lv in zip(xs, levels[rule], strict=True)
+            make(int(a), int(b), n, lv) for (a, b), lv in zip(xs, levels[rule], strict=True)
         ]
         i = sq.sequential_alarm(ivs, THRESHOLD, OP)
         out[rule] = None if i is None else i + 1
@@ -89,26 +106,34 @@ def first_alarms(
 def first_alarms_fast(
     xs: np.ndarray, n: int, alpha: float, levels: dict[str, list[float]]
 ) -> dict[str, int | None]:
-    """:func:`first_alarms` with two exact shortcuts (checked against it on the first
-    runs of every cell): the folded lower end never exceeds the point gap |d| (Newcombe's
-    interval holds d), so a window with |d| ≤ threshold alarms under no rule; and the lower
-    end falls as the level rises (Wilson intervals nest), so a window whose 95 % lower end
-    is ≤ threshold cannot alarm at the sequential levels (all above 0.95)."""
+    """:func:`first_alarms` with exact shortcuts (checked against it on the first runs of
+    every cell): the folded lower end never exceeds the point gap |d| (Newcombe's interval
+    holds d), so a window with |d| ≤ threshold alarms under no rule; the lower end falls as
+    the level rises (Wilson intervals nest), so a window whose 95 % lower end is ≤
+    threshold cannot alarm at the sequential levels (all above 0.95); and the gate's
+    confirmed interval alarms only where the score interval alone does."""
     out: dict[str, int | None] = dict.fromkeys(RULES)
     for t, (a, b) in enumerate(xs, start=1):
-        if Fraction(abs(int(a) - int(b)), n) <= THRESHOLD:
+        x1, x2 = int(a), int(b)
+        if Fraction(abs(x1 - x2), n) <= THRESHOLD:
             continue
         if out[POINT] is None:
             out[POINT] = t
-        if not sq.violates(*interval(int(a), int(b), n, 0.95), THRESHOLD, OP):
+        if not sq.violates(*interval(x1, x2, n, 0.95), THRESHOLD, OP):
             continue
         if out[CI95] is None:
             out[CI95] = t
-        for rule in SEQUENTIAL:
-            if out[rule] is None:
-                lv = levels[rule][t - 1]
-                if sq.violates(*interval(int(a), int(b), n, lv), THRESHOLD, OP):
-                    out[rule] = t
+        if out[FOLD] is None and sq.violates(
+            *interval(x1, x2, n, levels[FOLD][t - 1]), THRESHOLD, OP
+        ):
+            out[FOLD] = t
+        level = levels[GATE][t - 1]
+        if not sq.violates(*interval(x1, x2, n, level), THRESHOLD, OP):
+            continue
+        if out[ALONE] is None:
+            out[ALONE] = t
+        if out[GATE] is None and sq.violates(*box(x1, x2, n, level), THRESHOLD, OP):
+            out[GATE] = t
     return out
 
 
@@ -133,8 +158,9 @@ def simulate(
     g = np.asarray(gaps(scenario))
     p = np.stack([BASE + g, np.full(WINDOWS, BASE)], axis=1)
     levels = {
-        "sequential": [sq.window_level(t, alpha) for t in range(1, WINDOWS + 1)],
-        "fold-end level (not used)": [sq.fold_end_level(t, alpha) for t in range(1, WINDOWS + 1)],
+        GATE: [sq.window_level(t, alpha) for t in range(1, WINDOWS + 1)],
+        ALONE: [sq.window_level(t, alpha) for t in range(1, WINDOWS + 1)],
+        FOLD: [sq.fold_end_level(t, alpha) for t in range(1, WINDOWS + 1)],
     }
     got: dict[str, list[int | None]] = {r: [] for r in RULES}
     for r in range(runs):
@@ -189,7 +215,7 @@ def exact_union(
     ignored = max(0.0, 1.0 - float(w.sum()))
     total = worst = 0.0
     for t in range(1, WINDOWS + 1):
-        lv = sq.window_level(t, alpha) if rule == "sequential" else sq.fold_end_level(t, alpha)
+        lv = sq.window_level(t, alpha) if rule == ALONE else sq.fold_end_level(t, alpha)
         before = total
         for i, x1 in enumerate(a):
             for j, x2 in enumerate(b):
@@ -330,7 +356,7 @@ def exact(sizes: str, alpha: float) -> None:
     print("|---:|---|---|---:|---:|---:|---:|")
     for n in (int(s) for s in sizes.split(",")):
         for p1, p2 in ((0.55, 0.45), (0.15, 0.05)):
-            for rule in ("sequential", "fold-end level (not used)"):
+            for rule in (ALONE, FOLD):
                 total, worst, ign = exact_union(n, p1, p2, alpha, rule)
                 print(
                     f"| {n} | {p1}/{p2} | {rule} | {total:.3e} | "

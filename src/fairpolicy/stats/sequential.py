@@ -30,13 +30,15 @@ holds for every interval method and every end. The alarm reads one end only, and
 gap's lower end is already built at 1 − (1 − L)/2 (:mod:`fairpolicy.stats.rate_forms`),
 so the one-sided level :func:`fold_end_level` (1 − 2α_t) would do *if* the score family
 held its coverage at such levels; exact enumeration shows Koopman's ratio interval does
-not at a boundary rate, so the gate does not use it (docs/statistics.md measures both).
+not at a boundary rate, so the gate does not use it (docs/statistics.md measures it).
 
-Ratios are confirmed. At the extreme levels the gate uses (z ≈ 3.3–4.5), a score
-interval's tails are asymptotic; for ratios (Koopman) they are measurably wrong at a
-boundary rate, so a ratio window alarms only when the exact box of Clopper–Pearson
+Score alarms are confirmed. At the extreme levels the gate uses (z ≈ 3.3–4.5), a score
+interval's tails are asymptotic and measurably wrong at small counts and at rates near 0
+or 1 (up to 255 α_t for one Wilson rate; exact enumeration, docs/statistics.md), so a
+window of a score-interval control alarms only when the exact box of Clopper–Pearson
 intervals (:func:`exact_box`, valid at every n) lies on the violating side too
-(:func:`needs_box`, :func:`confirmed`).
+(:func:`needs_box`, :func:`confirmed`): the gate's error bound then holds at every sample
+size, not only asymptotically.
 
 Numbering. t is the window's place from the monitor's first window (not "the k-th window
 shown"), and a window's interval is computed once its window is closed: recomputing it from
@@ -173,9 +175,9 @@ def fold_end_level(t: int, alpha: float | Fraction, horizon: int = HORIZON) -> f
     the fold (a gap's lower end, a ratio's upper end) is built by
     :func:`fairpolicy.stats.rate_forms.bounds` from the family at 1 − (1 − L)/2, so at
     L = 1 − 2α_t it would miss its side with probability ≤ α_t *if* the family's coverage
-    held at that level. It does not hold for Koopman's ratio at a boundary rate (1.3 α_t at
-    80 rows per group, window 1; :func:`needs_box`), and for gaps it held in every scan
-    (≤ 0.86 α_t) without a proof, so the gate keeps the two-sided :func:`window_level`."""
+    held at that level. It does not hold at extreme levels (:func:`needs_box`; Koopman's
+    ratio at a boundary rate: 1.3 α_t at 80 rows per group, window 1), and the exact box
+    confirming an alarm is two-sided, so the gate keeps the two-sided :func:`window_level`."""
     return _up(1 - 2 * spending(t, alpha, horizon))
 
 
@@ -273,8 +275,8 @@ def exact_box(
     rest on disjoint rows, so the box covers every rate at once with probability
     ≥ Π level^(1/k) = ``level``, and then the true value lies in the projection. With
     whole counts only (under survey weights the effective counts are not binomial).
-    Wider than the score interval: :func:`confirmed` uses it to confirm a score alarm
-    where the score interval's extreme tails are not trusted (:func:`needs_box`)."""
+    Wider than the score interval: :func:`confirmed` uses it to confirm a score alarm,
+    whose extreme tails are not trusted (:func:`needs_box`)."""
     from fairpolicy.stats import proportions as pr
     from fairpolicy.stats.bands import Combine
     from fairpolicy.stats.bands import combine as combine_values
@@ -312,15 +314,17 @@ def exact_box(
     return combine_values(lows, how), combine_values(highs, how)
 
 
-def needs_box(method: str, reduce: str) -> bool:
-    """Whether a window's score alarm must be confirmed by :func:`exact_box`: for a ratio
-    (Koopman's interval). At the extreme levels the gate uses, Koopman's tails are not
-    what the level says at a boundary rate: with one group's true rate 1 (observed m/m
-    every window) and the other's at the threshold ratio, exact enumeration gives a window
-    alarm probability up to 4.5 α_t (30 vs 60 rows, window 1000) and a horizon of 0.065 > α
-    over 1000 windows (docs/statistics.md). No such excess was found for gaps (Newcombe),
-    min or max (Wilson/Clopper–Pearson) in the scans there."""
-    return method in SCORE_METHODS and reduce == "ratio"
+def needs_box(method: str) -> bool:
+    """Whether a window's alarm must be confirmed by :func:`exact_box`: for every score
+    interval. At the extreme levels the gate uses (z ≈ 3.3–4.5) the score intervals' tails
+    are not what the level says where counts are small or rates near 0 or 1 — exact
+    enumeration (docs/statistics.md): Koopman's ratio with one true rate 1 alarms up to
+    5.2 α_t per window (30 vs 60 rows), a horizon of 0.065 > α over 1000 windows;
+    Newcombe's gap at rates 0.05 vs 0 with 50 vs 400 rows 3.1 α_t at week 52; a single
+    Wilson rate at p = 0.02, 20 rows, 255 α_t. Confirmed by the exact box none exceeds
+    α_t. Bootstrap intervals cannot be confirmed this way (their statistics are not
+    binomial rates); their validity stays asymptotic (and :func:`resolution` applies)."""
+    return method in SCORE_METHODS
 
 
 def confirmed(
@@ -383,8 +387,8 @@ def sequential_alarm(
     on the violating side of ``op threshold`` (:func:`violates`), else None.
 
     ``intervals[i]`` is window t = i + 1's interval, computed at :func:`window_level`
-    (t, α) — the caller computes it (for a ratio, :func:`confirmed` of the score interval
-    and the :func:`exact_box` at the same level); this function only reads
+    (t, α) — the caller computes it (for a score interval, :func:`confirmed` of it and the
+    :func:`exact_box` at the same level); this function only reads
     it. A window without an interval, or one its method cannot resolve
     (:func:`resolution`), is passed as ``(None, None)`` and never alarms; a NaN end
     counts as no interval. An interval with low > high is refused (ValueError)."""
