@@ -434,3 +434,20 @@ def test_gap_alarms_need_the_exact_box_at_small_rates(n1: int, n2: int, p1: floa
     a_t = float(sq.spending(t, 0.05))
     assert _gap_alarm_at_a_small_rate(n1, n2, p1, t, box=False) > 1.5 * a_t
     assert _gap_alarm_at_a_small_rate(n1, n2, p1, t, box=True) <= a_t
+
+
+def test_one_rate_alarms_need_the_exact_box() -> None:
+    """``max <= 0.02`` with one group at exactly 0.02 and 20 rows, window 1000: Wilson's
+    lower limit of a few events is far too high at z ≈ 4.5 — the score interval alone
+    alarms over 100 α_t; confirmed by the exact Clopper–Pearson interval, within α_t."""
+    t, n, p = 1000, 20, 0.02
+    level, thr, a_t = sq.window_level(t, 0.05), Fraction(1, 50), float(sq.spending(t, 0.05))
+    alone = boxed = 0.0
+    for x, w in enumerate(binom.pmf(np.arange(n + 1), n, p)):
+        props = [[pr.Proportion(float(x), float(n))]]
+        iv: tuple[float | None, float | None] = rf.bounds("max", "one", props, level)
+        alone += w * sq.violates(*rf.bounds("max", "one", props, level), thr, "<=")
+        iv = sq.confirmed(iv, sq.exact_box("max", props, level))
+        boxed += w * (sq.sequential_alarm([iv], thr, "<=") == 0)
+    assert alone > 100 * a_t
+    assert boxed <= a_t
