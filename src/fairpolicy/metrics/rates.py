@@ -660,7 +660,7 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels
-    details["bounds"] = _bounds(stats, levels, mode, params)
+    details["bounds"] = _bounds(stats, levels, mode, params, rule, total)
     # the finest level's categories are the stats groups, in the same order
     finest = {c["category"]: c for c in levels[-1]["categories"]}
     groups, excluded = [], []
@@ -698,7 +698,12 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
 
 
 def _bounds(
-    stats: GroupStats, levels: list[dict[str, Any]], mode: Mode, params: Mapping[str, Any]
+    stats: GroupStats,
+    levels: list[dict[str, Any]],
+    mode: Mode,
+    params: Mapping[str, Any],
+    rule: ShareRule,
+    total: float,
 ) -> dict[str, Any]:
     """The allocation bounds of every category (fairpolicy.metrics.ll144)."""
     from fairpolicy.metrics.ll144 import add_bounds
@@ -712,7 +717,9 @@ def _bounds(
     if observed and mode == "selection" and uc is not None and stats.positive is not None:
         known = float(uc[:, stats.positive].sum())
     whole = stats.survey is None
-    return add_bounds(levels, unknown, known, whole, mode)
+    return add_bounds(
+        levels, unknown, known, whole, mode, rule.comparator, rule.scope, rule.floor, total
+    )
 
 
 def impact_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
