@@ -217,7 +217,7 @@ def test_a_bound_that_is_not_sharp_leaves_worst_case_inconclusive_not_failed() -
     from tests.ll144.test_bounds import _cells
     from tests.ll144.test_bounds import _run as run_metric
 
-    per, value, _ = _oracle(NEAR, 1, 0, "highest_above_min_share", "category", Fraction(3, 10))
+    _, value, _ = _oracle(NEAR, 1, 0, "highest_above_min_share", "category", Fraction(3, 10))
     assert value is not None and value[0] == Fraction(9, 11)  # every allocation passes
     df = _cells([(a, b, n, s) for (a, b), (n, s) in NEAR.items()] + [(None, "X", 1, 0)])
     exact = run_metric(df, decision="worst_case", min_share="0.3")

@@ -38,6 +38,9 @@ from fairpolicy.metrics.ll144_enum import (
     single_level,
 )
 
+#: the most candidate allocations (C²·(U+1) when the unknowns' selection is free) the
+#: exact least ratios of a level visit; above it the low ends are valid bounds
+LEAST_WORK = 4_000_000
 #: above this many unknown rows the bounds are not computed (the greedy allocation is
 #: O(U log K) per category in Python)
 MAX_UNKNOWN = 200_000
@@ -318,7 +321,8 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
     lows_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kmax, strict=True)], u, su)
     highs_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kept, strict=True)], u, su)
     least = None
-    if sum(kept) >= 2 and (single or not moving):  # exact least ratios, with allocations
+    work = len(n) ** 2 * (u + 1 if su is None else 1)
+    if sum(kept) >= 2 and (single or not moving) and work <= LEAST_WORK:  # exact, attained
         cross = [i in moving for i in range(len(n))]
         least = least_ratios(n, s, kept, cross, lay.need, u, su)
     ratios: list[tuple[Fraction, Fraction] | None] = []
@@ -343,7 +347,7 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
     low, at_i = min(lows)
     # the level's least value is the least ratio of a category kept under every
     # allocation (exact, with its allocation) unless a category that can cross is lower
-    attained = least is not None and kept[at_i] and least[at_i] is not None
+    attained = not moving or (least is not None and kept[at_i] and least[at_i] is not None)
     low_cells = None
     if least is not None:
         firm = [(t[0], i) for i, t in enumerate(least) if kept[i] and t is not None]
@@ -356,7 +360,7 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         low,
         min(highs, default=None) if not moving else min([Fraction(1), *highs]),
         not moving,
-        least is not None,
+        least is not None or not moving,
         attained,
         not moving and len(highs) == 1,
         always,
@@ -423,9 +427,9 @@ def add_bounds(
         value = every.value
         low_sharp = high_sharp = True
     else:
+        many = count_allocations(len(lay.cell_n), u, su)
         info["method"] = (
-            f"each level on its own ({count_allocations(len(lay.cell_n), u, su)} allocations "
-            f"exceed the enumeration cap of {cap})"
+            f"each level on its own ({many:.3g} allocations exceed the enumeration cap of {cap})"
         )
         per = [_level_bounds(lay, li, u, su, cap) for li in range(len(levels))]
         lows = [(b.low, b.low_sharp) for b in per if b.low is not None]
