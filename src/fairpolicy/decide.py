@@ -200,6 +200,9 @@ def describe(
     if status == "pass":
         return f"{control.metric_key} = {shown} satisfies {cond}"
     suffix = "" if mode is EnforcementMode.BLOCK else f" ({mode.value}: does not fail the gate)"
+    if reason is not None and control.params.get("decision") in ("worst_case", "best_case"):
+        # decided on the range over the unknowns' allocations, not on the value
+        return f"{control.metric_key} = {shown}; {reason} (required {cond}){suffix}"
     return f"{control.metric_key} = {shown} violates {cond}{suffix}"
 
 
