@@ -113,5 +113,7 @@ def test_written_decimal() -> None:
     assert str(written_decimal(Fraction(0.86 * 1127))) == "969.22"
     assert written_decimal(0.1 + 0.2) == Decimal("0.3")
     assert written_decimal(12.0) == Decimal(12)
-    # a value far from any short decimal keeps 15 places
-    assert written_decimal(Fraction(1, 3)) == Decimal("0.333333333333333")
+    # a value far from any short decimal keeps the places its distance allows
+    assert written_decimal(Fraction(1, 3)) == Decimal("0.3333333333333")
+    # 3-decimal rates over a million applicants still print exactly
+    assert written_decimal(0.473 * 573856 + 0.466 * 478161) == Decimal("494256.914")

@@ -460,29 +460,34 @@ def _count(x: float) -> int | Fraction:
     return int(x) if float(x).is_integer() else Fraction(float(x))
 
 
-def _shown(x: int | Fraction, rows: int = 1) -> int | float:
+def _shown(x: int | Fraction) -> int | float:
     """A count as printed: an int, or a fractional count (a weighted sum, such as rate ×
-    count of a published table) as the shortest decimal within its floating-point
-    error. Each row's product carries at most a few units in the last place of the
-    double and the rows' sum at most one more per row, so the sum lies within
-    4·(rows + 1)·2⁻⁵²·|x| of the sum of the written decimals (969.22 for 0.86 × 1127,
-    not 969.2200000000001): the shortest decimal that close is that sum whenever it has
-    at most 15 significant digits. Only the printed count is rounded; the ratios are
-    decided on the exact sums (docs/ll144.md)."""
+    count of a published table) as :func:`written_decimal` of it — 969.22 for 0.86 ×
+    1127, not 969.2200000000001. Only the printed count is rounded; the ratios are
+    decided on the exact sums (docs/ll144.md, "Printed counts")."""
     if isinstance(x, int):
         return x
-    return float(written_decimal(x, rows))
+    return float(written_decimal(x))
 
 
-def written_decimal(x: Fraction | float, rows: int = 1) -> Decimal:
-    """The shortest decimal within 4·(rows + 1)·2⁻⁵²·|x| of ``x`` (see :func:`_shown`)."""
+#: the relative distance within which a fractional count is read as a shorter decimal:
+#: 2⁻⁴⁰ ≈ 9.1e-13, the error of about 2,000 double roundings (products and sums)
+WRITTEN_RADIUS = Decimal(2) ** -40
+
+
+def written_decimal(x: Fraction | float) -> Decimal:
+    """The shortest decimal (at most 15 places) within 2⁻⁴⁰·|x| of ``x``. When ``x`` is
+    the double sum of a few products rate × count whose written decimals sum to D, D is
+    within that distance, and any other decimal as short is at least one unit of D's last
+    place away; so this is D whenever that unit exceeds 2·2⁻⁴⁰·|x| (3-decimal rates: sums
+    up to about 5·10⁸)."""
     exact = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else Decimal(x)
-    radius = Decimal(4 * (rows + 1)) * Decimal(2) ** -52 * abs(exact)
+    radius = WRITTEN_RADIUS * abs(exact)
     for digits in range(16):
         d = round(exact, digits)
         if abs(d - exact) <= radius:
             return d.normalize() if d != d.to_integral_value() else d.quantize(Decimal(1))
-    return exact
+    return round(exact, 15)
 
 
 def _level(
@@ -494,7 +499,6 @@ def _level(
     total: float,
     rule: ShareRule,
     exact: tuple[list[int], list[int], int] | None = None,
-    rows: Sequence[int] | None = None,
 ) -> tuple[dict[str, Any], Fraction | None]:
     """Impact ratios of one level (a column, or the intersection of all columns), and
     the exact lowest kept impact ratio (None when undefined).
@@ -510,15 +514,12 @@ def _level(
         else ([_count(x) for x in n], [_count(x) for x in hits], _count(total))
     )
     agg: dict[tuple[str, ...], list[int | Fraction]] = {}
-    summed: dict[tuple[str, ...], int] = {}
     for i, k in enumerate(keys):
-        key = tuple(k[c] for c in cols)
-        cell = agg.setdefault(key, [0, 0, 0, 0])
+        cell = agg.setdefault(tuple(k[c] for c in cols), [0, 0, 0, 0])
         cell[0] += _count(n[i])
         cell[1] += _count(hits[i])
         cell[2] += e_n[i]
         cell[3] += e_hits[i]
-        summed[key] = summed.get(key, 0) + (int(rows[i]) if rows is not None else 1)
     exact_rate: dict[str, Fraction] = {}
     cats: list[dict[str, Any]] = []
     for key in sorted(agg):
@@ -528,8 +529,8 @@ def _level(
         cats.append(
             {
                 "category": group_name(key),
-                "n": _shown(size, summed[key]),
-                "selected": _shown(hit, summed[key]),
+                "n": _shown(size),
+                "selected": _shown(hit),
                 "share": float(Fraction(e_size) / Fraction(e_total)),
                 "rate": float(exact_rate[category]),
                 "excluded": rule.out(cols, key, Fraction(e_size) / Fraction(e_total)),
@@ -682,8 +683,7 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
         e_n = [int(x) for x in ex.counts.sum(axis=(1, 2)).tolist()]
         e_hits = [int(x) for x in ex.counts[:, :, stats.positive].sum(axis=1).tolist()]
         sums = (e_n, e_hits, sum(e_n) + ex.unknown_n)
-    rows = [int(x) for x in stats.rows_n.tolist()]
-    measured = [_level(name, keys, cols, n, hits, total, rule, sums, rows) for name, cols in plan]
+    measured = [_level(name, keys, cols, n, hits, total, rule, sums) for name, cols in plan]
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels
