@@ -234,3 +234,24 @@ def test_a_bound_that_is_not_sharp_leaves_worst_case_inconclusive_not_failed() -
     levels = {lv["level"]: lv for lv in f.details["levels"]}
     assert levels["sex"]["bounds_sharp"] and not levels["sex,race"]["bounds_sharp"]
     assert "bounds_note" in levels["sex,race"]
+
+
+def test_worst_case_fails_when_an_allocation_brings_a_small_category_in_as_comparator() -> None:
+    """A 5 of 20, B 8 of 17, C 1 of 1 (2.5 % of 40 rows: kept out at min_share 5 %), and 2
+    unknown applicants, both selected. Read with the observed kept set {A, B}, the least
+    value is 5/20 ÷ 10/19 = 0.475 ≥ 0.45, so worst_case would pass. But the 2 selected
+    unknowns can join C (3 of 3, 7.5 %), which is then kept and compares: 0.25."""
+    from tests.ll144.test_bounds import _cells
+    from tests.ll144.test_bounds import _run as run_metric
+
+    df = _cells([("A", "x", 20, 5), ("B", "x", 17, 8), ("C", "x", 1, 1), (None, "x", 2, 2)])
+    f = run_metric(df, "sex", threshold=0.45, decision="worst_case", min_share="0.05")
+    b = f.details["bounds"]
+    assert Fraction(b["value_low_exact"]) == Fraction(1, 4) and b["value_low_sharp"]
+    assert f.status == "fail" and "some of them violate" in (f.reason or "")
+    point = run_metric(df, "sex", threshold=0.45, min_share="0.05")
+    assert point.status == "pass"  # 5/20 ÷ 8/17 = 0.53 as observed
+    # above the cap the single level's least ratios are exact too
+    with patch.object(ll144_enum, "ENUMERATION_CAP", 0):
+        g = run_metric(df, "sex", threshold=0.45, decision="worst_case", min_share="0.05")
+    assert g.status == "fail" and Fraction(g.details["bounds"]["value_low_exact"]) == Fraction(1, 4)
