@@ -333,7 +333,9 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
             ratios.append(None)  # no allocation compares this level
             continue
         low = lo_i[0] if exact_low is None else exact_low[0]
-        ok = kept[i] or any(kept[d] and s[d] > 0 for d in range(len(n)) if d != i)
+        # the fixed-K high is exact when K cannot move; when it can, it bounds the ratio
+        # wherever K₀ alone has a positive comparator (docs/ll144.md)
+        ok = not moving or kept[i] or any(kept[d] and s[d] > 0 for d in range(len(n)) if d != i)
         hi_i = highs_c[i]
         if ok and hi_i is not None:
             ratios.append((low, hi_i[1]))
