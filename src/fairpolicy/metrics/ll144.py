@@ -431,7 +431,8 @@ def add_bounds(
     else:
         many = count_allocations(len(lay.cell_n), u, su)
         info["method"] = (
-            f"each level on its own ({many:.3g} allocations exceed the enumeration cap of {cap})"
+            f"each level on its own ({many:.3g} allocations exceed the enumeration cap of {cap}"
+            " or its memory limit)"
         )
         per = [_level_bounds(lay, li, u, su, cap) for li in range(len(levels))]
         lows = [(b.low, b.low_sharp) for b in per if b.low is not None]

@@ -22,6 +22,8 @@ import numpy as np
 
 #: above this many allocations the bounds are not found by enumeration
 ENUMERATION_CAP = 400_000
+#: the most numbers the table of free allocations (2 per cell each) may hold (64 MB)
+MAX_ENTRIES = 8_000_000
 #: allocations visited per numpy batch
 _CHUNK = 32_768
 #: candidates (within 1e-12 of a float extreme) decided with exact fractions, per extreme
@@ -178,9 +180,11 @@ def compositions(total: int, parts: int) -> np.ndarray:
     """Every way to write ``total`` as an ordered sum of ``parts`` whole numbers ≥ 0."""
     if parts == 1:
         return np.array([[total]], dtype=np.int64)
-    bars = np.array(
-        list(itertools.combinations(range(total + parts - 1), parts - 1)), dtype=np.int64
-    ).reshape(-1, parts - 1)
+    rows = math.comb(total + parts - 1, parts - 1)
+    combos = itertools.combinations(range(total + parts - 1), parts - 1)
+    bars = np.fromiter(
+        itertools.chain.from_iterable(combos), dtype=np.int64, count=rows * (parts - 1)
+    ).reshape(rows, parts - 1)
     edges = np.hstack(
         [
             np.full((len(bars), 1), -1, dtype=np.int64),
@@ -238,7 +242,7 @@ def enumerate_bounds(
     extremes; the candidates within 1e-12 of each are decided in exact fractions."""
     parts = len(layout.cell_n)
     total = count_allocations(parts, unknown, unknown_selected)
-    if total > cap:
+    if total > cap or (unknown_selected is None and total * 2 * parts > MAX_ENTRIES):
         return None
     allocs = _Allocations(parts, unknown, unknown_selected)
     # pass 1: the float extremes (targets: (level, category) and the value, as level -1)
