@@ -275,7 +275,8 @@ class _LevelBounds:
     low_sharp: bool  # ``low`` attained
     high_sharp: bool
     always: bool  # the level is compared under every allocation
-    #: an allocation of the unknowns to the finest cells where the level's value is ``low``
+    #: an allocation (to the finest cells) attaining the least ratio of a category kept
+    #: under every allocation: the control's value there is one some allocation gives
     low_cells: tuple[list[int], list[int]] | None = None
 
 
