@@ -6,8 +6,9 @@ category's share, so an allocation can bring a kept-out category back in — and
 the comparator. :class:`Layout` re-derives the kept set and the comparator of every level
 for any allocation, exactly as ``fairpolicy.metrics.rates._level`` does on observed data;
 :func:`enumerate_bounds` visits every allocation of the unknowns to the finest cells (up to
-a cap) and returns the exact extremes; :func:`relaxed_bounds` gives valid bounds, not
-always attained, when there are too many allocations to visit.
+a cap) and returns the exact extremes; :func:`least_ratios` gives one level's exact least
+ratios, with attaining allocations, when there are too many to visit
+(``fairpolicy.metrics.ll144.add_bounds`` puts them together).
 """
 
 from __future__ import annotations
