@@ -60,7 +60,7 @@ def status_for(
     value: float | None,
     decision: str = "point",
     ci: tuple[float | None, float | None] | None = None,
-    bounds: tuple[float, float, float | None] | None = None,
+    bounds: tuple[float, float, tuple[float, ...]] | None = None,
 ) -> tuple[Status, str | None]:
     """(status, reason) under the control's decision rule.
 
@@ -72,13 +72,14 @@ def status_for(
     does not. An interval that could not be computed leaves the decision
     inconclusive — never a silent pass.
 
-    ``worst_case`` and ``best_case`` read ``bounds`` = (low, high, witness): the value
+    ``worst_case`` and ``best_case`` read ``bounds`` = (low, high, attained): the value
     over every allocation of the unknown-category rows lies in [low, high] (LL144 impact
-    ratios, docs/ll144.md; ``low`` is attained, ``high`` is an upper bound) and
-    ``witness`` is its value under one allocation (or None). worst_case fails when some
-    allocation violates the threshold (the range is not inside it); best_case passes when
-    some allocation satisfies it (``low`` or the witness does), fails when none does (the
-    range violates it throughout), and is otherwise inconclusive.
+    ratios, docs/ll144.md; valid bounds, not always attained) and ``attained`` holds
+    values some allocation is known to give (an end when it is sharp, a witness).
+    worst_case passes when the whole range satisfies the threshold, fails when an
+    attained value violates it, and is otherwise inconclusive; best_case passes when an
+    attained value satisfies it, fails when the whole range violates it, and is
+    otherwise inconclusive. So a bound that is not sharp never decides a wrong way.
     """
     if value is None:
         return "inconclusive", None
@@ -103,7 +104,7 @@ def status_for(
 def _allocation_status(
     control: Control,
     decision: str,
-    bounds: tuple[float, float, float | None] | None,
+    bounds: tuple[float, float, tuple[float, ...]] | None,
     failing: Status,
 ) -> tuple[Status, str | None]:
     if bounds is None:
@@ -111,16 +112,22 @@ def _allocation_status(
             f"decision {decision} needs the range of the value over the allocations of "
             "unknown-category rows, which only the LL144 impact ratios compute (with whole counts)"
         )
-    low, high, seen = bounds
+    low, high, attained = bounds
+    op, t = control.operator, control.threshold
     if decision == "worst_case":
         if within(low, high, control):
             return "pass", None
-        return failing, (
-            f"worst_case: the allocations of the unknown-category rows give values in "
-            f"[{low:.6g}, {high:.6g}], and some of them violate the threshold"
+        if any(not satisfies(v, op, t) for v in attained):
+            return failing, (
+                f"worst_case: the allocations of the unknown-category rows give values in "
+                f"[{low:.6g}, {high:.6g}], and some of them violate the threshold"
+            )
+        return "inconclusive", (
+            f"worst_case: the values lie within [{low:.6g}, {high:.6g}], which crosses the "
+            "threshold, but the end beyond it is a bound not shown to be attained (the kept "
+            "set moves with the allocation; details.bounds.sharp_reason)"
         )
-    op, t = control.operator, control.threshold
-    if satisfies(low, op, t) or (seen is not None and satisfies(seen, op, t)):
+    if any(satisfies(v, op, t) for v in attained):
         return "pass", None
     if violated_throughout(low, high, control):
         return failing, (
@@ -193,6 +200,9 @@ def describe(
     if status == "pass":
         return f"{control.metric_key} = {shown} satisfies {cond}"
     suffix = "" if mode is EnforcementMode.BLOCK else f" ({mode.value}: does not fail the gate)"
+    if reason is not None and control.params.get("decision") in ("worst_case", "best_case"):
+        # decided on the range over the unknowns' allocations, not on the value
+        return f"{control.metric_key} = {shown}; {reason} (required {cond}){suffix}"
     return f"{control.metric_key} = {shown} violates {cond}{suffix}"
 
 

@@ -175,17 +175,20 @@ def bins_suggestion(stats: GroupStats, control: Control, keep: np.ndarray) -> st
     return suggest_bins(list(stats.groups), [int(v) for v in stats.rows_n], stats.dimension[0])
 
 
-def _allocation_bounds(mv: MetricValue) -> tuple[float, float, float | None] | None:
+def _allocation_bounds(
+    mv: MetricValue,
+) -> tuple[float, float, tuple[float, ...]] | None:
     """The range of an LL144 impact ratio over the allocations of unknown-category rows
-    (``details["bounds"]``: its sharp low, an upper bound, and the value of one allocation
-    found to make it high), for decision worst_case / best_case."""
+    (``details["bounds"]``: valid low and high ends) and the values some allocation is
+    known to attain (an end when it is sharp, and the witness), for decision worst_case /
+    best_case."""
     b = mv.details.get("bounds")
     if not isinstance(b, dict) or mv.value is None:
         return None
     if b.get("unknown") == 0:
         v = with_exact(mv.value, mv.exact)
         assert v is not None
-        return v, v, v
+        return v, v, (v,)
     if "value_low" not in b:
         return None
 
@@ -196,7 +199,9 @@ def _allocation_bounds(mv: MetricValue) -> tuple[float, float, float | None] | N
 
     low, high = exact("value_low"), exact("value_high")
     assert low is not None and high is not None
-    return low, high, exact("witness_value")
+    ends = ((low, b.get("value_low_sharp")), (high, b.get("value_high_sharp")))
+    seen = [exact("witness_value"), exact("low_witness_value")]
+    return low, high, tuple([v for v, ok in ends if ok] + [v for v in seen if v is not None])
 
 
 def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:

@@ -149,7 +149,9 @@ def test_worst_and_best_case_decide_on_the_allocation_range() -> None:
     assert "some of them violate" in (worst.reason or "")
     best = _run(df, "sex", decision="best_case")
     # 10 selected unknowns to F (52/110) and 10 unselected to M (50/110): 0.96
-    assert best.status == "pass" and best.details["bounds"]["witness_value"] >= 0.8
+    bb = best.details["bounds"]
+    assert best.status == "pass" and bb["value_high_sharp"] and bb["value_high"] >= 0.8
+    assert bb["sharp"] and bb["method"].startswith("every allocation visited")
     none = _run(df, "sex", threshold=1.01, decision="best_case")
     assert none.status == "fail" and "no allocation" in (none.reason or "")
     # with no unknown rows both rules are the point decision

@@ -110,3 +110,34 @@ def test_every_format_names_the_comparator() -> None:
         text = get(fmt)(r, RenderOptions(deterministic=True))
         assert "highest_above_min_share" in text, fmt
         assert "min_share_scope" in text, fmt
+
+
+def test_the_summary_names_the_comparator_beside_each_ratio_and_what_is_not_sharp(
+    tmp_path: Path,
+) -> None:
+    from fairpolicy.formatters import RenderOptions, get
+
+    r = check(
+        EX / "policy.yaml",
+        EX / "counts.csv",
+        deterministic=True,
+        meta={"data_period": "2025-01-01..2025-12-31", "distribution_date": "2026-02-15"},
+    )
+    opts = RenderOptions(deterministic=True)
+    md, html, text = (get(f)(r, opts) for f in ("markdown", "html", "ll144-csv"))
+    for body in (md, html):
+        assert "Compared with" in body and "White (highest_above_min_share)" in body
+        assert "sharp: false" in body and "†" in body
+        assert "2025-01-01..2025-12-31" in body and "2026-02-15" in body
+        assert "Applicants of unknown category: 151" in body
+    rows = list(csv.DictReader(x for x in text.splitlines() if not x.startswith("#")))
+    black = next(x for x in rows if x["level"] == "race" and x["category"] == "Black")
+    assert black["compared_with"] == "White" and black["bounds_sharp"] == "False"
+    assert black["comparator"].startswith("comparator: highest_above_min_share")
+    sex = next(x for x in rows if x["level"] == "sex")
+    assert sex["bounds_sharp"] == "True"
+    # the lowest value found is attained by an allocation, the 0.0303 end is only a bound
+    assert "one allocation gives 0.3030" in text and "at least 0.0303" in text
+    # the text report and the JSON name them too
+    assert "sharp: false" in get("text")(r, opts)
+    assert '"sharp": false' in get("json")(r, opts)

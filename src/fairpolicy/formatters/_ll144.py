@@ -28,6 +28,9 @@ COLUMNS = (
     "rate_high",
     "impact_ratio_low",
     "impact_ratio_high",
+    "comparator",
+    "compared_with",
+    "bounds_sharp",
 )
 
 
@@ -77,6 +80,9 @@ def summaries(results: Results) -> list[Summary]:
                         c.get("rate_high"),
                         c.get("ratio_low"),
                         c.get("ratio_high"),
+                        str(d["reading"]),
+                        lv.get("highest_category"),
+                        lv.get("bounds_sharp"),
                     )
                 )
         out.append(
@@ -108,7 +114,7 @@ def about(results: Results) -> list[tuple[str, str]]:
 def headers(s: Summary) -> list[str]:
     what = "Scored above median" if s.mode == "scoring" else "Selected"
     rate = "Scoring rate" if s.mode == "scoring" else "Selection rate"
-    out = ["Level", "Category", "Applicants", what, rate, "Impact ratio"]
+    out = ["Level", "Category", "Applicants", what, rate, "Impact ratio", "Compared with"]
     if any(r[8] is not None for r in s.rows):
         out += ["Rate range (unknowns allocated)", "Impact ratio range"]
     return out
@@ -116,10 +122,13 @@ def headers(s: Summary) -> list[str]:
 
 def cells(s: Summary, row: tuple[Any, ...]) -> list[str]:
     ratio = _num(row[6], 3) + (" (kept out, < 2 %)" if row[7] else "")
-    out = [str(row[1]), str(row[2]), _num(row[3]), _num(row[4]), _num(row[5], 3), ratio]
+    short = s.reading.split(" (")[0].removeprefix("comparator: ")
+    against = f"{row[13]} ({short})" if row[13] is not None and row[6] is not None else ""
+    out = [str(row[1]), str(row[2]), _num(row[3]), _num(row[4]), _num(row[5], 3), ratio, against]
     if any(r[8] is not None for r in s.rows):
         out.append(f"{_num(row[8], 3)}–{_num(row[9], 3)}" if row[8] is not None else "")
-        out.append(f"{_num(row[10], 3)}–{_num(row[11], 3)}" if row[10] is not None else "")
+        mark = " †" if row[14] is False else ""
+        out.append(f"{_num(row[10], 3)}–{_num(row[11], 3)}{mark}" if row[10] is not None else "")
     return out
 
 
@@ -132,10 +141,21 @@ def lines(s: Summary) -> list[str]:
     ]
     b = s.bounds
     if b.get("value_low") is not None:
-        out.append(
-            f"Lowest impact ratio over every allocation of the unknowns: {b['value_low']:.4f} "
-            f"(their selection {b.get('selection_of_unknowns')})"
-        )
+        if b.get("value_low_sharp", True):
+            out.append(
+                f"Lowest impact ratio over every allocation of the unknowns: "
+                f"{b['value_low']:.4f} (their selection {b.get('selection_of_unknowns')})"
+            )
+        else:
+            seen = b.get("low_witness_value")
+            found = f"; one allocation gives {seen:.4f}" if seen is not None else ""
+            out.append(
+                f"Lowest impact ratio over every allocation of the unknowns: at least "
+                f"{b['value_low']:.4f}, a bound not shown to be attained{found} (their "
+                f"selection {b.get('selection_of_unknowns')})"
+            )
+        if b.get("sharp") is False:
+            out.append(f"† Bounds not sharp (sharp: false): {b.get('sharp_reason')}")
     elif b.get("reason"):
         out.append(f"Allocation bounds not computed: {b['reason']}")
     return out

@@ -9,12 +9,14 @@ j_c ≤ k_c of them selected (Σ j_c = S_U when S_U is observed). Then
 
     r_c = (S_c + j_c) / (n_c + k_c),    IR_c = r_c / max_{d ∈ K} r_d.
 
-The functions below return, for every category, min and max of r_c and of IR_c over
-every allocation (over the allocations where IR_c is defined), as exact fractions.
-The kept set K is the observed one (the shares are of all rows, unknowns included, so an
-allocation could move a category across ``min_share``; the audit's exclusion is read
-from the data as published). Rates and ratios are those of whole applicants: the bounds
-need whole counts.
+:func:`rate_bounds` and :func:`ratio_bounds` return, for every category, min and max of
+r_c and of IR_c over every allocation (where IR_c is defined), as exact fractions, for a
+*fixed* kept set K. The shares are of all rows, unknowns included, so an allocation can
+bring a kept-out category across ``min_share`` and change K and the comparator:
+:func:`add_bounds` re-derives K per allocation — by visiting every allocation
+(``ll144_enum``) when there are few enough, else level by level (exact where K cannot
+move, valid but flagged ``sharp: false`` where it can). Rates and ratios are those of
+whole applicants: the bounds need whole counts.
 """
 
 from __future__ import annotations
@@ -28,6 +30,17 @@ from typing import Any
 
 import numpy as np
 
+from fairpolicy.metrics.ll144_enum import (
+    Layout,
+    count_allocations,
+    enumerate_bounds,
+    least_ratios,
+    single_level,
+)
+
+#: the most candidate allocations (C²·(U+1) when the unknowns' selection is free) the
+#: exact least ratios of a level visit; above it the low ends are valid bounds
+LEAST_WORK = 4_000_000
 #: above this many unknown rows the bounds are not computed (the greedy allocation is
 #: O(U log K) per category in Python)
 MAX_UNKNOWN = 200_000
@@ -212,67 +225,6 @@ def all_ratios(cats: Sequence[Category], alloc: Sequence[tuple[int, int]]) -> li
     return [None if top == 0 else r / top for r in rates]
 
 
-def add_bounds(
-    levels: list[dict[str, Any]],
-    unknown: float,
-    unknown_selected: float | None,
-    whole: bool,
-    mode: str,
-) -> dict[str, object]:
-    """Write each category's bounds into ``levels`` (``rate_low`` … ``ratio_high``) and
-    return the summary (``details["bounds"]``): the value's lowest possible impact ratio
-    (sharp: min over levels and kept categories of their sharp lows) and an upper bound
-    (the min of the kept categories' highs; not always attained by one allocation)."""
-    info: dict[str, object] = {
-        "unknown": unknown,
-        "unknown_selected": unknown_selected,
-        "selection_of_unknowns": "observed" if unknown_selected is not None else "free",
-    }
-    if not whole:
-        info["reason"] = (
-            "the counts are not whole numbers, so allocations of applicants are undefined"
-        )
-        return info
-    if unknown > MAX_UNKNOWN:
-        info["reason"] = f"more than {MAX_UNKNOWN} unknown-category rows"
-        return info
-    u = int(unknown)
-    su = None if unknown_selected is None else int(unknown_selected)
-    lows: list[Fraction] = []
-    highs: list[Fraction] = []
-    for lv in levels:
-        cats_d = lv["categories"]
-        assert isinstance(cats_d, list)
-        cats = [Category(int(c["n"]), int(c["selected"]), not c["excluded"]) for c in cats_d]
-        compared = "min_impact_ratio" in lv or sum(c.kept for c in cats) >= 2
-        for c, d in zip(cats_d, cats, strict=True):
-            rl, rh = rate_bounds(d, u, su)
-            c["rate_low"], c["rate_high"] = float(rl), float(rh)
-        if not compared:
-            continue
-        for i, c in enumerate(cats_d):
-            rb = ratio_bounds(cats, i, u, su)
-            c["ratio_low"] = None if rb is None else float(rb[0])
-            c["ratio_high"] = None if rb is None else float(rb[1])
-            if rb is not None and cats[i].kept:
-                lows.append(rb[0])
-                highs.append(rb[1])
-    if lows:
-        info["value_low"] = float(min(lows))
-        info["value_high"] = float(min(highs))
-        info["value_low_exact"] = str(min(lows))
-        info["value_high_exact"] = str(min(highs))
-        info["value_high_sharp"] = u == 0
-        seen = witness(levels, u, su) if u else None
-        if seen is not None:
-            info["witness_value"] = float(seen)
-            info["witness_value_exact"] = str(seen)
-            info["value_high_sharp"] = seen == min(highs)
-    if mode == "scoring":
-        info["note"] = "scoring rate: the unknowns' scores above the median are not counted"
-    return info
-
-
 def _maps(levels: list[dict[str, Any]]) -> list[np.ndarray] | None:
     """For every level, the index of each finest cell's category there (None when a
     category name cannot be split back into its columns)."""
@@ -292,62 +244,270 @@ def _maps(levels: list[dict[str, Any]]) -> list[np.ndarray] | None:
     return out
 
 
-def _value(
-    levels: list[dict[str, Any]],
-    maps: list[np.ndarray],
-    n: np.ndarray,
-    s: np.ndarray,
-    exact: bool,
-) -> float | Fraction | None:
-    """The control's value (the lowest kept impact ratio over the levels) for cell counts
-    ``n``, ``s`` (observed plus allocated)."""
-    best: float | Fraction | None = None
-    for lv, m in zip(levels, maps, strict=True):
-        kept = np.array([not c["excluded"] for c in lv["categories"]])
-        if kept.sum() < 2:
+def layout_of(
+    levels: list[dict[str, Any]], comparator: str, scope: str, min_share: Fraction, total: int
+) -> Layout | None:
+    """The :class:`Layout` of recorded levels (None when a name cannot be split)."""
+    maps = _maps(levels)
+    if maps is None:
+        return None
+    cells = levels[-1]["categories"]
+    return Layout(
+        tuple(int(c["n"]) for c in cells),
+        tuple(int(c["selected"]) for c in cells),
+        tuple(maps),
+        tuple(len(lv["categories"]) for lv in levels),
+        1 if len(levels) == 1 else len(levels) - 1,
+        comparator,
+        scope,
+        Layout.need_for(min_share, total),
+        total,
+    )
+
+
+@dataclass
+class _LevelBounds:
+    ratios: list[tuple[Fraction, Fraction] | None]
+    low: Fraction | None  # the least value of the level (its lowest kept ratio), or a bound
+    high: Fraction | None  # an upper bound of its greatest value
+    sharp: bool  # every ratio bound attained
+    lows_sharp: bool  # every ratio's low end attained
+    low_sharp: bool  # ``low`` attained
+    high_sharp: bool
+    always: bool  # the level is compared under every allocation
+    #: an allocation (to the finest cells) attaining the least ratio of a category kept
+    #: under every allocation: the control's value there is one some allocation gives
+    low_cells: tuple[list[int], list[int]] | None = None
+
+
+def _fixed(cats: list[Category], u: int, su: int | None) -> list[tuple[Fraction, Fraction] | None]:
+    return [ratio_bounds(cats, i, u, su) for i in range(len(cats))]
+
+
+def _to_cells(
+    lay: Layout, li: int, add: tuple[list[int], list[int]]
+) -> tuple[list[int], list[int]]:
+    """A level's allocation (per category) as one of the finest cells (each category's
+    unknowns to its largest cell)."""
+    cells = len(lay.cell_n)
+    out_n, out_s = [0] * cells, [0] * cells
+    m = lay.maps[li].tolist()
+    for k in range(lay.sizes[li]):
+        mine = [i for i in range(cells) if m[i] == k]
+        big = max(mine, key=lambda i: lay.cell_n[i])
+        out_n[big] += add[0][k]
+        out_s[big] += add[1][k]
+    return out_n, out_s
+
+
+def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _LevelBounds:
+    """One level's bounds when the joint allocations are too many to visit
+    (docs/ll144.md, "Above the cap")."""
+    n, s = lay.level_counts(li)
+    kept = lay.kept_now(li)
+    always = sum(kept) >= 2 and any(k and x > 0 for k, x in zip(kept, s, strict=True))
+    moving = lay.moves(li, u)
+    single = lay.is_column(li) or lay.scope == "cell"
+    if moving and single:
+        sub = enumerate_bounds(single_level(lay, li), u, su, cap)
+        if sub is not None:  # this level's own allocations: few enough to visit
+            lo, hi = sub.value if sub.value is not None else (None, None)
+            at = None if sub.low_at is None else _to_cells(lay, li, sub.low_at)
+            return _LevelBounds(sub.ratios[0], lo, hi, True, True, True, True, always, at)
+    if not moving and sum(kept) < 2:  # never compared
+        return _LevelBounds([None] * len(n), None, None, True, True, True, True, False)
+    # the kept set lies between the observed one (it only grows as categories gain
+    # applicants) and the observed one plus every category that can cross min_share
+    kmax = [k or i in moving for i, k in enumerate(kept)]
+    lows_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kmax, strict=True)], u, su)
+    highs_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kept, strict=True)], u, su)
+    least = None
+    work = len(n) ** 2 * (u + 1 if su is None else 1)
+    if sum(kept) >= 2 and (single or not moving) and work <= LEAST_WORK:  # exact, attained
+        cross = [i in moving for i in range(len(n))]
+        least = least_ratios(n, s, kept, cross, lay.need, u, su)
+    ratios: list[tuple[Fraction, Fraction] | None] = []
+    for i in range(len(n)):
+        lo_i = lows_c[i]
+        exact_low = None if least is None else least[i]
+        if lo_i is None or (least is not None and exact_low is None):
+            ratios.append(None)  # no allocation compares this level
             continue
-        k = len(kept)
-        if exact:
-            nn = [0] * k
-            ss = [0] * k
-            for i, j in enumerate(m.tolist()):
-                nn[j] += int(n[i])
-                ss[j] += int(s[i])
-            rates = [Fraction(a, b) if b else None for a, b in zip(ss, nn, strict=True)]
-            kr = [r for r, kp in zip(rates, kept, strict=True) if kp and r is not None]
-            if not kr or max(kr) == 0:
-                continue
-            v: float | Fraction = min(kr) / max(kr)
-        else:
-            nn_f = np.bincount(m, weights=n, minlength=k)
-            ss_f = np.bincount(m, weights=s, minlength=k)
-            r = ss_f[kept] / np.where(nn_f[kept] > 0, nn_f[kept], np.nan)
-            if not np.isfinite(r).any() or np.nanmax(r) == 0:
-                continue
-            v = float(np.nanmin(r) / np.nanmax(r))
-        best = v if best is None or v < best else best
-    return best
+        low = lo_i[0] if exact_low is None else exact_low[0]
+        # the fixed-K high is exact when K cannot move; when it can, it bounds the ratio
+        # wherever K₀ alone has a positive comparator (docs/ll144.md)
+        ok = not moving or kept[i] or any(kept[d] and s[d] > 0 for d in range(len(n)) if d != i)
+        hi_i = highs_c[i]
+        if ok and hi_i is not None:
+            ratios.append((low, hi_i[1]))
+        else:  # a kept comparator with a selected applicant has a rate ≥ 1/total
+            top = rate_bounds(Category(n[i], s[i], False), u, su)[1] * lay.total
+            ratios.append((low, max(Fraction(1), top)))
+    lows = [(r[0], i) for i, r in enumerate(ratios) if kmax[i] and r is not None]
+    highs = [r[1] for r, k in zip(ratios, kept, strict=True) if k and r is not None]
+    if not lows:
+        return _LevelBounds(ratios, None, None, not moving, True, True, True, always)
+    low, at_i = min(lows)
+    # the level's least value is the least ratio of a category kept under every
+    # allocation (exact, with its allocation) unless a category that can cross is lower
+    attained = not moving or (least is not None and kept[at_i] and least[at_i] is not None)
+    low_cells = None
+    if least is not None:
+        firm = [(t[0], i) for i, t in enumerate(least) if kept[i] and t is not None]
+        if firm:
+            hit = least[min(firm)[1]]
+            assert hit is not None
+            low_cells = _to_cells(lay, li, (hit[1], hit[2]))
+    return _LevelBounds(
+        ratios,
+        low,
+        min(highs, default=None) if not moving else min([Fraction(1), *highs]),
+        not moving,
+        least is not None or not moving,
+        attained,
+        not moving and len(highs) == 1,
+        always,
+        low_cells,
+    )
+
+
+def add_bounds(
+    levels: list[dict[str, Any]],
+    unknown: float,
+    unknown_selected: float | None,
+    whole: bool,
+    mode: str,
+    comparator: str = "highest_above_min_share",
+    scope: str = "category",
+    min_share: Fraction = Fraction(1, 50),
+    total: float | None = None,
+) -> dict[str, object]:
+    """Write each category's bounds into ``levels`` (``rate_low`` … ``ratio_high``) and
+    return the summary (``details["bounds"]``).
+
+    The kept set and the comparator are re-derived for every allocation. Up to
+    :data:`~fairpolicy.metrics.ll144_enum.ENUMERATION_CAP` allocations every one is
+    visited: every bound is exact and attained (``sharp``). Above it each level is bounded
+    on its own: exactly when its kept set cannot change (no category can cross
+    ``min_share``) or its own allocations are few enough to visit; otherwise the bounds
+    are valid but not always attained, and ``sharp`` is false with the reason."""
+    from fairpolicy.metrics import ll144_enum
+
+    info: dict[str, object] = {
+        "unknown": unknown,
+        "unknown_selected": unknown_selected,
+        "selection_of_unknowns": "observed" if unknown_selected is not None else "free",
+    }
+    if not whole:
+        info["reason"] = (
+            "the counts are not whole numbers, so allocations of applicants are undefined"
+        )
+        return info
+    if unknown > MAX_UNKNOWN:
+        info["reason"] = f"more than {MAX_UNKNOWN} unknown-category rows"
+        return info
+    u = int(unknown)
+    su = None if unknown_selected is None else int(unknown_selected)
+    rows = (
+        int(total) if total is not None else int(sum(c["n"] for c in levels[0]["categories"]) + u)
+    )
+    lay = layout_of(levels, comparator, scope, min_share, rows)
+    if lay is None:
+        info["reason"] = "a category name cannot be split back into its columns"
+        return info
+    for lv in levels:
+        for c in lv["categories"]:
+            rl, rh = rate_bounds(Category(int(c["n"]), int(c["selected"]), True), u, su)
+            c["rate_low"], c["rate_high"] = float(rl), float(rh)
+    cap = ll144_enum.ENUMERATION_CAP
+    every = enumerate_bounds(lay, u, su, cap)
+    low_values: list[Fraction] = []  # the control's value under allocations found
+    value: tuple[Fraction, Fraction] | None = None
+    low_sharp = high_sharp = False
+    if every is not None:
+        info["method"] = f"every allocation visited ({every.allocations})"
+        per = [_LevelBounds(r, None, None, True, True, True, True, False) for r in every.ratios]
+        value = every.value
+        low_sharp = high_sharp = True
+    else:
+        many = count_allocations(len(lay.cell_n), u, su)
+        info["method"] = (
+            f"each level on its own ({many:.3g} allocations exceed the enumeration cap of {cap}"
+            " or its memory limit)"
+        )
+        per = [_level_bounds(lay, li, u, su, cap) for li in range(len(levels))]
+        lows = [(b.low, b.low_sharp) for b in per if b.low is not None]
+        for b in per:
+            if b.low_cells is not None:
+                v = lay.exact(*b.low_cells)[1]
+                if v is not None:
+                    low_values.append(v)
+        if lows:
+            lo = min(x for x, _ in lows)
+            low_sharp = any(sh and x == lo for x, sh in lows) or lo in low_values
+            always = [b.high for b in per if b.always and b.high is not None]
+            highs = [b.high for b in per if b.high is not None]
+            hi = min(always) if always else max(highs, default=Fraction(1))
+            value = (lo, hi)
+            high_sharp = len(per) == 1 and per[0].high_sharp
+    notes = []
+    for li, (lv, b) in enumerate(zip(levels, per, strict=True)):
+        lv["bounds_sharp"] = b.sharp
+        lv["bounds_low_sharp"] = b.lows_sharp
+        for c, r in zip(lv["categories"], b.ratios, strict=True):
+            c["ratio_low"] = None if r is None else float(r[0])
+            c["ratio_high"] = None if r is None else float(r[1])
+        if not b.sharp:
+            cols = [li] if lay.is_column(li) or scope == "cell" else range(lay.columns)
+            names = ", ".join(
+                levels[cj]["categories"][k]["category"] for cj in cols for k in lay.moves(cj, u)
+            )
+            ends = "the low ends are exact, the high ends" if b.lows_sharp else "they"
+            why = (
+                f"the kept set can change with the allocation ({names} can cross "
+                f"min_share) and the allocations exceed the enumeration cap of {cap}: "
+                f"{ends} are valid bounds, not always attained"
+            )
+            lv["bounds_note"] = why
+            notes.append(f"{lv['level']}: {why}")
+    info["sharp"] = not notes
+    if notes:
+        info["sharp_reason"] = "; ".join(notes)
+    if value is not None:
+        lo, hi = value
+        info["value_low"] = float(lo)
+        info["value_high"] = float(hi)
+        info["value_low_exact"] = str(lo)
+        info["value_high_exact"] = str(hi)
+        info["value_low_sharp"] = low_sharp
+        info["value_high_sharp"] = high_sharp or u == 0
+        if low_values and not low_sharp:
+            least = min(low_values)
+            info["low_witness_value"] = float(least)
+            info["low_witness_value_exact"] = str(least)
+        seen = witness(lay, u, su) if u and not high_sharp else None
+        if seen is not None:
+            info["witness_value"] = float(seen)
+            info["witness_value_exact"] = str(seen)
+            info["value_high_sharp"] = seen == hi
+    if mode == "scoring":
+        info["note"] = "scoring rate: the unknowns' scores above the median are not counted"
+    return info
 
 
 #: batches of unknowns the best-case search places (each batch goes to the best cell)
 WITNESS_STEPS = 200
 
 
-def witness(
-    levels: list[dict[str, Any]], unknown: int, unknown_selected: int | None
-) -> Fraction | None:
+def witness(lay: Layout, unknown: int, unknown_selected: int | None) -> Fraction | None:
     """The control's value under one allocation of the unknowns chosen to make it high (a
     greedy search: batches of unknowns, each to the cell — and, when their selection is
-    free, as selected or not — that raises the value most). Any allocation's value is a
-    value the data allow, so a witness that satisfies the threshold proves best_case; it
-    need not be the highest (the upper bound of add_bounds is not always attained)."""
-    maps = _maps(levels)
-    if maps is None:
-        return None
-    cells = levels[-1]["categories"]
-    n = np.array([float(c["n"]) for c in cells])
-    s = np.array([float(c["selected"]) for c in cells])
-    add_n, add_s = np.zeros(len(cells)), np.zeros(len(cells))
+    free, as selected or not — that raises the value most; the kept sets are re-derived
+    at every step). Any allocation's value is a value the data allow, so a witness that
+    satisfies the threshold proves best_case; it need not be the highest."""
+    cells = len(lay.cell_n)
+    add_n = np.zeros(cells, dtype=np.int64)
+    add_s = np.zeros(cells, dtype=np.int64)
     plan: list[tuple[int, bool | None]] = (
         [(unknown, None)]
         if unknown_selected is None
@@ -355,25 +515,22 @@ def witness(
     )
     # interleave the selected and unselected batches so neither side is placed blindly
     batches: list[list[tuple[int, bool | None]]] = []
-    for total, sel in plan:
-        step = max(1, -(-total // WITNESS_STEPS))
-        batches.append([(min(step, total - k), sel) for k in range(0, total, step)])
+    for amount, sel in plan:
+        step = max(1, -(-amount // WITNESS_STEPS))
+        batches.append([(min(step, amount - k), sel) for k in range(0, amount, step)])
     order = [g for group in itertools.zip_longest(*batches) for g in group if g is not None]
+    eye = np.eye(cells, dtype=np.int64)
     for size, sel in order:
-        best: tuple[float, int, bool] | None = None
-        for i in range(len(cells)):
-            for chosen in (True, False) if sel is None else (sel,):
-                add_n[i] += size
-                add_s[i] += size if chosen else 0
-                v = _value(levels, maps, n + add_n, s + add_s, exact=False)
-                add_n[i] -= size
-                add_s[i] -= size if chosen else 0
-                if v is not None and (best is None or float(v) > best[0]):
-                    best = (float(v), i, chosen)
-        if best is None:
+        choices = [
+            (i, ch) for i in range(cells) for ch in ((True, False) if sel is None else (sel,))
+        ]
+        tn = add_n + size * eye[[i for i, _ in choices]]
+        ts = add_s + size * eye[[i for i, _ in choices]] * np.array(
+            [[1 if ch else 0] for _, ch in choices]
+        )
+        _, values = lay.batch(tn, ts)
+        if not np.isfinite(values).any():
             return None
-        _, i, chosen = best
-        add_n[i] += size
-        add_s[i] += size if chosen else 0
-    out = _value(levels, maps, n + add_n, s + add_s, exact=True)
-    return out if isinstance(out, Fraction) else None
+        k = int(np.nanargmax(values))
+        add_n, add_s = tn[k], ts[k]
+    return lay.exact(add_n.tolist(), add_s.tolist())[1]

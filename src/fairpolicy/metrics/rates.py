@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal, cast
 
@@ -460,7 +461,33 @@ def _count(x: float) -> int | Fraction:
 
 
 def _shown(x: int | Fraction) -> int | float:
-    return x if isinstance(x, int) else float(x)
+    """A count as printed: an int, or a fractional count (a weighted sum, such as rate ×
+    count of a published table) as :func:`written_decimal` of it — 969.22 for 0.86 ×
+    1127, not 969.2200000000001. Only the printed count is rounded; the ratios are
+    decided on the exact sums (docs/ll144.md, "Printed counts")."""
+    if isinstance(x, int):
+        return x
+    return float(written_decimal(x))
+
+
+#: the relative distance within which a fractional count is read as a shorter decimal:
+#: 2⁻⁴⁰ ≈ 9.1e-13, the error of about 2,000 double roundings (products and sums)
+WRITTEN_RADIUS = Decimal(2) ** -40
+
+
+def written_decimal(x: Fraction | float) -> Decimal:
+    """The shortest decimal (at most 15 places) within 2⁻⁴⁰·|x| of ``x``. When ``x`` is
+    the double sum of a few products rate × count whose written decimals sum to D, D is
+    within that distance, and any other decimal as short is at least one unit of D's last
+    place away; so this is D whenever that unit exceeds 2·2⁻⁴⁰·|x| (3-decimal rates: sums
+    up to about 5·10⁸)."""
+    exact = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else Decimal(x)
+    radius = WRITTEN_RADIUS * abs(exact)
+    for digits in range(16):
+        d = round(exact, digits)
+        if abs(d - exact) <= radius:
+            return d.normalize() if d != d.to_integral_value() else d.quantize(Decimal(1))
+    return round(exact, 15)
 
 
 def _level(
@@ -660,7 +687,7 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
     levels = [lv for lv, _ in measured]
     exact_min = {lv["level"]: e for lv, e in measured}
     details["levels"] = levels
-    details["bounds"] = _bounds(stats, levels, mode, params)
+    details["bounds"] = _bounds(stats, levels, mode, params, rule, total)
     # the finest level's categories are the stats groups, in the same order
     finest = {c["category"]: c for c in levels[-1]["categories"]}
     groups, excluded = [], []
@@ -698,7 +725,12 @@ def _impact(stats: GroupStats, params: Mapping[str, Any], mode: Mode) -> MetricV
 
 
 def _bounds(
-    stats: GroupStats, levels: list[dict[str, Any]], mode: Mode, params: Mapping[str, Any]
+    stats: GroupStats,
+    levels: list[dict[str, Any]],
+    mode: Mode,
+    params: Mapping[str, Any],
+    rule: ShareRule,
+    total: float,
 ) -> dict[str, Any]:
     """The allocation bounds of every category (fairpolicy.metrics.ll144)."""
     from fairpolicy.metrics.ll144 import add_bounds
@@ -712,7 +744,9 @@ def _bounds(
     if observed and mode == "selection" and uc is not None and stats.positive is not None:
         known = float(uc[:, stats.positive].sum())
     whole = stats.survey is None
-    return add_bounds(levels, unknown, known, whole, mode)
+    return add_bounds(
+        levels, unknown, known, whole, mode, rule.comparator, rule.scope, rule.floor, total
+    )
 
 
 def impact_ratio(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:
