@@ -180,7 +180,12 @@ def write_plan(
         chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
         ssp_text = get("oscal-ssp")(
             results,
-            dataclasses.replace(base, path=ssp_path, profile_href=chain.profile_href),
+            dataclasses.replace(
+                base,
+                path=ssp_path,
+                profile_href=chain.profile_href,
+                profile_sha256=chain.profile_sha256,
+            ),
         )
         files += [*chain.documents, (ssp_path, ssp_text)]
         labels.append((f"--write-ssp {write_ssp}", write_ssp))
@@ -415,13 +420,7 @@ def verify(plan_path: str, results: Results) -> VerifiedPlan:
     comps = body.get("local-definitions", {}).get("components", [])
     subject = comps[0] if comps else {}
     approval = gate_settings.approval(body)
-    approvers = tuple(
-        p["value"]
-        for part in body.get("terms-and-conditions", {}).get("parts", [])
-        if part.get("name") == gate_settings.APPROVAL
-        for p in part.get("props", [])
-        if p.get("name") == "approver"
-    )
+    approvers = gate_settings.approvers(body)
     return gate_settings.VerifiedPlan(
         path=plan_path,
         sha256=sha,
