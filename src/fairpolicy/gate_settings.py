@@ -330,3 +330,6 @@ class VerifiedPlan:
     approved_at: str | None = None
     #: (setting, the plan's value, the run's value) of each deviation the plan allows
     deviations: tuple[tuple[str, str | None, str | None], ...] = ()
+    #: (control id, UUID) of each implementation statement of the SSP the plan imports
+    #: (the findings' ``implementation-statement-uuid``)
+    statements: tuple[tuple[str, str], ...] = ()

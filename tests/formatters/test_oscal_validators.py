@@ -97,7 +97,8 @@ def build_chain(folder: Path, name: str, policy: str, data: str | None, mode: st
         if mode == "plain":
             code = _main([*base, *people, "-o", "oscal=ar.json", "-o", "oscal-ap=ap.json"])
         elif mode == "ssp":
-            code = _main([*base, *people, "-o", "oscal-ssp=ssp.json", *("-o", "oscal-ap=ap.json")])
+            outs = ["-o", "oscal-ssp=ssp.json", "-o", "oscal-ap=ap.json", "-o", "oscal=ar.json"]
+            code = _main([*base, *people, *outs])
         elif mode == "plan":
             plan = ["plan", pol, "-o", "ap.json", "--write-ssp", "ssp.json", "--subject", "m"]
             plan += ["--approver", "Grace Hopper <grace@example.org>", *people]
@@ -190,6 +191,162 @@ def test_nist_schema_constraints_and_trestle(chains: dict[str, list[Path]]) -> N
         assert validate_document(doc, root) == [], path
         assert oscal_constraints.problems(doc) == [], path
         assert classes[root].oscal_read(path) is not None, path
+
+
+def _load(path: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return doc
+
+
+def _links_resolve_and_hash(path: Path) -> int:
+    """Every link of the document at ``path`` is relative (or a fragment), names a file
+    that exists beside it, and its SHA-256 recomputes; returns how many were checked."""
+    import hashlib
+    from urllib.parse import unquote
+
+    from tests.formatters.test_oscal import walk
+
+    checked = 0
+    for key, value in walk(_load(path)):
+        if key != "rlinks":
+            continue
+        for link in value:
+            href = link["href"]
+            assert not href.startswith(("file:", "/")), (path, href)
+            target = path.parent / unquote(href)
+            assert target.is_file(), (path, href)
+            for h in link.get("hashes", []):
+                assert h["value"] == hashlib.sha256(target.read_bytes()).hexdigest(), href
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", ["credit", "dermatology", "binary-lending"])
+def test_the_planned_chain_carries_the_elements_that_mean_something(
+    name: str, chains: dict[str, list[Path]]
+) -> None:
+    """After ``plan --write-ssp`` and ``check --plan``: the plan's activities have steps and
+    a responsible role, its task pins the settings, its metadata the approval (no
+    terms-and-conditions); the AR observes the planned subject, refers to the plan's
+    activities, names the SSP's implementation statement on every finding, a remediation
+    on every risk, and states its run in the log entry (no attestation part); every link is
+    relative, resolves and its hash recomputes, the generated profile and catalog too."""
+    from fairpolicy import gate_settings
+
+    docs = {p.name: p for p in chains[f"{name}-plan"]}
+    ar = _load(docs["ar.json"])["assessment-results"]
+    ap = _load(docs["ap.json"])["assessment-plan"]
+    ssp = _load(docs["ssp.json"])["system-security-plan"]
+    roles = {r["id"] for r in ap["metadata"]["roles"]}
+    assert {"assessor", "approver"} <= roles
+    assert "terms-and-conditions" not in ap
+    for act in ap["local-definitions"]["activities"]:
+        assert [s["title"] for s in act["steps"]][::2] == ["Read the predictions", "Decide"]
+        assert act["responsible-roles"] == [{"role-id": "assessor"}]
+    (task,) = ap["tasks"]
+    assert "timing" not in task  # written before any data: no date to give
+    assert gate_settings.plan_settings(ap) is not None
+    assert gate_settings.approvers(ap) == ("Grace Hopper",)
+    assert gate_settings.approval(ap)[gate_settings.DIGEST] == gate_settings.content_digest(ap)
+    (result,) = ar["results"]
+    assert "attestations" not in result
+    assert "evaluated" in result["assessment-log"]["entries"][0]["remarks"]
+    assert result["local-definitions"]["tasks"][0]["timing"] == {
+        "on-date": {"date": result["start"]}
+    }
+    assert "local-definitions" not in ar  # the plan's activities, referred to
+    planned = {a["uuid"] for a in ap["local-definitions"]["activities"]}
+    used = {
+        x["activity-uuid"]
+        for t in result["local-definitions"]["tasks"]
+        for x in t["associated-activities"]
+    }
+    assert used == planned
+    (subject,) = ap["local-definitions"]["components"]
+    assert "components" not in result["local-definitions"]
+    assert {s["subject-uuid"] for o in result["observations"] for s in o["subjects"]} == {
+        subject["uuid"]
+    }
+    selections = result["reviewed-controls"]["control-objective-selections"]
+    assert selections and all(
+        ("include-all" in x) != ("include-objectives" in x) for x in selections
+    )
+    statements = {
+        st["uuid"]: (req["control-id"], st["statement-id"])
+        for req in ssp["control-implementation"]["implemented-requirements"]
+        for st in req["statements"]
+    }
+    assert len(statements) == len(ssp["control-implementation"]["implemented-requirements"])
+    for f in result["findings"]:
+        cid, sid = statements[f["implementation-statement-uuid"]]
+        assert f["title"].startswith(f"{cid}:")
+        if f["target"]["type"] == "statement-id":
+            assert f["target"]["target-id"] == sid
+    for risk in result.get("risks", []):
+        (rem,) = risk["remediations"]
+        assert rem["lifecycle"] == "recommendation" and rem["description"]
+    assert all(_links_resolve_and_hash(p) >= 0 for p in docs.values())
+    assert _links_resolve_and_hash(docs["ssp.json"]) >= 2  # the policy and the profile
+    if "ssp.profile.json" in docs:  # generated: the SSP hashes it, it hashes its catalog
+        assert _links_resolve_and_hash(docs["ssp.profile.json"]) == 1
+
+
+def test_findings_name_a_statement_only_where_an_ssp_holds_it(
+    chains: dict[str, list[Path]],
+) -> None:
+    for key in ("credit-ssp", "dermatology-ssp"):
+        docs = {p.name: p for p in chains[key]}
+        ssp = _load(docs["ssp.json"])["system-security-plan"]
+        uuids = {
+            st["uuid"]
+            for req in ssp["control-implementation"]["implemented-requirements"]
+            for st in req["statements"]
+        }
+        findings = _load(docs["ar.json"])["assessment-results"]["results"][0]["findings"]
+        assert {f["implementation-statement-uuid"] for f in findings} <= uuids
+    for key in ("credit-plain", "dermatology-baseline"):
+        findings = _load(chains[key][0].parent / "ar.json")["assessment-results"]["results"][0]
+        assert all("implementation-statement-uuid" not in f for f in findings["findings"])
+
+
+def test_the_constraint_check_catches_what_it_names(chains: dict[str, list[Path]]) -> None:
+    """Each rule of fairpolicy.oscal_constraints, broken once in a written AR and AP."""
+    import copy
+
+    from fairpolicy import oscal_constraints
+    from fairpolicy.errors import OutputError
+    from fairpolicy.policy.schema import NS
+
+    folder = chains["credit-plain"][0].parent
+    ar, ap = _load(folder / "ar.json"), _load(folder / "ap.json")
+    assert oscal_constraints.problems(ar) == oscal_constraints.problems(ap) == []
+
+    def broken(doc: dict[str, Any], edit: Any) -> list[str]:
+        doc = copy.deepcopy(doc)
+        edit(next(iter(doc.values())))
+        return oscal_constraints.problems(doc)
+
+    part = {"name": "attestation", "ns": NS, "prose": "x"}
+    cases = [
+        (ar, lambda b: b["results"][0].update(attestations=[{"parts": [part]}]), "objective"),
+        (ap, lambda b: b.update({"terms-and-conditions": {"parts": [part]}}), "objective"),
+        (ar, lambda b: b["back-matter"]["resources"][0].pop("rlinks"), "neither an rlink"),
+        (ar, lambda b: b["import-ap"].update(href="#not-there"), "names no back-matter"),
+        (
+            ar,
+            lambda b: b["back-matter"]["resources"][0]["rlinks"][0].update(href="file:///x"),
+            "file URI",
+        ),
+        (ap, lambda b: b["tasks"][0].update({"responsible-roles": [{"role-id": "x"}]}), "role 'x'"),
+        (ar, lambda b: b["results"][0].update(uuid=b["uuid"]), "also the identity"),
+    ]
+    for doc, edit, said in cases:
+        found = broken(doc, edit)
+        assert len(found) == 1 and said in found[0], (said, found)
+    doc = copy.deepcopy(ar)
+    doc["assessment-results"]["results"][0]["attestations"] = [{"parts": [part]}]
+    with pytest.raises(OutputError, match="oscal-assesment-part-objective-cardinality"):
+        oscal_constraints.check(doc, "ar.json")
 
 
 _LIB_SCRIPT = """

@@ -521,8 +521,13 @@ class _Renderer:
         }
         if risk_uuid is not None:
             doc["related-risks"] = [{"risk-uuid": risk_uuid}]
-        if self.opts.ssp_href:  # the SSP written by the same run: its statement
-            doc["implementation-statement-uuid"] = statement_uuid(self.ids, f)
+        statement = None
+        if self.opts.plan is not None:  # the statement of the SSP the approved plan imports
+            statement = dict(self.opts.plan.statements).get(f.control_id)
+        elif self.opts.ssp_href:  # the SSP written by the same run
+            statement = statement_uuid(self.ids, f)
+        if statement is not None:
+            doc["implementation-statement-uuid"] = statement
         return doc
 
     def risk(self, f: Finding, uid: str, obs_uuid: str) -> Doc:
