@@ -71,13 +71,14 @@ SETTINGS: dict[str, str | None] = {
     "score-decimals": "score_decimals",
 }
 
-#: the name of the plan's terms-and-conditions part holding the pinned settings
+#: the pinned settings of a plan (props of its task; a terms-and-conditions part of that
+#: name in plans written before, see :func:`_part`)
 PART = "pinned-settings"
-#: the name of the plan's terms-and-conditions part recording its approval
+#: a plan's approval (props of its metadata; formerly a terms-and-conditions part)
 APPROVAL = "approval"
-#: the prop (in :data:`PART`) naming a setting the approver lets a run change
+#: the prop (beside the pinned settings) naming a setting the approver lets a run change
 ALLOW = "allow-deviation"
-#: the prop (in :data:`APPROVAL`) holding :func:`content_digest` of the approved plan
+#: the prop (of the approval) holding :func:`content_digest` of the approved plan
 DIGEST = "approved-content-sha256"
 #: planned props that are not part of a control's method (where it was written)
 IGNORED = frozenset({"method", "control-source"})
@@ -202,11 +203,46 @@ def ns_props(node: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _part(body: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    """A plan's node holding :data:`PART` (the pinned settings) or :data:`APPROVAL`.
+
+    Where a plan writes them: the pinned settings are props of its task (the run they
+    govern), the approval props of its metadata. Plans written before (fairpolicy
+    0.1 up to issue 29's constraint fix) held both as parts of ``terms-and-conditions``,
+    which NIST's constraint ``oscal-assesment-part-objective-cardinality`` rejects unless
+    a part is named ``objective``: those plans still read here."""
+    if name == PART:
+        for task in body.get("tasks", []):
+            if any(_is_setting(p) for p in task.get("props", [])):
+                found: Mapping[str, Any] = task
+                return found
+    elif name == APPROVAL:
+        meta = body.get("metadata", {})
+        if any(p.get("ns") == NS and p.get("name") == DIGEST for p in meta.get("props", [])):
+            return {"props": [p for p in meta.get("props", []) if p.get("name") in _APPROVAL]}
     for part in body.get("terms-and-conditions", {}).get("parts", []):
         if part.get("name") == name and part.get("ns") == NS:
-            found: Mapping[str, Any] = part
-            return found
+            old: Mapping[str, Any] = part
+            return old
     return None
+
+
+#: the props of a plan's approval (in its metadata)
+_APPROVAL = frozenset({DIGEST, "approved-at", "approver"})
+
+
+def _is_setting(p: Mapping[str, Any]) -> bool:
+    name = str(p.get("name", ""))
+    return p.get("ns") == NS and (name.startswith("setting.") or name == ALLOW)
+
+
+def approvers(body: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of the approvers an assessment plan's approval records."""
+    part = _part(body, APPROVAL)
+    return tuple(
+        str(p["value"])
+        for p in ([] if part is None else part.get("props", []))
+        if p.get("ns") == NS and p.get("name") == "approver"
+    )
 
 
 def plan_settings(body: Mapping[str, Any]) -> tuple[dict[str, str | None], list[str]] | None:
@@ -218,7 +254,7 @@ def plan_settings(body: Mapping[str, Any]) -> tuple[dict[str, str | None], list[
     pinned: dict[str, str | None] = dict.fromkeys(SETTINGS)
     allowed: list[str] = []
     for p in part.get("props", []):
-        if p.get("ns") != NS:
+        if not _is_setting(p):
             continue
         name = p["name"]
         if name == ALLOW:
@@ -235,7 +271,7 @@ def unknown_settings(body: Mapping[str, Any]) -> list[str]:
     part = _part(body, PART)
     out = []
     for p in [] if part is None else part.get("props", []):
-        if p.get("ns") != NS:
+        if p.get("ns") != NS or not _is_setting(p):
             continue
         name = p["name"]
         key = name[len("setting.") :] if name.startswith("setting.") else None
@@ -314,3 +350,6 @@ class VerifiedPlan:
     approved_at: str | None = None
     #: (setting, the plan's value, the run's value) of each deviation the plan allows
     deviations: tuple[tuple[str, str | None, str | None], ...] = ()
+    #: (control id, UUID) of each implementation statement of the SSP the plan imports
+    #: (the findings' ``implementation-statement-uuid``)
+    statements: tuple[tuple[str, str], ...] = ()

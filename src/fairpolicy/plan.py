@@ -180,7 +180,12 @@ def write_plan(
         chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
         ssp_text = get("oscal-ssp")(
             results,
-            dataclasses.replace(base, path=ssp_path, profile_href=chain.profile_href),
+            dataclasses.replace(
+                base,
+                path=ssp_path,
+                profile_href=chain.profile_href,
+                profile_sha256=chain.profile_sha256,
+            ),
         )
         files += [*chain.documents, (ssp_path, ssp_text)]
         labels.append((f"--write-ssp {write_ssp}", write_ssp))
@@ -415,13 +420,7 @@ def verify(plan_path: str, results: Results) -> VerifiedPlan:
     comps = body.get("local-definitions", {}).get("components", [])
     subject = comps[0] if comps else {}
     approval = gate_settings.approval(body)
-    approvers = tuple(
-        p["value"]
-        for part in body.get("terms-and-conditions", {}).get("parts", [])
-        if part.get("name") == gate_settings.APPROVAL
-        for p in part.get("props", [])
-        if p.get("name") == "approver"
-    )
+    approvers = gate_settings.approvers(body)
     return gate_settings.VerifiedPlan(
         path=plan_path,
         sha256=sha,
@@ -433,4 +432,34 @@ def verify(plan_path: str, results: Results) -> VerifiedPlan:
         approvers=approvers,
         approved_at=approval.get("approved-at"),
         deviations=tuple(deviations),
+        statements=ssp_statements(plan_path, body),
     )
+
+
+def ssp_statements(plan_path: str, body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(control id, statement UUID) of the implementation statements in the SSP the plan
+    imports, when it is a local file that reads as an SSP; else none (the findings then
+    name no statement: they never point at one that is not there)."""
+    from pathlib import Path
+    from urllib.parse import unquote
+
+    from fairpolicy.policy.oscal import read_document
+
+    href = str(body.get("import-ssp", {}).get("href", ""))
+    if href.startswith("#"):
+        resources = body.get("back-matter", {}).get("resources", [])
+        res: Mapping[str, Any] = next((r for r in resources if r.get("uuid") == href[1:]), {})
+        href = str((res.get("rlinks") or [{}])[0].get("href", ""))
+    if not href or ":" in href.split("/")[0] or href.startswith("/"):
+        return ()
+    path = Path(plan_path).parent / unquote(href)
+    try:
+        data, _ = read_document(path)
+        reqs = data["system-security-plan"]["control-implementation"]["implemented-requirements"]
+        out: dict[str, str] = {}
+        for req in reqs:
+            for st in req.get("statements", []):
+                out.setdefault(str(req["control-id"]), str(st["uuid"]))
+    except Exception:  # an SSP that does not read (or not as ours) names no statement
+        return ()
+    return tuple(sorted(out.items()))

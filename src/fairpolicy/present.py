@@ -223,7 +223,11 @@ def write(results: _model.Results, fmt: str, path: str | os.PathLike[str], **opt
 
         chain = profile_chain(results.policy.path, results.policy.form, target)
         files += chain.documents
-        options = {**options, "profile_href": chain.profile_href}
+        options = {
+            **options,
+            "profile_href": chain.profile_href,
+            "profile_sha256": chain.profile_sha256,
+        }
     text = render(results, fmt, **{"path": target, **options})
     write_all([*files, (target, text)])
     return target

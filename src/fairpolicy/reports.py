@@ -87,7 +87,7 @@ def emit(
         ap_path = plan.path
     json_path = next((p for n, p in outputs if n == "json" and p), None)
     ssp_path = next((p for n, p in outputs if n == "oscal-ssp" and p), None)
-    profile_href = ssp_sha = None
+    profile_href = profile_sha = ssp_sha = None
     # every output is rendered before any file is written, and every file is staged before
     # any is renamed (write_all)
     to_stdout: list[tuple[str, str]] = []
@@ -99,7 +99,7 @@ def emit(
         chain = profile_chain(results.policy.path, results.policy.form, ssp_path)
         files += chain.documents
         labels += [(f"{p} (written beside -o oscal-ssp={ssp_path})", p) for p, _ in chain.documents]
-        profile_href = chain.profile_href
+        profile_href, profile_sha = chain.profile_href, chain.profile_sha256
     elif ssp is not None:
         ssp_path, ssp_sha = ssp
     rendered: dict[str, str] = {}
@@ -113,6 +113,8 @@ def emit(
             results_href = href(json_path, path)
             if plan is None and "oscal-ap" in rendered:
                 ap_sha = hashlib.sha256(rendered["oscal-ap"].encode()).hexdigest()
+        if name == "oscal" and ssp_path is not None and any(n == "oscal-ssp" for n, _ in outputs):
+            ssp_href = href(ssp_path, path)  # the SSP this run writes: its statements
         if name == "oscal-ap" and ssp_path is not None:
             ssp_href = href(ssp_path, path)
             if "oscal-ssp" in rendered:
@@ -129,6 +131,7 @@ def emit(
             ssp_sha256=ssp_sha,
             plan=plan,
             profile_href=profile_href if name == "oscal-ssp" else None,
+            profile_sha256=profile_sha if name == "oscal-ssp" else None,
         )
         text = rendered[name] = get(name)(results, opts)
         if path is None:

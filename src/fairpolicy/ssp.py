@@ -39,6 +39,16 @@ class Chain:
     profile_href: str
     documents: list[tuple[str, str]] = field(default_factory=list)
 
+    @property
+    def profile_sha256(self) -> str | None:
+        """SHA-256 of the profile when it is generated here (the last document written),
+        else None (the policy itself, hashed as the policy)."""
+        import hashlib
+
+        if not self.documents:
+            return None
+        return hashlib.sha256(self.documents[-1][1].encode("utf-8")).hexdigest()
+
 
 def _rel(target: Path, base: Path) -> str:
     try:
@@ -97,14 +107,49 @@ def profile_chain(policy_path: str | None, form: str | None, ssp_path: str) -> C
         source_href=_rel(source, catalog_path.parent),
         source_sha256=sha,
     )
-    profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))
+    catalog_text = dump_document(catalog, "json")
+    profile = _hashed(
+        profile_for(catalog, _rel(catalog_path, profile_path.parent)),
+        catalog_text,
+        "Converted catalog",
+    )
     return Chain(
         _rel(profile_path, ssp.parent),
         [
-            (str(catalog_path), dump_document(catalog, "json")),
+            (str(catalog_path), catalog_text),
             (str(profile_path), dump_document(profile, "json")),
         ],
     )
+
+
+def _hashed(profile: dict[str, Any], catalog: str | bytes, title: str) -> dict[str, Any]:
+    """``profile`` with a back-matter resource linking the catalog it imports (the same
+    href) with the SHA-256 of its bytes, so the generated chain is hashed end to end."""
+    import hashlib
+    import uuid
+
+    body = profile["profile"]
+    href = body["imports"][0]["href"]
+    raw = catalog.encode("utf-8") if isinstance(catalog, str) else catalog
+    sha = hashlib.sha256(raw).hexdigest()
+    rid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"fairpolicy:profile-catalog:{href}:{sha}"))
+    body["back-matter"] = {
+        "resources": [
+            {
+                "uuid": rid,
+                "title": f"{title}: {Path(href).name}",
+                "description": "The catalog this profile imports, with the SHA-256 of its bytes.",
+                "rlinks": [
+                    {
+                        "href": href,
+                        "media-type": "application/json",
+                        "hashes": [{"algorithm": "SHA-256", "value": sha}],
+                    }
+                ],
+            }
+        ]
+    }
+    return profile
 
 
 def _importing(catalog_path: Path, catalog: Any, ssp: Path) -> Chain:
@@ -112,7 +157,11 @@ def _importing(catalog_path: Path, catalog: Any, ssp: Path) -> Chain:
     from fairpolicy.policy.convert import dump_document, profile_for
 
     profile_path = _sibling(ssp, "profile")
-    profile = profile_for(catalog, _rel(catalog_path, profile_path.parent))
+    profile = _hashed(
+        profile_for(catalog, _rel(catalog_path, profile_path.parent)),
+        catalog_path.read_bytes(),
+        "Catalog",
+    )
     return Chain(
         _rel(profile_path, ssp.parent), [(str(profile_path), dump_document(profile, "json"))]
     )

@@ -42,8 +42,8 @@ def with_edited_plan(tmp: Path) -> Path:
     data = with_plan(tmp)
     ap = tmp / "ap.json"
     doc = json.loads(ap.read_text())
-    for part in doc["assessment-plan"]["terms-and-conditions"]["parts"]:
-        for p in part.get("props", []):
+    for task in doc["assessment-plan"]["tasks"]:
+        for p in task.get("props", []):
             if p["name"] == "setting.fail-on":
                 p["value"] = "never"
     ap.write_text(json.dumps(doc, indent=2))
@@ -51,11 +51,12 @@ def with_edited_plan(tmp: Path) -> Path:
 
 
 def with_old_plan(tmp: Path) -> Path:
-    """A plan as fairpolicy wrote it before settings were pinned (no terms-and-conditions)."""
+    """A plan as fairpolicy wrote it before settings were pinned (its task pins none)."""
     data = with_plan(tmp)
     ap = tmp / "ap.json"
     doc = json.loads(ap.read_text())
-    del doc["assessment-plan"]["terms-and-conditions"]
+    for task in doc["assessment-plan"]["tasks"]:
+        del task["props"]
     ap.write_text(json.dumps(doc, indent=2))
     return data
 

@@ -62,6 +62,9 @@ class RenderOptions:
     ssp_sha256: str | None = None
     #: href of the profile an SSP written by ``-o oscal-ssp`` imports
     profile_href: str | None = None
+    #: SHA-256 of that profile when fairpolicy generates it (a catalog's or a simple
+    #: policy's profile, written beside the SSP); the SSP's back-matter carries it
+    profile_sha256: str | None = None
     #: the assessors (``Name <email>``) and their organization; never invented
     assessors: tuple[str, ...] = ()
     organization: str | None = None

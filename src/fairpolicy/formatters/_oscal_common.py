@@ -275,14 +275,14 @@ def last_modified(results: Results, opts: RenderOptions) -> str:
     return _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
 
 
-def metadata(title: str, results: Results, opts: RenderOptions) -> Doc:
+def metadata(title: str, results: Results, opts: RenderOptions, approver_role: bool = False) -> Doc:
     doc: Doc = {
         "title": line(title),
         "last-modified": last_modified(results, opts),
         "version": results.tool.version,
         "oscal-version": OSCAL_VERSION,
     }
-    doc.update(people(opts))
+    doc.update(people(opts, approver_role))
     if not opts.assessors and not opts.organization and not opts.approvers:
         doc["remarks"] = NO_PEOPLE
     return doc
@@ -316,13 +316,12 @@ def with_people(opts: RenderOptions, results: Results) -> RenderOptions:
     )
 
 
-def people(opts: RenderOptions) -> Doc:
+def people(opts: RenderOptions, approver_role: bool = False) -> Doc:
     """``roles``, ``parties`` and ``responsible-parties`` for metadata: each assessor a
     person with the ``assessor`` role (a member of the organization, when one is named),
     the organization a party of its own, each approver of a plan (``--approver``) a person
-    with the ``approver`` role. Empty when no one was named."""
-    if not opts.assessors and not opts.organization and not opts.approvers:
-        return {}
+    with the ``approver`` role. The ``assessor`` role (and, for a plan, ``approver``) is
+    defined even when no one holds it: the activities name it as responsible."""
     parties: dict[str, Doc] = {}
     org_uuid = None
     if opts.organization:
@@ -344,19 +343,35 @@ def people(opts: RenderOptions) -> Doc:
         return str(doc["uuid"])
 
     persons = list(dict.fromkeys(person(t, True) for t in opts.assessors))
-    roles: list[Doc] = []
+    roles: list[Doc] = [ASSESSOR_ROLE]
     responsible: list[Doc] = []
     if persons or org_uuid:
-        roles.append({"id": "assessor", "title": "Assessor"})
         responsible.append({"role-id": "assessor", "party-uuids": persons or [org_uuid]})
     if org_uuid:
         roles.append({"id": "assessment-organization", "title": "Assessment organization"})
         responsible.append({"role-id": "assessment-organization", "party-uuids": [org_uuid]})
     approvers = list(dict.fromkeys(person(t, False) for t in opts.approvers))
+    if approvers or approver_role:
+        roles.append(APPROVER_ROLE)
     if approvers:
-        roles.append({"id": "approver", "title": "Plan approver"})
         responsible.append({"role-id": "approver", "party-uuids": approvers})
     return {"roles": roles, "parties": list(parties.values()), "responsible-parties": responsible}
+
+
+#: the role every activity names as responsible (defined in every document's metadata,
+#: whether or not a person holds it: fairpolicy never invents people)
+ASSESSOR_ROLE: Doc = {
+    "id": "assessor",
+    "title": "Assessor",
+    "description": "Runs the assessment's activities and answers for the results.",
+}
+#: the role of whoever approves an assessment plan (``fairpolicy plan --approver``)
+APPROVER_ROLE: Doc = {
+    "id": "approver",
+    "title": "Plan approver",
+    "description": "Approves the assessment plan (its settings, controls and methods) "
+    "before any data is read.",
+}
 
 
 def assessor_uuids(opts: RenderOptions) -> list[str]:
@@ -371,33 +386,38 @@ def assessor_uuids(opts: RenderOptions) -> list[str]:
 
 
 def file_href(path: str, out_path: str | None, ran_in: str | None = None) -> str:
-    """A URI reference to ``path`` (as recorded in the results) from the output document.
+    """A relative URI reference to ``path`` (as recorded in the results) from the output
+    document: the documents and the files they name move together (an auditor's copy,
+    an archive), so a link never holds the machine's absolute path.
 
-    An absolute path becomes a ``file:`` URI. A relative path (relative to the
-    directory the check ran in: ``ran_in``, recorded in the results, else the current
-    one) is rebased onto the output file's directory, since a relative URI resolves
-    against the document holding it; on stdout it is kept.
+    A relative path is relative to the directory the check ran in (``ran_in``, recorded in
+    the results, else the current one); it and an absolute path are rebased onto the
+    output file's directory, since a relative URI resolves against the document holding
+    it (on stdout: onto the current directory). Only where no relative reference exists
+    (another drive on Windows) is it a ``file:`` URI.
     """
-    p = PurePath(path)
-    if p.is_absolute():
-        return Path(path).as_uri()
-    rel = path
-    if out_path is not None:
-        base = os.path.dirname(os.path.abspath(out_path))
-        full = os.path.abspath(os.path.join(ran_in, path) if ran_in else path)
+    full = os.path.abspath(os.path.join(ran_in, path) if ran_in else path)
+    if not PurePath(path).is_absolute() and out_path is None:
+        rel = path
+    else:
+        base = os.path.dirname(os.path.abspath(out_path)) if out_path else os.getcwd()
         try:
             rel = os.path.relpath(full, base)
         except ValueError:  # another drive (Windows): no relative reference exists
-            return Path(os.path.abspath(path)).as_uri()
+            return Path(full).as_uri()
     return quote(rel.replace(os.sep, "/"), safe="/")
 
 
 def plan_href(href: str) -> str:
-    """``ap_href`` as a URI reference: a URL is kept, a path percent-encoded."""
+    """``ap_href`` as a URI reference: a URL is kept, a path percent-encoded (relative:
+    ``outputs.href`` writes every such path relative to the document)."""
     if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", href):
         return href
     if PurePath(href).is_absolute():
-        return Path(href).as_uri()
+        try:
+            href = os.path.relpath(href)
+        except ValueError:  # another drive (Windows): no relative reference exists
+            return Path(href).as_uri()
     return quote(href.replace(os.sep, "/"), safe="/")
 
 
@@ -426,6 +446,24 @@ def file_resource(
         if sha256:
             rlink["hashes"] = [{"algorithm": "SHA-256", "value": sha256}]
         res["rlinks"] = [rlink]
+    else:
+        embed_description(res)
+    return res
+
+
+def embed_description(res: Doc, filename: str = "description.md") -> Doc:
+    """A resource that links no file (an in-memory input, the data a plan expects) carries
+    what is known of it as its content (text/markdown, base64): NIST asks every
+    back-matter resource for an rlink or base64 content, and a link that cannot be real
+    is never written."""
+    import base64
+
+    text = f"# {res['title']}\n\n{res.get('description', '')}\n"
+    res["base64"] = {
+        "filename": filename,
+        "media-type": "text/markdown",
+        "value": base64.b64encode(text.encode("utf-8")).decode("ascii"),
+    }
     return res
 
 
@@ -499,15 +537,18 @@ def expected_data(results: Results) -> str:
 def data_resource(results: Results, ids: Ids, opts: RenderOptions) -> Doc:
     d = results.data
     if planned(results):
-        return {
-            "uuid": ids.data_resource,
-            "title": "Data: the predictions to be assessed",
-            "description": (
-                "No data was read when this plan was written. The run will read these "
-                f"columns (with their roles): {expected_data(results) or 'none'}."
-            ),
-            "props": props_of([("data-columns", ",".join(d.columns) or None)]),
-        }
+        return embed_description(
+            {
+                "uuid": ids.data_resource,
+                "title": "Data: the predictions to be assessed",
+                "description": (
+                    "No data was read when this plan was written. The run will read these "
+                    f"columns (with their roles): {expected_data(results) or 'none'}."
+                ),
+                "props": props_of([("data-columns", ",".join(d.columns) or None)]),
+            },
+            "expected-data.md",
+        )
     name = PurePath(d.path).name if d.path else "in-memory data"
     where = f"`{d.path}`" if d.path else "a data frame passed in memory (no file)"
     description = (
@@ -630,10 +671,18 @@ def reviewed_controls(results: Results, ids: Ids) -> Doc:
     for f in results.findings:
         seen.setdefault(f.control_id, None)
     p = results.policy
+    objectives = list(dict.fromkeys(f.objective_id for f in results.findings if f.objective_id))
     return {
         "description": f"The controls of the policy {line(p.title or p.path or 'in memory')}.",
         "links": [{"href": f"#{ids.policy_resource}", "rel": "reference"}],
         "control-selections": [{"include-controls": [{"control-id": c} for c in seen]}],
+        # the objectives assessed: those the policy names, else every objective of the
+        # selected controls (a control's threshold statement is its one objective)
+        "control-objective-selections": [
+            {"include-objectives": [{"objective-id": o} for o in objectives]}
+            if objectives
+            else {"include-all": {}}
+        ],
     }
 
 
@@ -669,8 +718,35 @@ def activity(f: Finding, index: int, ids: Ids) -> Doc:
     what = f.title or f.description or f.metric_key
     op_thr = f"{f.operator} {threshold_text(f)}" if f.threshold is not None else f.operator
     cols = ", ".join(f"{role} = `{col}`" for role, col in f.inputs.items())
+    act = ids.activity(index)
+    decision = f.decision or "point"
+    steps = [
+        (
+            "Read the predictions",
+            f"Read the bound columns ({cols or 'none'}) and count the rows per group and "
+            "outcome in one pass.",
+        ),
+        (
+            f"Compute {f.metric_key}",
+            f"Compute `{f.metric_key}` from the per-group statistics"
+            + (
+                f", leaving out groups of fewer than {f.min_samples} rows (each named with "
+                "the reason)"
+                if f.min_samples
+                else ""
+            )
+            + ".",
+        ),
+        (
+            "Decide",
+            f"Compare the value with the threshold ({f.metric_key} {op_thr}) under the "
+            f"decision rule `{decision}`: pass, fail, or inconclusive when the rule cannot "
+            f"decide; enforcement mode `{f.enforcement_mode}` says whether a failure fails "
+            "the release gate.",
+        ),
+    ]
     return {
-        "uuid": ids.activity(index),
+        "uuid": act,
         "title": line(f"Test {f.control_id}: {what}"),
         "description": (
             f"Compute `{f.metric_key}` on the predictions ({cols}) and compare it with the "
@@ -678,9 +754,14 @@ def activity(f: Finding, index: int, ids: Ids) -> Doc:
             + (f"Control: {f.description}" if f.description else "")
         ).strip(),
         "props": [{"name": "method", "value": "TEST"}, *planned_props(f)],
+        "steps": [
+            {"uuid": v5_uuid("step", act, n), "title": title, "description": text}
+            for n, (title, text) in enumerate(steps, 1)
+        ],
         "related-controls": {
             "control-selections": [{"include-controls": [{"control-id": f.control_id}]}]
         },
+        "responsible-roles": [{"role-id": "assessor"}],
     }
 
 
@@ -695,22 +776,41 @@ def task(results: Results, ids: Ids) -> Doc:
             f"`fairpolicy check {p.path or '<policy>'} {d.path or '<data>'}` evaluates every "
             "control of the policy on the predictions, one activity per control."
         ),
+        # when the run took place; a plan written before any data has no date to give
+        "timing": None if planned(results) else {"on-date": {"date": results.run.started}},
         "associated-activities": [
             {"activity-uuid": ids.activity(i), "subjects": subjects}
             for i in range(len(results.findings))
         ],
         "subjects": subjects,
+        "responsible-roles": [{"role-id": "assessor"}],
     }
+
+
+def statement_id(f: Finding) -> str:
+    """The id of the control statement a finding targets and an SSP implements."""
+    return f.statement_id or f"{f.control_id}_smt"
+
+
+def statement_uuid(ids: Ids, f: Finding) -> str:
+    """The UUID of the SSP's implementation statement for ``f``'s control (the SSP written
+    by ``-o oscal-ssp``; the findings of the same run point at it)."""
+    return v5_uuid("implementation-statement", ids.subject_title, f.control_id, statement_id(f))
 
 
 # ---------------------------------------------------------------- output
 
 
 def prune(value: Any) -> Any:
-    """Drop None values and empty lists/objects: OSCAL arrays hold at least one item."""
+    """Drop None values and empty lists/objects: OSCAL arrays hold at least one item
+    (``include-all``, an empty object by definition, is kept)."""
     if isinstance(value, dict):
         out = {k: prune(v) for k, v in value.items()}
-        return {k: v for k, v in out.items() if v is not None and v != [] and v != {}}
+        return {
+            k: v
+            for k, v in out.items()
+            if v is not None and v != [] and (v != {} or k == "include-all")
+        }
     if isinstance(value, list):
         return [prune(v) for v in value]
     return value
@@ -719,16 +819,19 @@ def prune(value: Any) -> Any:
 def dump(model: OscalBaseModel, opts: RenderOptions) -> str:
     """The document wrapped in its root key, as YAML for ``.yaml``/``.yml``, else JSON.
 
-    Fail closed: a document that breaks the NIST OSCAL schema is never written.
+    Fail closed: a document that breaks the NIST OSCAL schema, or one of the NIST
+    constraints :mod:`fairpolicy.oscal_constraints` checks, is never written.
     """
     import json
 
+    from fairpolicy import oscal_constraints
     from fairpolicy.errors import OutputError
     from fairpolicy.oscal_schema import check_document
 
     doc = model.oscal_dict()
     (root,) = doc
     check_document(doc, root, opts.path or "<stdout>", error=OutputError)
+    oscal_constraints.check(doc, opts.path or "<stdout>")
     if opts.path and PurePath(opts.path).suffix.lower() in (".yaml", ".yml"):
         import yaml
 

@@ -14,8 +14,8 @@ JSON schema. The shape, for a run of N controls:
 - the result's props: the policy, data, engine, gate and exit code, one ``setting.NAME``
   per setting that can change a verdict (:mod:`fairpolicy.gate_settings`; ``class``: where
   it came from) and one ``gate-loosened-by`` per loosening setting with the reason (also
-  in the description and the attestation); what ``fairpolicy verify`` re-runs with,
-  as data: one ``rerun.bind``/``rerun.rename`` per bind/rename (a JSON pair
+  in the description and the assessment-log entry's statement); what ``fairpolicy verify``
+  re-runs with, as data: one ``rerun.bind``/``rerun.rename`` per bind/rename (a JSON pair
   ``["KEY", "COLUMN"]``) and one ``load-warning`` per warning of the run.
 - one ``result`` (``start``/``end`` = the run's), whose props name the policy (title,
   version, SHA-256) and the data (path, rows, SHA-256), with
@@ -92,6 +92,8 @@ from fairpolicy.formatters._oscal_common import (
     results_bytes,
     reviewed_controls,
     short,
+    statement_id,
+    statement_uuid,
     subject_component,
     task,
     threshold_text,
@@ -327,7 +329,6 @@ class _Renderer:
                 "tasks": [task(res, ids)],
             },
             "reviewed-controls": reviewed_controls(res, ids),
-            "attestations": [self.attestation()],
             "assessment-log": {"entries": [self.log_entry()]},
             "observations": observations or None,
             "risks": risks or None,
@@ -371,9 +372,12 @@ class _Renderer:
             out.append(p)
         return out
 
-    def attestation(self) -> Doc:
+    def statement(self) -> str:
         """What was assessed, how and by whom — stated by the tool, signed by nobody it
-        did not name."""
+        did not name. Written as the assessment-log entry's remarks, not as an attestation:
+        NIST's constraint ``oscal-assesment-part-objective-cardinality``
+        (usnistgov/oscal-content#278) rejects an attestation part not named ``objective``,
+        and this statement is no objective."""
         res, s = self.results, self.results.summary
         who = assessor_uuids(self.opts)
         p = res.policy
@@ -393,12 +397,7 @@ class _Renderer:
         )
         if not who:
             prose += " " + NO_PEOPLE
-        doc: Doc = {
-            "parts": [{"name": "attestation", "ns": NS, "title": "Attestation", "prose": prose}]
-        }
-        if who:
-            doc["responsible-parties"] = [{"role-id": "assessor", "party-uuids": who}]
-        return doc
+        return prose
 
     def log_entry(self) -> Doc:
         res = self.results
@@ -423,9 +422,10 @@ class _Renderer:
                 ]
             ),
         }
+        entry["remarks"] = self.statement()
         who = assessor_uuids(self.opts)
         if who:
-            entry["logged-by"] = [{"party-uuid": u} for u in who]
+            entry["logged-by"] = [{"party-uuid": u, "role-id": "assessor"} for u in who]
         return entry
 
     # ------------------------------------------------------------ per control
@@ -497,7 +497,7 @@ class _Renderer:
         if f.objective_id:
             target_type, target_id = "objective-id", f.objective_id
         else:
-            target_type, target_id = "statement-id", f.statement_id or f"{f.control_id}_smt"
+            target_type, target_id = "statement-id", statement_id(f)
         status: Doc = {"state": state, "reason": reason}
         if f.status == "warn":
             status["remarks"] = (
@@ -534,6 +534,13 @@ class _Renderer:
         }
         if risk_uuid is not None:
             doc["related-risks"] = [{"risk-uuid": risk_uuid}]
+        statement = None
+        if self.opts.plan is not None:  # the statement of the SSP the approved plan imports
+            statement = dict(self.opts.plan.statements).get(f.control_id)
+        elif self.opts.ssp_href:  # the SSP written by the same run
+            statement = statement_uuid(self.ids, f)
+        if statement is not None:
+            doc["implementation-statement-uuid"] = statement
         return doc
 
     def risk(self, f: Finding, uid: str, obs_uuid: str) -> Doc:
@@ -603,8 +610,39 @@ class _Renderer:
                 }
             ],
             "related-observations": [{"observation-uuid": obs_uuid}],
+            "remediations": [self.remediation(f, uid, required)],
         }
         return doc
+
+    def remediation(self, f: Finding, risk_uuid: str, required: str) -> Doc:
+        """The recommended response: what would close the risk, and how it is shown."""
+        if f.status == "error":
+            what = (
+                f"Make the control evaluable ({f.reason or 'see the finding'}), then run "
+                "`fairpolicy check` again."
+            )
+        elif f.status == "inconclusive" and f.value is not None:
+            what = (
+                f"Collect more rows for the small groups (or state why the control may "
+                f"decide on less), so that {f.metric_key} can be shown to meet {required}; "
+                "then run `fairpolicy check` again."
+            )
+        else:
+            worst = f" starting with the worst group ({f.worst_group})" if f.worst_group else ""
+            what = (
+                f"Bring {f.metric_key} within its threshold ({required}){worst}: for example "
+                "re-weight or re-sample the training data, change the decision threshold "
+                "per group, or retrain; then run `fairpolicy check` on new predictions. "
+                "Loosening the threshold is a policy change for the policy's owner to "
+                "approve, not a remediation."
+            )
+        return {
+            "uuid": self.ids.event("remediation", risk_uuid),
+            "lifecycle": "recommendation",
+            "title": line(f"{f.control_id}: bring {f.metric_key} within {required}"),
+            "description": what,
+            "origins": tool_origin(self.ids),
+        }
 
 
 #: severity words → the impact facet (anything else is carried as written)

@@ -13,11 +13,19 @@ Built with compliance-trestle's ``AssessmentPlan`` model. It plans what the run 
 - ``assessment-assets``: fairpolicy as a tool component and the platform using it;
 - ``tasks``: one ``action`` task, ``fairpolicy check``, associating every activity with
   the subject;
-- ``terms-and-conditions``: the part ``pinned-settings`` (every setting that can change a
-  verdict, :mod:`fairpolicy.gate_settings`, and the deviations the approver allows) and
-  the part ``approval`` (the approvers, ``--approver``, with the ``approver`` role in the
-  metadata; the time; the SHA-256 of the approved content, recomputed by ``check --plan``);
-- back-matter: the system description, the policy file and the data file.
+- the task's props pin every setting that can change a verdict (``setting.NAME``,
+  :mod:`fairpolicy.gate_settings`) and the deviations the approver allows
+  (``allow-deviation``): the settings govern the run the task plans;
+- the metadata records the approval: the approvers (``--approver``, parties with the
+  ``approver`` role), props ``approver``, ``approved-at`` and ``approved-content-sha256``
+  (the SHA-256 of the approved content, recomputed by ``check --plan``);
+- back-matter: the system description, the policy file and the data the run will read
+  (each linked with its SHA-256, or carrying its description as content).
+
+No ``terms-and-conditions``: NIST's constraint ``oscal-assesment-part-objective-cardinality``
+(usnistgov/oscal-content#278) rejects every part there not named ``objective``, and naming
+the settings or the approval an objective would be false. Plans written with those parts
+still read (:func:`fairpolicy.gate_settings._part`).
 
 The component, activity, task and platform UUIDs equal those of the assessment results
 written from the same results (see :mod:`fairpolicy.formatters._oscal_common`).
@@ -109,9 +117,14 @@ def render(results: Results, opts: RenderOptions) -> str:
             "media-type": "text/markdown",
             "value": base64.b64encode(text.encode()).decode("ascii"),
         }
+    the_task = task(results, ids)
+    the_task["props"] = pinned_props(results)
+    the_task["remarks"] = pinned_remarks(results)
     doc: Doc = {
         "uuid": ids.event("assessment-plan"),
-        "metadata": metadata(f"fairpolicy assessment plan — {title}", results, opts),
+        "metadata": metadata(
+            f"fairpolicy assessment plan — {title}", results, opts, approver_role=True
+        ),
         "import-ssp": import_ssp,
         "local-definitions": {
             "components": [subject_component(results, ids)],
@@ -120,7 +133,7 @@ def render(results: Results, opts: RenderOptions) -> str:
         "reviewed-controls": reviewed_controls(results, ids),
         "assessment-subjects": [subject_selection(ids)],
         "assessment-assets": assessment_assets(results, ids),
-        "tasks": [task(results, ids)],
+        "tasks": [the_task],
         "back-matter": {
             "resources": [
                 system,
@@ -130,14 +143,16 @@ def render(results: Results, opts: RenderOptions) -> str:
             ]
         },
     }
-    doc["terms-and-conditions"] = {"parts": [pinned_part(results)]}
     digest = gate_settings.content_digest(prune(doc))
-    doc["terms-and-conditions"]["parts"].append(approval_part(results, opts, digest))
+    approval, said = approval_props(results, opts, digest)
+    meta = doc["metadata"]
+    meta["props"] = approval
+    meta["remarks"] = "\n\n".join(r for r in (meta.get("remarks"), said) if r)
     model = AssessmentPlan.model_validate(prune(doc))
     return dump(model, opts)
 
 
-def pinned_part(results: Results) -> Doc:
+def pinned_props(results: Results) -> list[Doc]:
     """Every setting that can change a verdict, as this plan pins it (one prop each; a
     setting not given has the class ``not-given``), and the deviations allowed."""
     props: list[Doc] = []
@@ -148,12 +163,15 @@ def pinned_part(results: Results) -> Doc:
         props.append(p)
     allowed = results.run.options.get("allow_deviation") or []
     props += [{"name": gate_settings.ALLOW, "ns": NS, "value": a} for a in allowed]
-    return {
-        "name": gate_settings.PART,
-        "ns": NS,
-        "title": "Settings pinned by this plan",
-        "props": props,
-        "prose": "A run verified against this plan (`fairpolicy check --plan`, `fairpolicy "
+    return props
+
+
+def pinned_remarks(results: Results) -> str:
+    """What the task's ``setting.NAME`` props mean."""
+    allowed = results.run.options.get("allow_deviation") or []
+    return (
+        "The props `setting.NAME` pin every setting that can change a verdict. A run "
+        "verified against this plan (`fairpolicy check --plan`, `fairpolicy "
         "export --plan`) uses exactly these settings; any other value is exit 2 naming the "
         "setting and both values"
         + (
@@ -162,12 +180,13 @@ def pinned_part(results: Results) -> Doc:
             else ""
         )
         + ". Every control's own method (metric, operator, threshold, bound columns, "
-        "parameters) is pinned by its activity.",
-    }
+        "parameters) is pinned by its activity."
+    )
 
 
-def approval_part(results: Results, opts: RenderOptions, digest: str) -> Doc:
-    """Who approved the plan, when, and the SHA-256 of the content approved."""
+def approval_props(results: Results, opts: RenderOptions, digest: str) -> tuple[list[Doc], str]:
+    """Who approved the plan, when, and the SHA-256 of the content approved: the
+    metadata's props, and the sentence saying so (for its remarks)."""
     names = [parse_person(a)[0] for a in opts.approvers]
     when = results.run.started if names else None
     if names:
@@ -181,16 +200,11 @@ def approval_part(results: Results, opts: RenderOptions, digest: str) -> Doc:
             "No approver was named (`fairpolicy plan --approver 'NAME <EMAIL>'`): this plan "
             f"records what is to be approved. Its content has the SHA-256 {digest}."
         )
-    return {
-        "name": gate_settings.APPROVAL,
-        "ns": NS,
-        "title": "Approval",
-        "props": props_of(
-            [
-                (gate_settings.DIGEST, digest),
-                ("approved-at", when),
-                *(("approver", n) for n in names),
-            ]
-        ),
-        "prose": prose,
-    }
+    props = props_of(
+        [
+            (gate_settings.DIGEST, digest),
+            ("approved-at", when),
+            *(("approver", n) for n in names),
+        ]
+    )
+    return props, prose

@@ -14,7 +14,10 @@ it with ``--ssp``; otherwise this writes one describing only what fairpolicy kno
   ``software`` component (the same UUID as the subject of the plan and the results);
 - ``control-implementation``: one implemented requirement per evaluated control, by the
   model component, with the metric, operator, threshold and bound columns as props and
-  status ``planned`` — an SSP states intent; the results say what was measured;
+  status ``planned`` — an SSP states intent; the results say what was measured — and one
+  implementation statement (the control's statement, ``<control-id>_smt`` unless the
+  policy names one), which the findings of the same run name
+  (``implementation-statement-uuid``);
 - people only when named (``--assessor``, ``--organization``).
 """
 
@@ -37,6 +40,8 @@ from fairpolicy.formatters._oscal_common import (
     policy_resource,
     props_of,
     prune,
+    statement_id,
+    statement_uuid,
     subject_component,
     v5_uuid,
     with_people,
@@ -68,6 +73,11 @@ def render(results: Results, opts: RenderOptions) -> str:
         if f.control_id in seen:
             continue
         seen[f.control_id] = i
+        how = (
+            f"The model's predictions are evaluated with `{f.metric_key}` against the "
+            f"threshold ({f.operator} {_threshold(f)}) by fairpolicy on every release "
+            "candidate."
+        )
         requirements.append(
             {
                 "uuid": v5_uuid("implemented-requirement", ids.subject_title, f.control_id),
@@ -77,12 +87,26 @@ def render(results: Results, opts: RenderOptions) -> str:
                     {
                         "component-uuid": ids.subject,
                         "uuid": v5_uuid("by-component", ids.subject_title, f.control_id),
-                        "description": (
-                            f"The model's predictions are evaluated with `{f.metric_key}` "
-                            f"against the threshold ({f.operator} {_threshold(f)}) "
-                            "by fairpolicy on every release candidate."
-                        ),
+                        "description": how,
                         "implementation-status": {"state": "planned"},
+                    }
+                ],
+                # one implementation statement per control: the statement its findings
+                # target (their implementation-statement-uuid)
+                "statements": [
+                    {
+                        "statement-id": statement_id(f),
+                        "uuid": statement_uuid(ids, f),
+                        "by-components": [
+                            {
+                                "component-uuid": ids.subject,
+                                "uuid": v5_uuid(
+                                    "statement-by-component", ids.subject_title, f.control_id
+                                ),
+                                "description": how,
+                                "implementation-status": {"state": "planned"},
+                            }
+                        ],
                     }
                 ],
             }
@@ -150,6 +174,7 @@ def render(results: Results, opts: RenderOptions) -> str:
         },
         "back-matter": {
             "resources": [
+                *_profile_resource(opts),
                 policy_resource(results, ids, opts),
                 *document_resources(results, opts),
                 data_resource(results, ids, opts),
@@ -164,3 +189,29 @@ def _threshold(f: Finding) -> str:
     """The threshold as the policy wrote it (``0.8``, ``0.8,1.25`` for between)."""
     parts, _ = written_parts(f.threshold, f.threshold_written)
     return ",".join(parts) if parts else "—"
+
+
+def _profile_resource(opts: RenderOptions) -> list[Doc]:
+    """The profile fairpolicy generated beside the SSP (``import-profile``), linked with
+    the SHA-256 of its bytes; none when the profile is the policy (hashed as the policy)."""
+    sha = opts.profile_sha256
+    if not sha or not opts.profile_href:
+        return []
+    return [
+        {
+            "uuid": v5_uuid("resource", "generated-profile", opts.profile_href, sha),
+            "title": "Profile generated beside this SSP",
+            "description": "The profile this SSP imports, written by fairpolicy from the "
+            "policy (with the catalog it imports), with the SHA-256 of its bytes.",
+            "props": props_of(
+                [("document-kind", "generated-profile"), ("profile-sha256", opts.profile_sha256)]
+            ),
+            "rlinks": [
+                {
+                    "href": opts.profile_href,
+                    "media-type": "application/json",
+                    "hashes": [{"algorithm": "SHA-256", "value": opts.profile_sha256}],
+                }
+            ],
+        }
+    ]
