@@ -174,6 +174,12 @@ def _run_check(
         max_regression=args.max_regression,
         max_regression_source=getattr(args, "max_regression_source", "flag"),
         allow_policy_change=args.allow_policy_change,
+        window=args.window,
+        window_tz=args.window_tz,
+        window_gate=args.window_gate,
+        min_window_rows=args.min_window_rows,
+        pool_windows=bool(args.pool_windows),
+        reference=args.reference,
     )
 
 
