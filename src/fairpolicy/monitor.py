@@ -225,7 +225,13 @@ def take(table: Table, idx: NDArray[np.int64]) -> Table:
     their data-row numbers (``row_ids``), so messages name rows of the whole data."""
     import pyarrow as pa
 
-    pidx = pa.array(idx, pa.int64())
+    contiguous = len(idx) > 0 and int(idx[-1]) - int(idx[0]) + 1 == len(idx)
+    if contiguous and bool(np.all(np.diff(idx) == 1)):  # a window of the sorted table
+        lo, hi = int(idx[0]), int(idx[-1]) + 1
+        columns = {c: a.slice(lo, hi - lo) for c, a in table.columns.items()}
+    else:
+        pidx = pa.array(idx, pa.int64())
+        columns = {c: a.take(pidx) for c, a in table.columns.items()}
     weights = None if table.weights is None else table.weights[idx]
     rows = len(idx) if weights is None else int(weights.sum())
     row_ids = table.row_ids[idx] if table.row_ids is not None else None
@@ -233,7 +239,7 @@ def take(table: Table, idx: NDArray[np.int64]) -> Table:
         row_ids = idx.astype(np.int64)
     return dataclasses.replace(
         table,
-        columns={c: a.take(pidx) for c, a in table.columns.items()},
+        columns=columns,
         rows=rows,
         weights=weights,
         sample_weights=None if table.sample_weights is None else table.sample_weights[idx],
@@ -241,6 +247,10 @@ def take(table: Table, idx: NDArray[np.int64]) -> Table:
         row_ids=row_ids,
         warnings=[],
     )
+
+
+def _none() -> NDArray[np.int64]:
+    return np.zeros(0, np.int64)
 
 
 def pooled(
@@ -304,6 +314,12 @@ def run_windows(
     """Every control in every window; the gated findings, the windows, warnings."""
     file = table.path
     windows, outside = split(table, m, file)
+    # the rows sorted by window once: each window is then a slice of it
+    table = take(table, np.concatenate([idx for _, idx in windows]) if windows else _none())
+    starts = np.cumsum([0, *(len(idx) for _, idx in windows)])
+    windows = [
+        (w, np.arange(starts[i], starts[i + 1], dtype=np.int64)) for i, (w, _) in enumerate(windows)
+    ]
     warnings: list[str] = []
     if outside:
         warnings.append(
