@@ -345,3 +345,28 @@ def test_cli_outputs_name_the_windows(tmp_path: Path) -> None:
     assert doc["run"]["options"]["window"] == "ts=1d"
     back = Results.model_validate(doc)
     assert back.windows is not None and back.summary == Results.model_validate(doc).summary
+
+
+def test_every_report_names_the_windows_and_the_time_zone(tmp_path: Path) -> None:
+    df = frame(6, 1500, 20)
+    late = (df["ts"] >= pd.Timestamp("2024-01-15", tz="UTC")) & (df["sex"] == "F")
+    df.loc[late, "y_pred"] = 1  # a violation from the third week on
+    data = tmp_path / "d.parquet"
+    df.to_parquet(data)
+    pol = two_controls(tmp_path)
+    outs = {fmt: tmp_path / f"r.{fmt}" for fmt in ("text", "markdown", "junit", "sarif", "json")}
+    args = [f"{fmt}={path}" for fmt, path in outs.items()]
+    code = main(
+        ["check", str(pol), str(data), "--window", "ts=1w", "--window-tz", "Asia/Kolkata",
+         "--window-gate", "any", *[x for a in args for x in ("-o", a)]],
+        io.StringIO(),
+    )  # fmt: skip
+    assert code == 1
+    first_bad = "2024-01-15"
+    for fmt, path in outs.items():
+        text = path.read_text()
+        assert "Asia/Kolkata" in text, fmt
+        assert first_bad in text, fmt
+    md = outs["markdown"].read_text()
+    assert "### Windows" in md and "| window | rows | value | interval | status |" in md
+    assert "calendar weeks (from Monday) of column 'ts'" in outs["text"].read_text()

@@ -434,7 +434,7 @@ def _gated(cid: str, blocks: Sequence[WindowResult], pol: Policy, m: Monitoring)
     base = deciding if m.gate != "sequential" else newest
     update: dict[str, Any] = {
         "status": status,
-        "message": f"{m.gate} window gate: {reason}",
+        "message": f"{m.gate} window gate over {m.spec.describe()}: {reason}",
         "details": {
             **base.details,
             "window_gate": {"gate": m.gate, "window": at, "windows": len(per), "reason": reason},

@@ -31,11 +31,11 @@ if TYPE_CHECKING:
 
 #: the period units: name → (pyarrow floor unit, DuckDB/Spark date_trunc unit, words)
 PERIODS = {
-    "d": ("day", "day", "day"),
-    "w": ("week", "week", "week (from Monday)"),
-    "mo": ("month", "month", "month"),
-    "q": ("quarter", "quarter", "quarter"),
-    "y": ("year", "year", "year"),
+    "d": ("day", "day", "days"),
+    "w": ("week", "week", "weeks (from Monday)"),
+    "mo": ("month", "month", "months"),
+    "q": ("quarter", "quarter", "quarters"),
+    "y": ("year", "year", "years"),
 }
 
 #: the name of the window key among a table's columns (engines)
@@ -61,7 +61,7 @@ class WindowSpec:
         if self.period is None:
             return f"one window per value of column '{self.column}'"
         return (
-            f"calendar {PERIODS[self.period][2]}s of column '{self.column}' in time zone {self.tz}"
+            f"calendar {PERIODS[self.period][2]} of column '{self.column}' in time zone {self.tz}"
         )
 
     def as_options(self) -> dict[str, Any]:
