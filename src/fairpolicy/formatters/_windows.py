@@ -33,7 +33,7 @@ def newest(results: Results, n: int = NEWEST) -> list[tuple[str, list[tuple[str,
         return []
     out = []
     for f in results.findings:
-        cells = []
+        cells: list[tuple[str, ...]] = []
         for b in w.windows[-n:]:
             g = next((x for x in b.findings if x.control_id == f.control_id), None)
             if g is None:
