@@ -370,3 +370,41 @@ def test_every_report_names_the_windows_and_the_time_zone(tmp_path: Path) -> Non
     md = outs["markdown"].read_text()
     assert "### Windows" in md and "| window | rows | value | interval | status |" in md
     assert "calendar weeks (from Monday) of column 'ts'" in outs["text"].read_text()
+
+
+def test_spark_groups_on_the_window_whatever_its_session_time_zone(tmp_path: Path) -> None:
+    """Spark pushes the window into its GROUP BY; a session set to Pacific/Auckland (13
+    hours from UTC) changes nothing: the session's zone would move a naive
+    ``to_date`` day, and it is restored after the run."""
+    pytest.importorskip("pyspark")
+    from fairpolicy.data.sources.spark import spark_session
+
+    df = frame(8, 2000, 15)
+    text = df.assign(ts=df["ts"].dt.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    text.to_csv(tmp_path / "d.csv", index=False)
+    df.to_parquet(tmp_path / "d.parquet")
+    df.assign(ts=df["ts"].dt.tz_localize(None)).to_parquet(tmp_path / "naive.parquet")
+    pol = two_controls(tmp_path)
+    spark = spark_session()
+    original = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "Pacific/Auckland")
+    try:
+        for name in ("d.csv", "d.parquet", "naive.parquet"):
+            got = {
+                engine: [
+                    (w.window, w.rows, [comparable(f) for f in w.findings])
+                    for w in check(
+                        str(pol), str(tmp_path / name), engine=engine, window="ts=1d",
+                        window_tz="America/New_York", window_gate="any",
+                    ).windows.windows  # type: ignore[union-attr]
+                ]
+                for engine in ("embedded", "spark")
+            }  # fmt: skip
+            assert got["spark"] == got["embedded"], name
+            labels = [oracle_label(t.to_pydatetime(), "d", "America/New_York") for t in df["ts"]]
+            assert [(w, n) for w, n, _ in got["spark"]] == sorted(
+                (x, labels.count(x)) for x in set(labels)
+            )
+        assert spark.conf.get("spark.sql.session.timeZone") == "Pacific/Auckland"
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", original)
