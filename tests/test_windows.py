@@ -408,3 +408,31 @@ def test_spark_groups_on_the_window_whatever_its_session_time_zone(tmp_path: Pat
         assert spark.conf.get("spark.sql.session.timeZone") == "Pacific/Auckland"
     finally:
         spark.conf.set("spark.sql.session.timeZone", original)
+
+
+def test_html_draws_a_trend_per_control_with_failing_windows_marked(tmp_path: Path) -> None:
+    import re
+    import xml.dom.minidom
+
+    df = frame(6, 1500, 20)
+    late = (df["ts"] >= pd.Timestamp("2024-01-15", tz="UTC")) & (df["sex"] == "F")
+    df.loc[late, "y_pred"] = 1
+    pol = two_controls(tmp_path)
+    res = check(str(pol), df, window="ts=1w", window_gate="any")
+    assert res.windows is not None
+    page = res.render("html")
+    charts = re.findall(r'<svg class="chart trend".*?</svg>', page, flags=re.S)
+    assert len(charts) == len(res.findings) == 2
+    for chart, f in zip(charts, res.findings, strict=True):
+        xml.dom.minidom.parseString(
+            chart.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
+        )
+        marks = re.findall(r'<circle class="window (\w+)" data-window="([\d-]+)"', chart)
+        want = [
+            (next(g for g in b.findings if g.control_id == f.control_id).status, b.window)
+            for b in res.windows.windows
+        ]
+        assert marks == want
+        assert 'class="threshold"' in chart
+    assert any(status == "fail" for chart in charts for status, _ in re.findall(
+        r'<circle class="window (\w+)" data-window="([\d-]+)"', chart))  # fmt: skip

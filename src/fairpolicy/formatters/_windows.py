@@ -43,3 +43,83 @@ def newest(results: Results, n: int = NEWEST) -> list[tuple[str, list[tuple[str,
             cells.append((b.window, str(b.rows), value, ci, g.status.upper()))
         out.append((f.control_id, cells))
     return out
+
+
+def trend_chart(results: Results, control_id: str, uid: str) -> str:
+    """An SVG trend of one control across every window: the value (line and dots), each
+    window's interval (whiskers), the threshold line(s), and the windows whose own
+    finding violates the control marked in the second colour (a ring), a short window
+    hollow. Drawn from the results only."""
+    from fairpolicy.formatters._svg import INK, MUTED, OUTSIDE, _f, _open, data_axis, esc
+
+    w = results.windows
+    f = next((x for x in results.findings if x.control_id == control_id), None)
+    if w is None or f is None:
+        return ""
+    points = []
+    for b in w.windows:
+        g = next((x for x in b.findings if x.control_id == control_id), None)
+        if g is None:
+            continue
+        lo = g.ci.low if g.has_interval and g.ci is not None else None
+        hi = g.ci.high if g.has_interval and g.ci is not None else None
+        points.append((b.window, g.value, lo, hi, g.status, b.reason is not None))
+    thresholds = (
+        [float(t) for t in f.threshold] if isinstance(f.threshold, list)
+        else [] if f.threshold is None else [float(f.threshold)]
+    )  # fmt: skip
+    values = [v for _, v, lo, hi, _, _ in points for v in (v, lo, hi) if v is not None]
+    axis = data_axis([*values, *thresholds])
+    width, height, left, right, top, bottom = 640.0, 220.0, 56.0, 16.0, 16.0, 42.0
+    plot_w, plot_h = width - left - right, height - top - bottom
+    n = max(len(points), 1)
+
+    def x(i: int) -> float:
+        return left + (i + 0.5) * plot_w / n
+
+    def y(v: float) -> float:
+        return top + (1 - axis.frac(v)) * plot_h
+
+    title = f"{control_id}: {f.metric_key} per window"
+    desc = (
+        f"{len(points)} windows ({w.described}); threshold {f.operator} "
+        f"{', '.join(f'{t:g}' for t in thresholds)}; violating windows ringed"
+    )
+    out = _open(uid, "trend", width, height, title, desc)
+    for t in axis.ticks:
+        out.append(
+            f'<line x1="{_f(left)}" x2="{_f(width - right)}" y1="{_f(y(t))}" y2="{_f(y(t))}" '
+            f'stroke="{MUTED}" stroke-opacity="0.25"/>'
+            f'<text x="{_f(left - 6)}" y="{_f(y(t) + 4)}" text-anchor="end">{t:g}</text>'
+        )
+    for t in thresholds:
+        out.append(
+            f'<line class="threshold" x1="{_f(left)}" x2="{_f(width - right)}" y1="{_f(y(t))}" '
+            f'y2="{_f(y(t))}" stroke="{OUTSIDE}" stroke-width="1.5" stroke-dasharray="6 3"/>'
+        )
+    line = [f"{_f(x(i))},{_f(y(v))}" for i, (_, v, *_r) in enumerate(points) if v is not None]
+    if len(line) > 1:
+        out.append(f'<polyline points="{" ".join(line)}" fill="none" stroke="{INK}"/>')
+    step = max(1, len(points) // 8)
+    for i, (label, v, lo, hi, status, short) in enumerate(points):
+        if lo is not None and hi is not None:
+            out.append(
+                f'<path class="whisker" d="M{_f(x(i))} {_f(y(lo))}V{_f(y(hi))}" '
+                f'stroke="{INK}" stroke-opacity="0.5"/>'
+            )
+        if v is not None:
+            bad = status in ("fail", "warn")
+            fill = "#fff" if short else (OUTSIDE if bad else INK)
+            ring = f' stroke="{OUTSIDE}" stroke-width="2"' if bad else f' stroke="{INK}"'
+            out.append(
+                f'<circle class="window {esc(status)}" data-window="{esc(label)}" '
+                f'cx="{_f(x(i))}" cy="{_f(y(v))}" r="3.5" fill="{fill}"{ring}>'
+                f"<title>{esc(label)}: {v:.6g} ({esc(status)})</title></circle>"
+            )
+        if i % step == 0:
+            out.append(
+                f'<text x="{_f(x(i))}" y="{_f(height - bottom + 14)}" text-anchor="middle">'
+                f"{esc(label)}</text>"
+            )
+    out.append("</svg>")
+    return "".join(out)
