@@ -436,3 +436,94 @@ def test_html_draws_a_trend_per_control_with_failing_windows_marked(tmp_path: Pa
         assert 'class="threshold"' in chart
     assert any(status == "fail" for chart in charts for status, _ in re.findall(
         r'<circle class="window (\w+)" data-window="([\d-]+)"', chart))  # fmt: skip
+
+
+def _year(n: int = 20_000) -> pd.DataFrame:
+    return frame(12, n, 365)
+
+
+def test_state_runs_in_any_order_equal_one_run_over_a_year_of_daily_data(tmp_path: Path) -> None:
+    df = _year()
+    pol = two_controls(tmp_path)
+    one = check(str(pol), df, window="ts=1d", state=tmp_path / "one.state", deterministic=True)
+    rng = np.random.default_rng(0)
+    parts = np.array_split(rng.permutation(len(df)), 4)  # rows of every window in every part
+    for p in parts[::-1]:
+        inc = check(
+            str(pol),
+            df.iloc[np.sort(p)].reset_index(drop=True),
+            window="ts=1d",
+            state=tmp_path / "inc.state",
+            deterministic=True,
+        )
+    assert one.windows is not None and inc.windows is not None
+    a, b = one.windows.model_dump(mode="json"), inc.windows.model_dump(mode="json")
+    sa, sb = a.pop("state"), b.pop("state")
+    assert (sa["batches"], sb["batches"], sa["rows"], sb["rows"]) == (1, 4, len(df), len(df))
+    assert len(a["windows"]) == 365  # 2024-01-01 .. 2024-12-30
+    assert a == b
+    assert [f.model_dump() for f in one.findings] == [f.model_dump() for f in inc.findings]
+    # and a state's windows hold the values of a run over the rows themselves
+    rows = check(str(pol), df, window="ts=1d")
+    assert rows.windows is not None
+    for x, y in zip(one.windows.windows, rows.windows.windows, strict=True):
+        assert (x.window, x.rows) == (y.window, y.rows)
+        assert [comparable(f) for f in x.findings] == [comparable(f) for f in y.findings]
+
+
+def test_state_refuses_the_same_rows_added_twice(tmp_path: Path) -> None:
+    df = frame(13, 500, 5)
+    data = tmp_path / "d.parquet"
+    df.to_parquet(data)
+    pol = two_controls(tmp_path)
+    state = tmp_path / "s.state"
+    argv = ["check", str(pol), str(data), "--window", "ts=1d", "--state", str(state)]
+    assert main(argv, io.StringIO()) in (0, 1)
+    before = state.read_bytes()
+    assert main(argv, io.StringIO()) == 2
+    assert state.read_bytes() == before
+
+
+def test_state_refuses_another_policy_or_binding(tmp_path: Path) -> None:
+    df = frame(14, 500, 5)
+    pol = two_controls(tmp_path)
+    state = tmp_path / "s.state"
+    check(str(pol), df, window="ts=1d", state=state)
+    other = write_policy(tmp_path, control("dp", threshold="0.3"), name="other.yaml")
+    from fairpolicy.errors import DataError
+
+    with pytest.raises(DataError, match="another policy"):
+        check(str(other), df.iloc[:10], window="ts=1d", state=state)
+    with pytest.raises(DataError, match="another binding"):
+        check(str(pol), df.iloc[:10], window="ts=1w", state=state)
+    with pytest.raises(DataError, match="another binding"):
+        check(str(pol), df.iloc[:10], window="ts=1d", window_tz="Europe/Paris", state=state)
+    (tmp_path / "junk.state").write_bytes(b"not arrow")
+    with pytest.raises(DataError, match="not a fairpolicy state"):
+        check(str(pol), df, window="ts=1d", state=tmp_path / "junk.state")
+
+
+def test_state_runs_wait_for_each_other(tmp_path: Path) -> None:
+    """A run holds an exclusive lock from reading the state to writing it: a second run
+    waits (without the lock both would read the same state and one batch would be lost)."""
+    import fcntl
+    import os
+    import threading
+    import time
+
+    df = frame(15, 400, 3)
+    pol = two_controls(tmp_path)
+    state = tmp_path / "s.state"
+    fd = os.open(tmp_path / "s.state.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    done: list[Results] = []
+    thread = threading.Thread(
+        target=lambda: done.append(check(str(pol), df, window="ts=1d", state=state))
+    )
+    thread.start()
+    time.sleep(3)
+    assert not done and not state.exists()
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+    thread.join(60)
+    assert done and state.exists()

@@ -180,6 +180,7 @@ def _run_check(
         min_window_rows=args.min_window_rows,
         pool_windows=bool(args.pool_windows),
         reference=args.reference,
+        state=args.state,
     )
 
 

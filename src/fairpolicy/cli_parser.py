@@ -689,6 +689,13 @@ def _window_options(parser: argparse.ArgumentParser) -> None:
         help="the windows FROM..TO (labels, inclusive) are the reference period: every "
         "window's change against it, as with --baseline (--max-regression applies)",
     )
+    w.add_argument(
+        "--state",
+        metavar="FILE",
+        help="keep every window's count tables (no rows) in FILE: a run adds only its new "
+        "rows and evaluates every window from the merged tables (refused for another policy "
+        "or binding, or a batch the state already holds)",
+    )
 
 
 def _people_options(parser: argparse.ArgumentParser) -> None:

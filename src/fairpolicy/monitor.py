@@ -28,8 +28,10 @@ aggregations of their own), count-table inputs, and ``--baseline`` (use ``--refe
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,6 +74,8 @@ class Monitoring:
     pool: bool = False
     #: ``--reference FROM..TO``: (FROM, TO) window labels, inclusive
     reference: tuple[str, str] | None = None
+    #: ``--state FILE``: the count tables kept between runs (:mod:`fairpolicy.data.state`)
+    state: str | None = None
 
     def as_options(self) -> dict[str, Any]:
         """What the results' run options record."""
@@ -81,6 +85,7 @@ class Monitoring:
             "min_window_rows": self.min_rows,
             "pool_windows": self.pool or None,
             "reference": None if self.reference is None else "..".join(self.reference),
+            "state": self.state,
         }
 
 
@@ -91,6 +96,7 @@ def monitoring(
     min_window_rows: int | None = None,
     pool_windows: bool = False,
     reference: str | None = None,
+    state: str | None = None,
 ) -> Monitoring | None:
     """The run's window settings (None: no windows); UsageError naming the flag."""
     if window is None:
@@ -100,6 +106,7 @@ def monitoring(
             ("--min-window-rows", min_window_rows),
             ("--pool-windows", pool_windows or None),
             ("--reference", reference),
+            ("--state", state),
         ):
             if given is not None:
                 raise UsageError(
@@ -138,7 +145,11 @@ def monitoring(
         ref = (first.strip(), last.strip())
         if window_order(ref[0]) > window_order(ref[1]):
             raise UsageError(f"--reference {reference}: FROM is after TO.")
-    return Monitoring(spec, gate, min_window_rows, pool_windows, ref)
+    if state is not None and (not isinstance(state, str | os.PathLike) or not str(state)):
+        raise UsageError(f"--state needs a file path, got {state!r}.")
+    return Monitoring(
+        spec, gate, min_window_rows, pool_windows, ref, None if state is None else str(state)
+    )
 
 
 def refuse_unsupported(pol: Policy, m: Monitoring) -> None:
@@ -204,11 +215,7 @@ def split(
 ) -> tuple[list[tuple[str, NDArray[np.int64]]], int]:
     """Each window's label and entries (indices into ``table``), oldest first, and the
     rows in no window (an empty window column)."""
-    if KEY in table.columns:  # an engine grouped on the label
-        codes, labels = window_keys(table.columns.pop(KEY), WindowSpec(KEY), file)
-        refuse_bad_keys(labels, m.spec, file)
-    else:
-        codes, labels = window_keys(table.columns[m.spec.column], m.spec, file)
+    codes, labels = entry_windows(table, m, file)
     order = np.argsort(codes, kind="stable")
     counts = np.bincount(codes + 1, minlength=len(labels) + 1)
     outside_entries = order[: counts[0]]
@@ -218,6 +225,92 @@ def split(
     bounds = np.cumsum(counts)
     windows = [(labels[i], order[bounds[i] : bounds[i + 1]]) for i in range(len(labels))]
     return windows, outside
+
+
+def entry_windows(
+    table: Table, m: Monitoring, file: str | None
+) -> tuple[NDArray[np.int64], list[str]]:
+    """Each entry's window index (-1: none) and the labels, oldest first (an engine's or
+    a state's label column is taken out of the table)."""
+    if KEY in table.columns:  # an engine grouped on the label
+        codes, labels = window_keys(table.columns.pop(KEY), WindowSpec(KEY), file)
+        refuse_bad_keys(labels, m.spec, file)
+        return codes, labels
+    return window_keys(table.columns[m.spec.column], m.spec, file)
+
+
+def with_state(
+    table: Table, m: Monitoring, pol: Policy, wanted: list[str], strings: list[str]
+) -> tuple[Table, dict[str, Any]]:
+    """``--state``: this run's rows reduced to per-window count tables, added to the
+    state file, and the merged tables as one weighted table with its window labels."""
+    import pyarrow as pa
+
+    from fairpolicy.data import state as st
+
+    path = Path(str(m.state))
+    if table.sample_weights is not None or table.sum_flags:
+        raise UsageError(
+            f"--state {path}: the policy reads a weight column or a multi-column score, "
+            "whose per-row parts a count table does not keep.",
+            hint="run those controls without --state",
+        )
+    codes, labels = entry_windows(table, m, table.path)
+    keep = [c for c in table.columns if c in wanted and c != KEY]
+    inside = codes >= 0
+    idx = pa.array(np.flatnonzero(inside), pa.int64())
+    counts = np.ones(len(codes), np.int64) if table.weights is None else table.weights
+    outside = int(counts[~inside].sum())
+    label_arr = pa.array(
+        np.asarray(labels, dtype=object)[codes[inside]] if labels else [], pa.string()
+    )
+    batch = pa.table(
+        {
+            **{c: table.columns[c].take(idx) for c in keep},
+            st.LABEL: label_arr,
+            st.COUNT: pa.array(counts[inside], pa.int64()),
+        }
+    )
+    batch = st.canonical(batch)
+    header = {
+        "policy_sha256": pol.sha256,
+        "binding": {
+            "window": m.spec.text,
+            "tz": m.spec.tz if m.spec.period else None,
+            "columns": keep,
+            "strings": sorted(set(strings) & set(keep)),
+            "types": [str(batch.schema.field(c).type) for c in keep],
+        },
+    }
+    with st.locked(path):
+        state = st.read_state(path, header)
+        added = st.add_batch(state, batch, outside)
+        sha = st.write_state(state)
+    merged = state.table
+    assert merged is not None
+    weights = np.asarray(merged.column(st.COUNT).to_numpy(), dtype=np.int64)
+    out = dataclasses.replace(
+        table,
+        columns={
+            **{c: merged.column(c) for c in keep},
+            KEY: merged.column(st.LABEL),
+        },
+        rows=int(weights.sum()),
+        weights=weights,
+        sample_weights=None,
+        sum_flags={},
+        row_ids=None,
+        source=None,
+    )
+    info = {
+        "path": str(path),
+        "sha256": sha,
+        "batches": len(state.batches),
+        "batch_sha256": added,
+        "rows": int(weights.sum()),
+        "rows_outside": int(state.header.get("rows_outside", 0)),
+    }
+    return out, info
 
 
 def take(table: Table, idx: NDArray[np.int64]) -> Table:
@@ -310,10 +403,17 @@ def run_windows(
     evaluate: Evaluate,
     results_of: Callable[[Table, list[Finding], list[str]], Results],
     compare_with: Callable[[Results, Results], Results] | None,
+    wanted: Sequence[str] = (),
+    strings: Sequence[str] = (),
 ) -> tuple[list[Finding], WindowsInfo, list[str]]:
     """Every control in every window; the gated findings, the windows, warnings."""
     file = table.path
+    kept = None
+    if m.state is not None:
+        table, kept = with_state(table, m, pol, list(wanted), list(strings))
     windows, outside = split(table, m, file)
+    if kept is not None:
+        outside = int(kept["rows_outside"])
     # the rows sorted by window once: each window is then a slice of it
     table = take(table, np.concatenate([idx for _, idx in windows]) if windows else _none())
     starts = np.cumsum([0, *(len(idx) for _, idx in windows)])
@@ -405,6 +505,7 @@ def run_windows(
         pool=m.pool,
         reference=None if m.reference is None else "..".join(m.reference),
         rows_outside=outside,
+        state=kept,
     )
     return gated, info, warnings
 

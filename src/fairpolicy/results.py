@@ -389,6 +389,9 @@ class WindowsInfo(Record):
     reference: str | None = None
     #: rows whose window column is empty (in no window)
     rows_outside: int = 0
+    #: ``--state FILE``: the state file (path, SHA-256 after this run, batches held, this
+    #: run's batch SHA-256, rows); the windows were evaluated from its count tables
+    state: dict[str, Any] | None = None
 
 
 @record

@@ -102,6 +102,7 @@ def check(
     min_window_rows: int | None = None,
     pool_windows: bool = False,
     reference: str | None = None,
+    state: str | os.PathLike[str] | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -151,7 +152,8 @@ def check(
     ``metadata.props`` value, and the results' warnings say which applied to which control.
     ``window`` (``--window COLUMN=PERIOD`` or ``COLUMN``), ``window_tz``, ``window_gate``
     (``last``, ``any``, ``sequential``: the default), ``min_window_rows``, ``pool_windows``
-    and ``reference`` (``FROM..TO``): a monitoring run, every control in every window
+    ``reference`` (``FROM..TO``) and ``state`` (a file of the windows' count tables, kept
+    between runs: :mod:`fairpolicy.data.state`): a monitoring run, every control in every window
     (:mod:`fairpolicy.monitor`; the results' ``windows``).
     ``bind``: role → column for every control (``{"dimension": "gender"}``) or, keyed
     ``"CONTROL:ROLE"``, for one control (``--bind``); ``rename``: a column the policy names
@@ -195,7 +197,10 @@ def check(
         strict=strict,
         positive_label=positive_label,
     )
-    mon = monitoring(window, window_tz, window_gate, min_window_rows, pool_windows, reference)
+    mon = monitoring(
+        window, window_tz, window_gate, min_window_rows, pool_windows, reference,
+        None if state is None else os.fspath(state),
+    )  # fmt: skip
     if mon is not None:
         s = _monitored(s, mon, baseline)
     referenced = mon is not None and mon.reference is not None
@@ -335,7 +340,15 @@ def _evaluate(
         else:
             read = [c for c in wanted if c in set(table.read or table.columns)]
             findings, info, warnings = run_windows(
-                table, pol, mon, s.record, lambda t, p: evaluate(t, p)[:2], results_of, against
+                table,
+                pol,
+                mon,
+                s.record,
+                lambda t, p: evaluate(t, p)[:2],
+                results_of,
+                against,
+                wanted,
+                strings,
             )
     if progress:
         progress("done", len(findings), len(findings))

@@ -126,4 +126,16 @@ CASES = [
         args=("--window", "ts=1d"),
         control="c1",
     ),
+    Case(
+        "window-state-without-window",
+        ("--state needs --window",),
+        data=DATA,
+        args=("--state", "{tmp}/s.state"),
+    ),
+    Case(
+        "window-state-is-a-folder",
+        ("not a regular file",),
+        data=DATA,
+        args=("--window", "ts=1d", "--state", "{tmp}"),
+    ),
 ]
