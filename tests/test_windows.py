@@ -527,3 +527,15 @@ def test_state_runs_wait_for_each_other(tmp_path: Path) -> None:
     os.close(fd)
     thread.join(60)
     assert done and state.exists()
+
+
+def test_state_from_csv_text_columns(tmp_path: Path) -> None:
+    """The embedded CSV reader gives dictionary-encoded text: the state keeps the values."""
+    df = frame(16, 600, 6)
+    df.assign(ts=df["ts"].dt.strftime("%Y-%m-%dT%H:%M:%SZ")).to_csv(tmp_path / "d.csv", index=False)
+    pol = two_controls(tmp_path)
+    kept = check(str(pol), str(tmp_path / "d.csv"), window="ts=1d", state=tmp_path / "s.state")
+    rows = check(str(pol), str(tmp_path / "d.csv"), window="ts=1d")
+    assert kept.windows is not None and rows.windows is not None
+    for x, y in zip(kept.windows.windows, rows.windows.windows, strict=True):
+        assert [comparable(f) for f in x.findings] == [comparable(f) for f in y.findings]

@@ -266,7 +266,7 @@ def with_state(
     )
     batch = pa.table(
         {
-            **{c: table.columns[c].take(idx) for c in keep},
+            **{c: _plain(table.columns[c].take(idx)) for c in keep},
             st.LABEL: label_arr,
             st.COUNT: pa.array(counts[inside], pa.int64()),
         }
@@ -311,6 +311,14 @@ def with_state(
         "rows_outside": int(state.header.get("rows_outside", 0)),
     }
     return out, info
+
+
+def _plain(arr: Any) -> Any:
+    """A dictionary-encoded column (CSV text) as its values: a state sorts and compares
+    values, never dictionary codes."""
+    import pyarrow as pa
+
+    return arr.cast(arr.type.value_type) if pa.types.is_dictionary(arr.type) else arr
 
 
 def take(table: Table, idx: NDArray[np.int64]) -> Table:
