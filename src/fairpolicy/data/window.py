@@ -152,12 +152,12 @@ def window_keys(
         raise _not_a_timestamp(spec, f"values of type {t}", file)
     unit = PERIODS[spec.period][0]
     floored = pc.floor_temporal(local, unit=unit, week_starts_monday=True)
-    days = floored.cast(pa.timestamp("s")).cast(pa.date32())
-    return _index(days.cast(pa.string()))
+    return _index(floored.cast(pa.timestamp("s")).cast(pa.date32()))
 
 
 def _index(labels: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], list[str]]:
-    """Row → window index in window order, and the window labels."""
+    """Row → window index in window order, and the window labels (text, or dates written
+    as ISO days)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -166,7 +166,8 @@ def _index(labels: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], list[
     if not chunks:
         return np.zeros(0, np.int64), []
     enc = pa.chunked_array(chunks).unify_dictionaries()
-    dictionary = enc.chunk(0).dictionary.to_pylist() if enc.num_chunks else []
+    values = enc.chunk(0).dictionary.to_pylist() if enc.num_chunks else []
+    dictionary = [v if isinstance(v, str) else str(v) for v in values]  # dates: ISO
     codes = np.concatenate(
         [np.asarray(c.indices.fill_null(-1).to_numpy(zero_copy_only=False)) for c in enc.chunks]
     ).astype(np.int64)
