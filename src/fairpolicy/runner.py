@@ -208,7 +208,11 @@ def check(
     opened = _open(policy, data, s)
     pol, decimals, engine_name, notes = _prepare(policy, opened, s)
     if mon is not None:
-        refuse_unsupported(pol, mon)
+        try:
+            refuse_unsupported(pol, mon)
+        except BaseException:
+            opened.wait()
+            raise
     against = (
         None if mon is None else _against_reference(mon, max_regression, max_regression_source)
     )
