@@ -78,6 +78,16 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
 
         check_people(args.assessor, args.organization)
     # SSP and plan, before any work; with a plan, the subject it pins unless --subject
+    if args.plan is not None and args.window is not None:
+        from fairpolicy.errors import UsageError
+
+        raise UsageError(
+            f"--plan {args.plan} with --window: an assessment plan does not pin the window "
+            "settings (column, period, zone, gate) yet, so a monitoring run cannot be "
+            "verified against one.",
+            hint="run the monitor without --plan, or check the plan's release gate without "
+            "--window",
+        )
     chain = prepare(outputs, args.ssp, args.plan, args.subject, os.path.basename(args.data))
     from_plan = ["subject"] if args.subject is None and chain.subject is not None else []
     args.subject = chain.subject
