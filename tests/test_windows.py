@@ -539,3 +539,33 @@ def test_state_from_csv_text_columns(tmp_path: Path) -> None:
     assert kept.windows is not None and rows.windows is not None
     for x, y in zip(kept.windows.windows, rows.windows.windows, strict=True):
         assert [comparable(f) for f in x.findings] == [comparable(f) for f in y.findings]
+
+
+@pytest.mark.parametrize("kind", ["int", "text"])
+def test_discrete_windows_agree_on_every_engine(tmp_path: Path, kind: str) -> None:
+    pytest.importorskip("duckdb")
+    df = frame(17, 1200, 40).assign(week=lambda d: d["ts"].dt.isocalendar().week.astype(int))
+    if kind == "text":
+        df["week"] = "W" + df["week"].astype(str).str.zfill(2)
+    df = df.drop(columns="ts")
+    df.to_csv(tmp_path / "d.csv", index=False)
+    df.to_parquet(tmp_path / "d.parquet")
+    pol = two_controls(tmp_path)
+    got = {
+        (engine, name): [
+            (w.window, w.rows, [comparable(f) for f in w.findings])
+            for w in check(
+                str(pol), str(tmp_path / name), engine=engine, window="week", window_gate="any"
+            ).windows.windows  # type: ignore[union-attr]
+        ]
+        for engine in ("embedded", "duckdb")
+        for name in ("d.csv", "d.parquet")
+    }
+    first = got[("embedded", "d.csv")]
+    want = sorted(
+        {str(x) for x in df["week"]},
+        key=lambda x: (kind == "text", int(x) if kind == "int" else 0, x),
+    )
+    assert [w for w, _, _ in first] == want
+    for k, v in got.items():
+        assert v == first, k
