@@ -312,6 +312,7 @@ def _check(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         "(exit 2) instead of one warning per document",
     )
     _baseline_options(c)
+    _window_options(c)
     c.add_argument("-q", "--quiet", action="store_true", help="text: show only non-passing rows")
     c.add_argument("-v", "--verbose", action="store_true", help="per-group tables")
     c.add_argument("--no-color", action="store_true", help="never colour the text output")
@@ -667,6 +668,56 @@ def _baseline_options(parser: argparse.ArgumentParser, check: bool = True) -> No
         "--allow-policy-change",
         action="store_true",
         help="compare with results of another policy version (changed controls: not compared)",
+    )
+
+
+def _window_options(parser: argparse.ArgumentParser) -> None:
+    """``check``'s monitoring options (issue 30)."""
+    w = parser.add_argument_group("monitoring (every control in every time window)")
+    w.add_argument(
+        "--window",
+        metavar="COLUMN=PERIOD",
+        help="evaluate every control in every window: calendar periods 1d, 1w (from Monday), "
+        "1mo, 1q, 1y of a timestamp column (COLUMN=1w), or each value of a period column "
+        "(COLUMN)",
+    )
+    w.add_argument(
+        "--window-tz",
+        metavar="ZONE",
+        help="the IANA time zone the calendar periods are cut in (default UTC; timestamps "
+        "without an offset are read as UTC)",
+    )
+    w.add_argument(
+        "--window-gate",
+        choices=("last", "any", "sequential"),
+        help="what decides a control across windows: the newest window (last), any window "
+        "(any), or an alarm whose false-alarm rate is at most alpha over all windows however "
+        "many are looked at (sequential, the default)",
+    )
+    w.add_argument(
+        "--min-window-rows",
+        type=cli_int,
+        metavar="N",
+        help="a window with fewer rows is inconclusive (never a pass)",
+    )
+    w.add_argument(
+        "--pool-windows",
+        action="store_true",
+        default=None,
+        help="pool a window under --min-window-rows with the next ones until it has N rows",
+    )
+    w.add_argument(
+        "--reference",
+        metavar="FROM..TO",
+        help="the windows FROM..TO (labels, inclusive) are the reference period: every "
+        "window's change against it, as with --baseline (--max-regression applies)",
+    )
+    w.add_argument(
+        "--state",
+        metavar="FILE",
+        help="keep every window's count tables (no rows) in FILE: a run adds only its new "
+        "rows and evaluates every window from the merged tables (refused for another policy "
+        "or binding, or a batch the state already holds)",
     )
 
 

@@ -8,6 +8,7 @@ whether that fails the gate is the run's ``--inconclusive`` choice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -365,3 +366,95 @@ def decide_changes(
         alone = f.model_copy(update={"status": "pass"})
         rows.append(ChangeRow(f, gate_effect(alone, inconclusive, fail_on)))
     return ChangeDecision(tuple(rows), fail_on, inconclusive)
+
+
+#: ``--window-gate``: what decides a monitored control across its windows
+WindowGate = Literal["last", "any", "sequential"]
+WINDOW_GATES: tuple[WindowGate, ...] = ("last", "any", "sequential")
+
+
+def window_gate(
+    control: Control, windows: Sequence[tuple[str, Finding]], gate: WindowGate
+) -> tuple[Status, str, str | None]:
+    """The one decision of a monitored control across its windows (issue 30): its status,
+    the reason in one sentence, and the window that decided it (None: no single one).
+
+    Each window's finding was decided on that window's rows alone (a window with fewer rows
+    than ``--min-window-rows`` is ``inconclusive``, marked ``details.window_short``):
+
+    - ``last``: the newest window's status;
+    - ``any``: a violation in any window (the first is named); else an error in any; else
+      ``inconclusive`` if any window is; else ``pass``;
+    - ``sequential``: an alarm at the first window whose interval, computed at that
+      window's level 1 − α_t (:func:`fairpolicy.stats.sequential.window_level`), lies wholly
+      on the violating side (:func:`fairpolicy.stats.sequential.sequential_alarm`): the
+      false-alarm probability over all windows, however many, is ≤ α. A window without an
+      interval, or whose interval cannot resolve its level
+      (:func:`fairpolicy.stats.sequential.resolution`), cannot alarm. No alarm is ``pass``
+      when at least one window could alarm, else ``inconclusive``. An error in any window
+      is ``error``.
+    """
+    if not windows:
+        return "inconclusive", "the data has no rows in any window", None
+    violation: Status = "fail" if control.enforcement_mode is EnforcementMode.BLOCK else "warn"
+    errors = [(w, f) for w, f in windows if f.status == "error"]
+    if gate == "last":
+        w, f = windows[-1]
+        return f.status, f"decided on the newest window {w}: {f.reason or f.message}", w
+    if gate == "any":
+        bad = [(w, f) for w, f in windows if f.status in ("fail", "warn")]
+        if bad:
+            return (
+                bad[0][1].status,
+                f"{len(bad)} of {len(windows)} window(s) violate it, first {bad[0][0]}",
+                bad[0][0],
+            )
+        if errors:
+            return "error", f"window {errors[0][0]}: {errors[0][1].message}", errors[0][0]
+        unsure = [w for w, f in windows if f.status == "inconclusive"]
+        if unsure:
+            return (
+                "inconclusive",
+                f"{len(unsure)} of {len(windows)} window(s) are inconclusive, first {unsure[0]}",
+                unsure[0],
+            )
+        return "pass", f"all {len(windows)} window(s) satisfy it", None
+    from fairpolicy.stats.sequential import resolution, sequential_alarm
+
+    if errors:
+        return "error", f"window {errors[0][0]}: {errors[0][1].message}", errors[0][0]
+    intervals: list[tuple[float | None, float | None]] = []
+    for _, f in windows:
+        ci = f.ci
+        usable = (
+            ci is not None
+            and ci.low is not None
+            and ci.high is not None
+            and not f.details.get("window_short")
+            and resolution(ci.method, ci.level, ci.resamples).ok
+        )
+        intervals.append((ci.low, ci.high) if usable and ci is not None else (None, None))
+    can = sum(1 for iv in intervals if iv[0] is not None)
+    at = sequential_alarm(intervals, control.threshold, control.operator.value)
+    if at is not None:
+        w, f = windows[at]
+        assert f.ci is not None
+        return (
+            violation,
+            f"sequential alarm at window {w} (window {at + 1}): its {f.ci.level:.6g} interval "
+            f"[{f.ci.low:.6g}, {f.ci.high:.6g}] lies wholly beyond the threshold",
+            w,
+        )
+    if not can:
+        return (
+            "inconclusive",
+            f"none of the {len(windows)} window(s) has an interval that resolves its "
+            "sequential level, so none could alarm (set ci, or use --window-gate last|any)",
+            None,
+        )
+    return (
+        "pass",
+        f"no sequential alarm in {len(windows)} window(s) ({can} could alarm; false-alarm "
+        "probability over the horizon ≤ α)",
+        None,
+    )

@@ -352,6 +352,49 @@ class Finding(Record):
 
 
 @record
+class WindowResult(Record):
+    """One window of a monitoring run (``--window``): every control decided on that
+    window's rows alone."""
+
+    #: the window's label: its first day (``YYYY-MM-DD``) or the column's value; a pooled
+    #: window is ``FIRST..LAST``
+    window: str
+    rows: int
+    findings: list[Finding]
+    #: the first day after a period window (exclusive; null for a column's own values)
+    end: str | None = None
+    #: the level of the window's intervals under the ``sequential`` gate (1 − α_t)
+    level: float | None = None
+    #: the windows pooled into this one (``--pool-windows``)
+    pooled: list[str] = field(default_factory=list)
+    #: why the window's findings cannot pass (too few rows)
+    reason: str | None = None
+
+
+@record
+class WindowsInfo(Record):
+    """The window axis of a monitoring run and its windows, oldest first."""
+
+    column: str
+    #: ``d``, ``w``, ``mo``, ``q``, ``y``; null: the column's own values are the windows
+    period: str | None
+    #: the time zone the calendar periods are cut in (null for a column's own values)
+    tz: str | None
+    described: str
+    gate: Literal["last", "any", "sequential"]
+    windows: list[WindowResult]
+    min_rows: int | None = None
+    pool: bool = False
+    #: ``--reference FROM..TO``: the windows every change is measured against
+    reference: str | None = None
+    #: rows whose window column is empty (in no window)
+    rows_outside: int = 0
+    #: ``--state FILE``: the state file (path, SHA-256 after this run, batches held, this
+    #: run's batch SHA-256, rows); the windows were evaluated from its count tables
+    state: dict[str, Any] | None = None
+
+
+@record
 class Summary(Record):
     total: int
     pass_: Annotated[int, Field(alias="pass", serialization_alias="pass")]
@@ -417,6 +460,9 @@ class Results(Record):
     subject: Annotated[str | None, Field(exclude_if=lambda v: v is None)] = None
     #: run metadata (``--meta KEY=VALUE``: git SHA, ticket, reviewer; left out when empty)
     meta: Annotated[dict[str, str], Field(exclude_if=lambda v: not v)] = field(default_factory=dict)
+    #: the windows of a monitoring run (``--window``; left out without one): each
+    #: finding above is its control's decision across them (``--window-gate``)
+    windows: Annotated[WindowsInfo | None, Field(exclude_if=lambda v: v is None)] = None
 
     @property
     def exit_code(self) -> int:

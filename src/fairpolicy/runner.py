@@ -22,7 +22,7 @@ The run is split by what each step needs (issue 17), lowest first:
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,9 +32,17 @@ from fairpolicy.assemble import assemble
 from fairpolicy.data.bind.count_table import expand_counts
 from fairpolicy.data.bind.weights import apply_weights
 from fairpolicy.data.prefetch import Prefetch
-from fairpolicy.data.sources import Bound, Table, open_source, peek_columns, resolve_engine
+from fairpolicy.data.sources import Bound, Table, resolve_engine
+from fairpolicy.data.sources.opened import Opened
 from fairpolicy.evaluation import evaluate_all
 from fairpolicy.evaluator import Evaluator
+from fairpolicy.monitor import (
+    Monitoring,
+    monitoring,
+    refuse_unsupported,
+    run_windows,
+    windowed_bound,
+)
 from fairpolicy.planning import (
     Settings,
     engine_request,
@@ -47,7 +55,7 @@ from fairpolicy.planning import (
 )
 from fairpolicy.policy.binds import Binds, refuse_moves
 from fairpolicy.policy.schema import Policy
-from fairpolicy.results import FailOn, InconclusivePolicy, Results
+from fairpolicy.results import FailOn, Finding, InconclusivePolicy, Results
 
 
 def check(
@@ -88,6 +96,13 @@ def check(
     meta: Mapping[str, str] | None = None,
     max_regression_source: Literal["flag", "config", "api"] = "api",
     positive_label: str | None = None,
+    window: str | None = None,
+    window_tz: str | None = None,
+    window_gate: str | None = None,
+    min_window_rows: int | None = None,
+    pool_windows: bool = False,
+    reference: str | None = None,
+    state: str | os.PathLike[str] | None = None,
 ) -> Results:
     """Evaluate every control of ``policy`` on ``data``.
 
@@ -135,6 +150,11 @@ def check(
     ``positive_label`` (``--positive-label``): the positive (favourable or selected)
     label of every control that does not name its own; it wins over the policy-wide
     ``metadata.props`` value, and the results' warnings say which applied to which control.
+    ``window`` (``--window COLUMN=PERIOD`` or ``COLUMN``), ``window_tz``, ``window_gate``
+    (``last``, ``any``, ``sequential``: the default), ``min_window_rows``, ``pool_windows``
+    ``reference`` (``FROM..TO``) and ``state`` (a file of the windows' count tables, kept
+    between runs: :mod:`fairpolicy.data.state`): a monitoring run, every control in every window
+    (:mod:`fairpolicy.monitor`; the results' ``windows``).
     ``bind``: role → column for every control (``{"dimension": "gender"}``) or, keyed
     ``"CONTROL:ROLE"``, for one control (``--bind``); ``rename``: a column the policy names
     → the data's name for it, wherever a control reads it (``--rename``). Every control
@@ -177,26 +197,121 @@ def check(
         strict=strict,
         positive_label=positive_label,
     )
-    old = _baseline(baseline, max_regression)
-    # the data read starts now, beside the policy's validation (data/prefetch.py)
-    prefetch = _prefetch(policy, data, s)
-    header = functools.cache(lambda: peek_columns(data))  # read once: engine choice, read
+    mon = monitoring(
+        window, window_tz, window_gate, min_window_rows, pool_windows, reference,
+        None if state is None else os.fspath(state),
+    )  # fmt: skip
+    if mon is not None:
+        s = _monitored(s, mon, baseline)
+    referenced = mon is not None and mon.reference is not None
+    old = _baseline(baseline, None if referenced else max_regression)
+    opened = _open(policy, data, s)
+    pol, decimals, engine_name, notes = _prepare(policy, opened, s)
+    if mon is not None:
+        try:
+            refuse_unsupported(pol, mon)
+        except BaseException:
+            opened.wait()
+            raise
+    against = (
+        None if mon is None else _against_reference(mon, max_regression, max_regression_source)
+    )
+    results = _evaluate(opened, pol, engine_name, decimals, s, notes, progress, mon, against)
+    if about["subject"] is not None or about["meta"]:
+        results = results.model_copy(update=about)
+    if referenced:
+        return results
+    return _compare(
+        results, pol, old, baseline, max_regression, max_regression_source, allow_policy_change
+    )
+
+
+def _monitored(s: Settings, mon: Monitoring, baseline: Any) -> Settings:
+    """The settings of a monitoring run, its window options recorded."""
+    from fairpolicy.errors import UsageError
+
+    if baseline is not None:
+        raise UsageError(
+            "--baseline compares one run with another; a monitoring run (--window) compares "
+            "each window with a reference period of its own data.",
+            hint="pass --reference FROM..TO instead of --baseline",
+        )
+    options = {**s.record.options, **{k: v for k, v in mon.as_options().items() if v}}
+    return dataclasses.replace(s, record=dataclasses.replace(s.record, options=options))
+
+
+def _against_reference(
+    mon: Monitoring,
+    max_regression: float | str | None,
+    source: Literal["flag", "config", "api"],
+) -> Callable[[Results, Results], Results] | None:
+    """``--reference``: each window's results compared with the reference period's, as
+    with a baseline (:func:`fairpolicy.baseline.compare`)."""
+    if mon.reference is None:
+        return None
+    import hashlib
+
+    from fairpolicy.baseline import check_max_regression, compare
+
+    if max_regression is not None:
+        check_max_regression(max_regression, "--max-regression")
+
+    def against(new: Results, ref: Results) -> Results:
+        return compare(
+            new,
+            ref,
+            path=f"--reference {'..'.join(mon.reference or ())}",
+            sha256=hashlib.sha256(ref.to_json().encode()).hexdigest(),
+            max_regression=max_regression,
+            max_regression_source=source,
+        )
+
+    return against
+
+
+def _open(policy: Any, data: Any, s: Settings) -> Opened:
+    """Step 1: the data, opened once; its speculative read starts now, beside the policy's
+    validation (data/prefetch.py)."""
+    opened = Opened(data, s.budget)
+    opened.start_prefetch(lambda: _prefetch(policy, data, s))
+    return opened
+
+
+def _prepare(policy: Any, opened: Opened, s: Settings) -> tuple[Policy, int, str, list[str]]:
+    """Step 2: the policy with the run's overrides, its score grid, and the engine (chosen
+    from the data's header and size)."""
     try:
         pol, decimals = prepare_policy(policy, s)
-        engine_name, notes = resolve_engine(
-            engine, data, lambda: policy_columns(pol, header())[0], s.budget
+        engine_name, notes = opened.engine(
+            s.engine, lambda: policy_columns(pol, opened.columns())[0], resolve_engine
         )
     except BaseException:
-        if prefetch is not None:
-            prefetch.wait()
+        opened.wait()
         raise
+    return pol, decimals, engine_name, notes
+
+
+def _evaluate(
+    opened: Opened,
+    pol: Policy,
+    engine_name: str,
+    decimals: int,
+    s: Settings,
+    notes: list[str],
+    progress: Callable[[str, int, int], None] | None,
+    mon: Monitoring | None = None,
+    against: Callable[[Results, Results], Results] | None = None,
+) -> Results:
+    """Step 3: read the bound columns, plan and evaluate every control (in every window
+    of a monitoring run), assemble."""
     if progress:
         progress("reading data", 0, 0)
     rounded = engine_name in ("duckdb", "spark")
-    reading = _read(data, pol, engine_name, decimals, s, prefetch, header)
-    with reading as (table, strings, wanted):
-        refuse_moves(pol, table.available, table.path)
-        plans = plan_controls(pol, table)
+    grid_used = False
+
+    def evaluate(table: Table, p: Policy) -> tuple[list[Finding], list[str], Evaluator]:
+        nonlocal grid_used
+        plans = plan_controls(p, table)
         ev = Evaluator(
             table,
             s.record.seed,
@@ -205,22 +320,56 @@ def check(
             grid=decimals,
             limits=s.caps,
         )
-        findings = evaluate_all(plans, ev, progress)
-        read = _columns_read(wanted, table, ev)
+        findings = evaluate_all(plans, ev, progress if mon is None else None)
+        grid_used = grid_used or ev.grid_used
+        return findings, ev.warnings, ev
+
+    def results_of(table: Table, findings: list[Finding], warnings: list[str]) -> Results:
+        return assemble(
+            s.record,
+            pol,
+            table,
+            read,
+            findings,
+            engine=engine_name,
+            score_decimals=decimals if rounded or grid_used else None,
+            warnings=[*one_column_notes(pol), *notes, *table.warnings, *warnings],
+        )
+
+    with _read(opened, pol, engine_name, decimals, s, mon) as (table, strings, wanted):
+        refuse_moves(pol, table.available, table.path)
+        if mon is None:
+            findings, warnings, ev = evaluate(table, pol)
+            read = _columns_read(wanted, table, ev)
+        else:
+            read = [c for c in wanted if c in set(table.read or table.columns)]
+            findings, info, warnings = run_windows(
+                table,
+                pol,
+                mon,
+                s.record,
+                lambda t, p: evaluate(t, p)[:2],
+                results_of,
+                against,
+                wanted,
+                strings,
+            )
     if progress:
-        progress("done", len(plans), len(plans))
-    results = assemble(
-        s.record,
-        pol,
-        table,
-        read,
-        findings,
-        engine=engine_name,
-        score_decimals=decimals if rounded or ev.grid_used else None,
-        warnings=[*one_column_notes(pol), *notes, *table.warnings, *ev.warnings],
-    )
-    if about["subject"] is not None or about["meta"]:
-        results = results.model_copy(update=about)
+        progress("done", len(findings), len(findings))
+    results = results_of(table, findings, warnings)
+    return results if mon is None else results.model_copy(update={"windows": info})
+
+
+def _compare(
+    results: Results,
+    pol: Policy,
+    old: tuple[Results, str] | None,
+    baseline: str | os.PathLike[str] | Results | None,
+    max_regression: float | str | None,
+    max_regression_source: Literal["flag", "config", "api"],
+    allow_policy_change: bool,
+) -> Results:
+    """Step 4: the change of every finding against the baseline (--baseline)."""
     if old is None:
         if any(c.params.get("max_regression") is not None for c in pol.controls):
             note = (
@@ -289,29 +438,27 @@ def _columns_read(wanted: list[str], table: Table, ev: Evaluator) -> list[str]:
 
 @contextmanager
 def _read(
-    data: Any,
+    opened: Opened,
     pol: Policy,
     engine_name: str,
     decimals: int,
     s: Settings,
-    prefetch: Prefetch | None,
-    header: Callable[[], list[str]],
+    mon: Monitoring | None = None,
 ) -> Iterator[tuple[Table, list[str], list[str]]]:
     """The bound columns as a table (the prefetched one when it read what is needed), the
-    columns read as text, and the bound columns in the policy's order; the source
-    :func:`~fairpolicy.data.sources.open_source` picked is closed on exit."""
-    source = open_source(engine_name, data, s.budget, prefetch, header)
-    try:
+    columns read as text, and the bound columns in the policy's order; the source the
+    opened data picked for the engine is closed on exit. A monitoring run reads its window
+    column too (engines: group on each row's window)."""
+    with opened.open(engine_name) as source:
         wanted, strings = policy_columns(pol, source.available)
-        table = source.read(
-            Bound(
-                wanted,
-                strings,
-                engine_request(pol, source.available, strings, decimals),
-                max_rows=s.max_rows,
-                memory_budget=None if s.memory_budget is None else s.budget,
-            )
+        bound = Bound(
+            wanted,
+            strings,
+            engine_request(pol, source.available, strings, decimals),
+            max_rows=s.max_rows,
+            memory_budget=None if s.memory_budget is None else s.budget,
         )
-        yield apply_weights(expand_counts(table, pol), pol), strings, wanted
-    finally:
-        source.close()
+        if mon is not None:
+            bound = windowed_bound(bound, mon, source.available, source.path)
+        table = source.read(bound)
+        yield apply_weights(expand_counts(table, pol), pol), bound.strings, wanted

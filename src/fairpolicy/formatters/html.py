@@ -695,6 +695,7 @@ def render(results: Results, opts: RenderOptions) -> str:
         parts.append("<p class='muted'>Passing controls are listed above only (--quiet).</p>")
     parts += [_control(i, f) for i, f in detailed]
     parts += _ll144_section(results)
+    parts += _windows_section(results)
     parts += [
         '<h2 id="appendix">Appendix A — count tables</h2>',
         "<p>The confusion counts of the compared groups, <code>counts[group][true][predicted]"
@@ -728,6 +729,23 @@ def _ll144_section(results: Results) -> list[str]:
             f"<h2>LL144 summary of results — {esc(s.control_id)}</h2>",
             "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in facts) + "</ul>",
             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+        ]
+    return out
+
+
+def _windows_section(results: Results) -> list[str]:
+    """``--window``: the window axis and a trend chart per control (formatters/_windows.py)."""
+    from fairpolicy.formatters import _windows
+
+    head = _windows.heading(results)
+    if head is None:
+        return []
+    out = ['<h2 id="windows">Windows</h2>', f"<p>{esc(head)}</p>"]
+    for i, f in enumerate(results.findings):
+        out += [
+            f"<h3>{esc(f.control_id)} — {esc(f.status.upper())}</h3>",
+            f"<p>{esc(f.message)}</p>",
+            _windows.trend_chart(results, f.control_id, f"trend-{i + 1}"),
         ]
     return out
 

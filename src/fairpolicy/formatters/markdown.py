@@ -225,10 +225,26 @@ def render(results: Results, opts: RenderOptions) -> str:
                 out += _per_group(f)
 
     out += _ll144_section(results)
+    out += _windows_section(results)
     if results.warnings:
         out += ["", "### Warnings", ""]
         out += [f"- {escape(w)}" for w in results.warnings]
     return "\n".join(out) + "\n"
+
+
+def _windows_section(results: Results) -> list[str]:
+    """``--window``: the window axis and each control's newest windows."""
+    from fairpolicy.formatters import _windows
+
+    head = _windows.heading(results)
+    if head is None:
+        return []
+    out = ["", "### Windows", "", escape(head)]
+    for cid, cells in _windows.newest(results):
+        out += ["", f"**{escape(cid)}** (newest {len(cells)})", ""]
+        out += [_row(["window", "rows", "value", "interval", "status"]), _row(["---"] * 5)]
+        out += [_row([escape(c) for c in cell]) for cell in cells]
+    return out
 
 
 def _ll144_section(results: Results) -> list[str]:

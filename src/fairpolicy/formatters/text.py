@@ -132,6 +132,7 @@ def render(results: Results, opts: RenderOptions) -> str:
                     for e in f.excluded_groups
                 ]
     out += _ll144_lines(results, opts.verbose)
+    out += _window_lines(results)
     if results.warnings:
         out.append("")
         out += [f"warning: {printable(w)}" for w in results.warnings]
@@ -148,6 +149,26 @@ def render(results: Results, opts: RenderOptions) -> str:
         verdict = f"{_COLORS['pass' if s.gate == 'pass' else 'fail']}{verdict}{_RESET}"
     out += ["", f"{verdict}: {counts} (exit {results.exit_code})"]
     return "\n".join(out) + "\n"
+
+
+def _window_lines(results: Results) -> list[str]:
+    """``--window``: the window axis and each control's newest windows."""
+    from fairpolicy.formatters import _windows
+
+    head = _windows.heading(results)
+    if head is None:
+        return []
+    out = ["", printable(head)]
+    for cid, cells in _windows.newest(results):
+        out.append(printable(f"{cid} (newest {len(cells)}):"))
+        widths = [max(len(c[i]) for c in cells) for i in range(5)] if cells else []
+        out += [
+            printable(
+                "  " + "  ".join(c.ljust(w) for c, w in zip(cell, widths, strict=True))
+            ).rstrip()
+            for cell in cells
+        ]
+    return out
 
 
 def _ll144_lines(results: Results, verbose: bool) -> list[str]:

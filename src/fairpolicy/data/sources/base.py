@@ -18,6 +18,8 @@ from fairpolicy.records import lean
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from fairpolicy.data.window import WindowSpec
+
 
 #: a row predicate: one column's values (a pyarrow array) → a boolean mask of the rows
 RowPredicate = Callable[[Any], NDArray[np.bool_]]
@@ -147,6 +149,9 @@ class Request:
     #: fail to sum to 1 (checked before rounding; ``Table.sum_flags``)
     score_sets: tuple[tuple[str, ...], ...] = ()
     decimals: int = DEFAULT_SCORE_DECIMALS
+    #: a calendar window axis (``--window COLUMN=PERIOD``): the engine groups on each row's
+    #: window label too, returned as the column ``fairpolicy.data.window.KEY``
+    window: WindowSpec | None = None
 
 
 @lean(frozen=False)

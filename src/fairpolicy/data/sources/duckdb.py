@@ -268,6 +268,13 @@ class DuckDBSource:
         for j, score_set in enumerate(request.score_sets):
             total = " + ".join(self._score_value(c) for c in score_set)
             select.append(f"abs({total} - 1) > {SUM_TOLERANCE!r} AS __sum{j}")
+        window = request.window if request.window and request.window.period else None
+        if window is not None:
+            from fairpolicy.data.window import KEY, duckdb_key
+
+            self._duplicate_check([window.column])
+            ref, kind = self.refs[window.column], self.types.get(window.column, "")
+            select.append(f"{duckdb_key(ref, kind, window, self.text)} AS {KEY}")
         fields = ", ".join([*select, f"count(*) AS {WEIGHT}"])
         sql = f"SELECT {fields} FROM {self.from_sql}" + (" GROUP BY ALL" if select else "")
         self.con.execute("SET preserve_insertion_order = false")
@@ -288,6 +295,11 @@ class DuckDBSource:
             )
         table = build_table(result, request, names, text=self.text, source=self)
         table.read = cols
+        if window is not None:
+            import pyarrow as pa
+
+            table.columns[KEY] = pa.chunked_array([result.column(KEY).combine_chunks()])
+            table.read = [*cols, window.column]
         return table
 
     def regression(self, dims: list[str], y: str, yhat: str) -> RegressionAggregate | None:

@@ -47,6 +47,8 @@ from fairpolicy.errors import DataError
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from fairpolicy.data.window import WindowSpec
+
 
 #: shuffle partitions of the local session (Spark's default of 200 is slow for one host)
 LOCAL_SHUFFLE_PARTITIONS = 8
@@ -261,6 +263,58 @@ class SparkSource:
     # -- Source
 
     def tuples(self, request: Request) -> Table:
+        window = request.window if request.window and request.window.period else None
+        if window is None:
+            return self._tuples(request, None)
+        # the session time zone parses zone-less text and renders dates: UTC for the
+        # aggregation (zone-less timestamps are UTC instants, fairpolicy.data.window), the
+        # user's own restored after it, whatever it was (a test sets Pacific/Auckland)
+        conf = self.df.sparkSession.conf
+        before = conf.get("spark.sql.session.timeZone")
+        conf.set("spark.sql.session.timeZone", "UTC")
+        try:
+            return self._tuples(request, window)
+        finally:
+            conf.set("spark.sql.session.timeZone", before)
+
+    def _window_key(self, window: WindowSpec) -> Any:
+        """Each row's window label (``YYYY-MM-DD``, the period's first day in the window's
+        zone), computed under a UTC session; ``'!' || value`` for a value that is no
+        timestamp (refused by the caller), null for an empty one."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import DateType, StringType, TimestampNTZType, TimestampType
+
+        from fairpolicy.data.window import PERIODS
+
+        assert window.period is not None
+        unit = PERIODS[window.period][1]
+        col = self._col(window.column)
+        kind = StringType() if self.text else self._type(window.column)
+
+        def of_date(d: Any) -> Any:
+            return F.date_format(d if unit == "day" else F.trunc(d, unit), "yyyy-MM-dd")
+
+        def of_instant(ts: Any) -> Any:
+            local = F.from_utc_timestamp(ts, window.tz)
+            return F.date_format(F.date_trunc(unit, local), "yyyy-MM-dd")
+
+        if isinstance(kind, StringType):
+            text = F.trim(col)
+            parsed = F.try_to_timestamp(text)
+            key = F.when(
+                text.rlike(r"^\d{4}-\d{2}-\d{2}$"), of_date(parsed.cast("date"))
+            ).otherwise(of_instant(parsed))
+            empty = col.isNull() | (text == F.lit(""))
+            return F.when(empty, F.lit(None)).otherwise(F.coalesce(key, F.concat(F.lit("!"), col)))
+        if isinstance(kind, TimestampType):
+            return of_instant(col)
+        if isinstance(kind, TimestampNTZType):
+            return of_instant(col.cast("timestamp"))
+        if isinstance(kind, DateType):
+            return of_date(col)
+        return F.when(col.isNull(), F.lit(None)).otherwise(F.concat(F.lit("!"), col.cast("string")))
+
+    def _tuples(self, request: Request, window: WindowSpec | None) -> Table:
         from pyspark.sql import functions as F
 
         cols = list(request.columns)
@@ -286,6 +340,11 @@ class SparkSource:
             for c in score_set[1:]:
                 total = total + self._score_value(c)
             exprs.append((F.abs(total - 1.0) > SUM_TOLERANCE).alias(f"__sum{j}"))
+        if window is not None:
+            from fairpolicy.data.window import KEY
+
+            self._duplicate_check([window.column])
+            exprs.append(self._window_key(window).alias(KEY))
         with _quiet():
             if exprs:
                 selected = self.df.select(*exprs)
@@ -313,6 +372,11 @@ class SparkSource:
             result, request, names, text=self.text, source=self, dataframe=self.frame
         )
         table.read = cols
+        if window is not None:
+            import pyarrow as pa
+
+            table.columns[KEY] = pa.chunked_array([result.column(KEY).combine_chunks()])
+            table.read = [*cols, window.column]
         return table
 
     def regression(self, dims: list[str], y: str, yhat: str) -> RegressionAggregate | None:

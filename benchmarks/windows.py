@@ -1,0 +1,130 @@
+"""The cost of windows (issue 30): one run over every daily window of a year vs one
+check without windows, on the same rows.
+
+Generates a deterministic Parquet file (chunked) in a temporary directory: a timestamp
+spread over 365 days, three groupings, binary labels. Runs ``fairpolicy check`` as a child
+process (so each run's wall time includes its own read) with three count controls, first
+without ``--window``, then with ``--window ts=1d --window-gate any`` (the cost of the
+windows themselves) and ``--window-gate sequential`` (adds a score interval per window
+and control), and prints the wall times and their ratios. The file is deleted afterwards.
+
+    python benchmarks/windows.py                              # 10M rows, embedded and DuckDB
+    python benchmarks/windows.py --rows 1000000 --engines embedded
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+CHUNK = 2_000_000
+POLICY = """\
+- control-id: dp-sex
+  props:
+    - {name: metric_key, value: demographic_parity_diff}
+    - {name: threshold, value: "0.1"}
+    - {name: operator, value: "<"}
+    - {name: input.target, value: y_true}
+    - {name: input.prediction, value: y_pred}
+    - {name: input.dimension, value: sex}
+- control-id: eo-race
+  props:
+    - {name: metric_key, value: equal_opportunity_diff}
+    - {name: threshold, value: "0.1"}
+    - {name: operator, value: "<"}
+    - {name: input.target, value: y_true}
+    - {name: input.prediction, value: y_pred}
+    - {name: input.dimension, value: race}
+- control-id: di-age
+  props:
+    - {name: metric_key, value: demographic_parity_ratio}
+    - {name: threshold, value: "0.8"}
+    - {name: operator, value: ">="}
+    - {name: input.target, value: y_true}
+    - {name: input.prediction, value: y_pred}
+    - {name: input.dimension, value: age_band}
+"""
+
+
+def generate(path: Path, rows: int) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(30)
+    t0 = np.datetime64("2024-01-01T00:00:00", "s").astype(np.int64)
+    writer = None
+    try:
+        for start in range(0, rows, CHUNK):
+            n = min(CHUNK, rows - start)
+            ts = t0 + rng.integers(0, 365 * 86400, n)
+            table = pa.table(
+                {
+                    "ts": pa.array(ts, pa.timestamp("s", tz="UTC")),
+                    "sex": rng.choice(np.array(["F", "M"]), n),
+                    "race": rng.choice(np.array(["A", "B", "C", "D"]), n),
+                    "age_band": rng.choice(np.array(["18-29", "30-49", "50+"]), n),
+                    "y_true": rng.integers(0, 2, n).astype(np.int8),
+                    "y_pred": rng.integers(0, 2, n).astype(np.int8),
+                }
+            )
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def run(policy: Path, data: Path, engine: str, extra: list[str]) -> float:
+    cmd = [sys.executable, "-m", "fairpolicy", "check", str(policy), str(data)]
+    cmd += ["--engine", engine, "-o", f"json={data.parent / 'out.json'}", *extra]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
+    wall = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr}")
+    return wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--engines", default="embedded,duckdb")
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="fairpolicy-windows-") as tmp:
+        data = Path(tmp) / "year.parquet"
+        t = time.perf_counter()
+        generate(data, args.rows)
+        print(f"generated {args.rows:,} rows over 365 days in {time.perf_counter() - t:.1f} s")
+        policy = Path(tmp) / "policy.yaml"
+        policy.write_text(POLICY)
+        print("| engine | rows | no windows | 365 daily, gate any | ratio | "
+              "365 daily, gate sequential | ratio |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|")
+        for engine in args.engines.split(","):
+            plain = min(run(policy, data, engine, []) for _ in range(args.repeat))
+            window = ["--window", "ts=1d", "--window-tz", "UTC"]
+            anyg = min(
+                run(policy, data, engine, [*window, "--window-gate", "any"])
+                for _ in range(args.repeat)
+            )
+            seq = min(
+                run(policy, data, engine, [*window, "--window-gate", "sequential"])
+                for _ in range(args.repeat)
+            )
+            print(
+                f"| {engine} | {args.rows:,} | {plain:.2f} s | {anyg:.2f} s | "
+                f"x{anyg / plain:.2f} | {seq:.2f} s | x{seq / plain:.2f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
