@@ -163,6 +163,10 @@ class Interval:
     #: BCa's bias correction and acceleration, when BCa was used
     z0: float | None = None
     acceleration: float | None = None
+    #: a score interval's exact Clopper–Pearson box at the same level
+    #: (:func:`fairpolicy.stats.sequential.exact_box`), when asked (``box=True``) and the
+    #: counts are whole (None under survey weights): what confirms a sequential alarm
+    box: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +314,7 @@ def confidence(
     level: float,
     method: str,
     band: bool = True,
+    box: bool = False,
 ) -> Interval:
     """CI of spec.fn on the groups where `keep` is true (the runner's min_samples/min_share
     exclusion; apply it to each replicate with stats.select(keep) — selection commutes with the
@@ -327,7 +332,8 @@ def confidence(
     the percentile/BCa quantiles are read at tails ÷ :data:`WIDEN` (unless ``band=False``).
     Every interval
     contains the point estimate: a percentile or BCa interval beside it is widened to it,
-    with a note."""
+    with a note. ``box``: a score interval also carries its exact box (:attr:`Interval.box`;
+    the ``sequential`` window gate's confirmation)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not 0.0 < level < 1.0:
@@ -355,7 +361,7 @@ def confidence(
     points = [gvv.value for gvv in rv.base.groups if gvv.value is not None]
     widened: str | None = None
     if band:
-        got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep))
+        got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep), box)
         if got is not None:
             return got
         alpha /= WIDEN
@@ -467,6 +473,7 @@ def _band(
     reps: Replicates,
     valid: int,
     kept: GroupStats,
+    box: bool = False,
 ) -> Interval | None:
     """The simultaneous-band interval when the value is a max − min / min ÷ max / min / max
     form of per-group values on the data and on every defined replicate; None otherwise.
@@ -493,6 +500,7 @@ def _band(
                 valid,
                 groups=s_groups,
                 note=s_note + asked,
+                box=_exact_box(form, rv.base, kept, layout, level) if box else None,
             )
         parts = bands.parts_of(rv.base, form) or []
         pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
@@ -543,6 +551,26 @@ def _band(
             lo, hi, level, "band", reps.resamples, reps.seed, valid, groups=groups, note=note
         )
     return None
+
+
+def _exact_box(
+    form: bands.Form,
+    mv: MetricValue,
+    kept: GroupStats,
+    layout: Sequence[Sequence[str]],
+    level: float,
+) -> tuple[float, float] | None:
+    """The exact Clopper–Pearson box of a score interval's rates at ``level``
+    (:func:`fairpolicy.stats.sequential.exact_box`); None when its counts are not whole
+    (survey weights: Kish's effective counts are not binomial)."""
+    from fairpolicy.stats.sequential import exact_box
+
+    props = rate_forms.proportions_of(form, mv, kept, layout)
+    if props is None or kept.survey is not None:
+        return None
+    if any(q.x != round(q.x) or q.m != round(q.m) for part in props for q in part):
+        return None
+    return exact_box(form.reduce, props, level, form.combine)
 
 
 def _signed_gap(
