@@ -187,3 +187,22 @@ def test_alarm_interval_by_method() -> None:
     assert score.as_details() == {"low": 0.2, "high": 0.6, "used": "score+exact", "reason": None}
     bare = alarm_interval(_window_finding("score", 0))
     assert bare.used is None and bare.reason and "survey weights" in bare.reason
+
+
+def test_survey_weights_have_no_box_and_cannot_alarm(tmp_path: Path) -> None:
+    """Kish's effective counts are not binomial: no exact box, so even a gap of 1 does not
+    alarm; the gate is inconclusive and says why (never a pass)."""
+    df = rows(WEEK1, {"F": (60, 60), "M": (0, 60)}, 3).assign(w=1.5)
+    pol = write_policy(
+        tmp_path,
+        control("dp", threshold="0.3", min_samples="10", input__weight="w", weight_kind="survey"),
+    )
+    res = check(str(pol), df, window="ts=1w")
+    assert res.windows is not None
+    f = res.windows.windows[0].findings[0]
+    assert f.ci is not None and f.ci.method == "score" and f.ci.exact_box is None
+    assert f.ci.low is not None and f.ci.low > 0.3  # the score interval alone would alarm
+    alarm = f.details["alarm_interval"]
+    assert alarm["used"] is None and "survey weights" in alarm["reason"]
+    gated = res.findings[0]
+    assert gated.status == "inconclusive" and "survey weights" in gated.message

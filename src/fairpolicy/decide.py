@@ -498,9 +498,10 @@ def window_gate(
         why = next((a.reason for a in alarms if a.reason), None)
         return (
             "inconclusive",
-            f"none of the {len(windows)} window(s) has an interval that resolves its "
-            "sequential level, so none could alarm (set ci, or use --window-gate last|any)"
-            + (f"; first: {why}" if why else ""),
+            f"none of the {len(windows)} window(s) could alarm"
+            + (f" (first: {why})" if why else "")
+            + "; give the windows an interval that resolves their sequential level (set ci), "
+            "or use --window-gate last|any",
             None,
         )
     return (
