@@ -347,8 +347,10 @@ def confidence(
     why = _lost_reason(rv, n_b) or undefined_reason(
         rv.undefined, rv.differ, n_b, "bootstrap replicates"
     )
+    box = _class_box(rv, point, level, method, reps, valid, stats.select(keep)) if band else None
     if why is not None or valid == 0:
-        return none(why or "no replicate has a value", valid)
+        # a multi-class gap whose cells are lost in too many replicates: the score box
+        return box or none(why or "no replicate has a value", valid)
     v = rv.values[ok]
     gv = rv.groups[ok]
     alpha = (1.0 - level) / 2.0
@@ -358,6 +360,8 @@ def confidence(
         got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep))
         if got is not None:
             return got
+        if box is not None:  # never the percentile fallback: it cannot cover a gap of 0
+            return box
         alpha /= WIDEN
         widened = (
             f"quantiles at the {1.0 - 2.0 * alpha:.3g} level for the reported {level:.3g} "
@@ -541,6 +545,39 @@ def _band(
         )
         return Interval(
             lo, hi, level, "band", reps.resamples, reps.seed, valid, groups=groups, note=note
+        )
+    return None
+
+
+def _class_box(
+    rv: ReplicateValues,
+    point: float,
+    level: float,
+    method: str,
+    reps: Replicates,
+    valid: int,
+    kept: GroupStats,
+) -> Interval | None:
+    """The Šidák score box of a multi-class gap over classes
+    (:func:`fairpolicy.stats.rate_forms.class_box`), for when the band cannot be built (a
+    (group, class) cell lost in more than 5 % of the replicates); None when the value is
+    not such a form on the data."""
+    for form in bands.candidates(rv.base):
+        got = rate_forms.class_box(form, rv.base, kept, level)
+        if got is None:
+            continue
+        lo, hi, groups, note = got
+        asked = " (BCa was asked)" if method == "bca" else ""
+        return Interval(
+            lo,
+            hi,
+            level,
+            "score",
+            reps.resamples,
+            reps.seed,
+            valid,
+            groups=groups,
+            note=note + "; a (group, class) cell rests on too few rows for the band" + asked,
         )
     return None
 

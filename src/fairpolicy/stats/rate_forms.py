@@ -36,6 +36,8 @@ import math
 from collections.abc import Sequence
 from typing import cast
 
+import numpy as np
+
 from fairpolicy.stats import proportions as pr
 from fairpolicy.stats.bands import Combine, Form, parts_of
 from fairpolicy.stats.bands import combine as combine_values
@@ -275,3 +277,88 @@ def rows_needed(
         else:
             low = mid
     return high, prob(high)
+
+
+def class_box(
+    form: Form, mv: MetricValue, stats: GroupStats, level: float
+) -> tuple[float, float, dict[str, tuple[float, float]], str] | None:
+    """(low, high, per-group intervals of the shown class, note) of the Šidák score box of a
+    multi-class metric's per-(group, class) rates, projected onto the max (mean) over
+    classes of each class's max − min (issue 28, item 6); None when ``form`` is not such a
+    form of rates x/m of the count table (survey weights, or no per-cell denominator).
+
+    Each (group, class) rate gets Wilson's interval of its own denominator (Clopper–
+    Pearson at 0 or m) at the Šidák level ``level ** (1 / cells)``: jointly they hold with
+    probability ≥ ``level`` (independent groups; within a group the classes' rates rest
+    on disjoint or multinomial rows, and Šidák's inequality holds for them asymptotically),
+    and the projection of the box covers the max (mean) over classes whatever class is
+    worst. Needs no resampling, so a cell on a handful of rows never loses the interval
+    (the band needs every cell in 95 % of the replicates)."""
+    from fairpolicy.stats import bands
+
+    if not form.per_class or form.reduce != "gap" or form.combine not in ("max", "mean"):
+        return None
+    if mv.cell_rows is None or stats.survey is not None:
+        return None
+    layout = bands.layout_of(form, mv)
+    parts = bands.parts_of(mv, form)
+    if parts is None or not any(len(names) >= 2 for names in layout):
+        return None
+    pts = [float(parts[j][g] or 0.0) for j, names in enumerate(layout) for g in names]
+    rows = bands.rows_behind(form, mv, layout).tolist()
+    xs = [p * m for p, m in zip(pts, rows, strict=True)]
+    if any(not 0.0 <= p <= 1.0 or abs(x - round(x)) > 1e-6 for p, x in zip(pts, xs, strict=True)):
+        return None  # not a proportion of whole rows
+    each = pr.sidak(level, len(pts))
+    z = pr.z_of(each)
+    ivs = [pr.rate_interval(float(round(x)), m, z) for x, m in zip(xs, rows, strict=True)]
+    low = np.array([a for a, _ in ivs], dtype=np.float64)
+    high = np.array([b for _, b in ivs], dtype=np.float64)
+    box = bands.Band(low, high, z, np.zeros(len(pts)))
+    lo, hi = bands.project(form, box, [len(names) for names in layout], layout)
+    value = float(mv.value) if mv.value is not None else lo
+    shown = bands.shown_part(form, mv)
+    start = sum(len(names) for names in layout[:shown])
+    groups = {
+        g: (float(low[start + i]), float(high[start + i])) for i, g in enumerate(layout[shown])
+    }
+    note = (
+        f"Šidák score box: Wilson score interval of each of the {len(pts)} (group, class) "
+        "rates from its own denominator (Clopper–Pearson at 0 or m) at the Šidák level "
+        f"{each:.4g}, projected onto {form.describe()}"
+    )
+    return min(lo, value), max(hi, value), groups, note
+
+
+def parity_bias(form: Form, mv: MetricValue, sims: int = 2000, seed: int = 28) -> float | None:
+    """The expected value of a multi-class max (mean)-over-classes gap when every group
+    has the same rate in each class (the pooled rate of its cells) — its bias at parity,
+    where the truth is 0: the max over classes of noisy gaps is biased upward at small n.
+    Simulated (``sims`` binomial draws of every (group, class) cell of its own
+    denominator; seeded, so the same data give the same number); None when not a form of
+    whole-row rates."""
+    from fairpolicy.stats import bands
+
+    if not form.per_class or form.reduce != "gap" or mv.cell_rows is None:
+        return None
+    layout = bands.layout_of(form, mv)
+    parts = bands.parts_of(mv, form)
+    if parts is None:
+        return None
+    rng = np.random.default_rng(seed)
+    gaps = []
+    for j, names in enumerate(layout):
+        if len(names) < 2:
+            continue
+        m = np.array([float(mv.cell_rows[g][j]) for g in names])
+        x = np.array([float(parts[j][g] or 0.0) for g in names]) * m
+        if (m <= 0).any():
+            return None
+        pooled = float(x.sum() / m.sum())
+        draws = rng.binomial(m.astype(np.int64), pooled, size=(sims, len(names))) / m
+        gaps.append(draws.max(axis=1) - draws.min(axis=1))
+    if not gaps:
+        return None
+    table = np.stack(gaps, axis=1)
+    stat = table.max(axis=1) if form.combine == "max" else table.mean(axis=1)
+    return float(stat.mean())
