@@ -83,7 +83,7 @@ def main() -> None:
                 hits["wald"] += d - Z * math.sqrt(var) > args.delta
         r = args.reps
 
-        def cell(k: str) -> str:
+        def cell(k: str, hits: dict[str, int] = hits, r: int = r) -> str:
             p = hits[k] / r
             return f"{p:.3f} ({math.sqrt(p * (1 - p) / r):.3f})"
 
