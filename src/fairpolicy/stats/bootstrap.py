@@ -472,7 +472,7 @@ def _too_small(kept: GroupStats, method: str) -> str | None:
     return (
         f"no {method} interval under {MIN_ROWS} rows per group ({shown} has fewer): the "
         "bootstrap's tails of this statistic do not hold their level there (docs/statistics.md, "
-        "'When there is no interval')"
+        "'Issue 28, second part')"
     )
 
 
