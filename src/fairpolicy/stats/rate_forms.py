@@ -6,10 +6,12 @@ the data and on every bootstrap replicate by :mod:`fairpolicy.stats.bands` — g
 interval from the groups' counts instead of the bootstrap band:
 
 - gap: Newcombe hybrid score intervals of every pairwise difference (two groups: the one
-  difference, folded through |·|), at the Šidák level ``level ** (1 / comparisons)``;
-  the lower end from the family at ``1 − α/2`` (below);
+  difference, folded through |·|); the lower end from the Šidák family at ``1 − α/2``
+  (below), the upper end from each pair's interval at ``level``: the largest upper end
+  is at least the true extreme pair's, so it is wrong only when that one pair's is
+  (one-sided ≤ α/2; Šidák over the parts when the metric averages them);
 - ratio: Koopman score intervals of every pairwise ratio, mapped through min(R, 1/R);
-  the upper end from the family at ``1 − α/2``;
+  the upper end from the family at ``1 − α/2``, the lower end per comparison (as above);
 - min / max: per-group Wilson (Clopper–Pearson at 0 or m) intervals, Šidák over groups;
 - the odds metrics (max, mean or min of the TPR and FPR parts): every part's pairwise
   intervals in one Šidák family, combined like the parts (the combinations are
@@ -107,10 +109,15 @@ def bounds(
     # difference lands on that end, so at 1 − α it would be wrong there 2 × α/2 = α of
     # the time; the other end keeps 1 − α (its miss is one-sided, ≤ α/2)
     wide = pr.sidak(1.0 - (1.0 - level) / 2.0, family)
+    # the end away from the fold (a gap's upper end, a ratio's lower end) is wrong only when
+    # the comparison of the true extreme pair is (the largest upper end is at least that
+    # pair's): the per-comparison level — Šidák over the parts only when they are
+    # averaged or summed, where any part's miss moves the combination (issue 28)
+    single = pr.sidak(level, len(props) if combine in ("mean", "sum") else 1)
     lows, highs = [], []
     for part in props:
         got = {}
-        for name, lvl in (("normal", each), ("wide", wide)):
+        for name, lvl in (("normal", each), ("wide", wide), ("single", single)):
             z = pr.z_of(lvl)
             if reduce == "gap":
                 got[name] = pr.gap_bounds(part, z)
@@ -118,8 +125,12 @@ def bounds(
                 got[name] = pr.ratio_bounds(part, z)
             else:
                 got[name] = pr.extreme_bounds(part, z, reduce)
-        lows.append(got["wide" if reduce == "gap" else "normal"][0])
-        highs.append(got["wide" if reduce == "ratio" else "normal"][1])
+        lows.append(
+            got["wide" if reduce == "gap" else "single" if reduce == "ratio" else "normal"][0]
+        )
+        highs.append(
+            got["wide" if reduce == "ratio" else "single" if reduce == "gap" else "normal"][1]
+        )
     how = cast(Combine, combine)
     return combine_values(lows, how), combine_values(highs, how)
 
@@ -171,9 +182,19 @@ def score_interval(
         + (
             "; the lower end at the level 1 − α/2 (it is where both sides' misses land at a "
             "true gap of 0)"
+            + (
+                "; the upper end per comparison (only the true extreme pair's miss moves it)"
+                if family > 1
+                else ""
+            )
             if form.reduce == "gap"
             else "; the upper end at the level 1 − α/2 (it is where both sides' misses land "
             "at a true ratio of 1)"
+            + (
+                "; the lower end per comparison (only the true extreme pair's miss moves it)"
+                if family > 1
+                else ""
+            )
             if form.reduce == "ratio"
             else ""
         )
