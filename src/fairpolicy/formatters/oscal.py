@@ -11,8 +11,8 @@ JSON schema. The shape, for a run of N controls:
 - ``local-definitions.activities``: one TEST activity per control, only when there is no
   plan: with one, the results refer to the plan's activities (same UUIDs) and, after
   ``--plan``, observe the plan's subject component instead of defining their own.
-- the result's props: the policy, data (and how its sample weights were read: ``weight-
-  column``, ``weight-kind``, ``weight-kind-declared``), engine, gate and exit code, one
+- the result's props: the policy, data (and how its sample weights were read:
+  ``weight-column``, ``weight-kind``, ``weight-kind-declared``), engine, gate and exit code, one
   ``setting.NAME`` per setting that can change a verdict (:mod:`fairpolicy.gate_settings`;
   ``class``: where it came from) and one ``gate-loosened-by`` per loosening setting with
   the reason (also in the description and the assessment-log entry's statement); what
