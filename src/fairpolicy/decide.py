@@ -398,8 +398,9 @@ def alarm_interval(f: Finding) -> AlarmInterval:
     at such levels (:func:`fairpolicy.stats.sequential.needs_box`): the alarm reads its
     hull with the exact Clopper–Pearson box at the same level
     (:func:`fairpolicy.stats.sequential.confirmed`, ``ci.exact_box``), so it alarms only when
-    both lie beyond the threshold, and a score interval without a box (survey weights)
-    cannot alarm. A short window (``details.window_short``) cannot alarm either."""
+    both lie beyond the threshold, and a score interval without a box (survey weights; the
+    multi-class score box of :func:`fairpolicy.stats.rate_forms.class_box`) cannot alarm.
+    A short window (``details.window_short``) cannot alarm either."""
     from fairpolicy.stats.sequential import confirmed, needs_box, resolution
 
     def none(reason: str) -> AlarmInterval:
@@ -418,7 +419,8 @@ def alarm_interval(f: Finding) -> AlarmInterval:
     if ci.exact_box is None:
         return none(
             "its score interval has no exact Clopper–Pearson box to confirm an alarm "
-            "(counts that are not whole: survey weights)"
+            "(survey weights, whose effective counts are not binomial, or a multi-class "
+            "score box)"
         )
     lo, hi = confirmed((ci.low, ci.high), (ci.exact_box[0], ci.exact_box[1]))
     return AlarmInterval(lo, hi, "score+exact")

@@ -453,7 +453,7 @@ class Evaluator:
             reps,
             float(c.params.get("ci_level", 0.95)),
             str(c.params.get("ci_method", "percentile")),
-            box=self.exact_box,
+            exact_box=self.exact_box,
         )
         ci = ConfidenceInterval(
             low=iv.low,
