@@ -502,6 +502,13 @@ def test_state_runs_in_any_order_equal_one_run_over_a_year_of_daily_data(tmp_pat
     for x, y in zip(one.windows.windows, rows.windows.windows, strict=True):
         assert (x.window, x.rows) == (y.window, y.rows)
         assert [comparable(f) for f in x.findings] == [comparable(f) for f in y.findings]
+        # the sequential gate's exact box and alarm interval too (whole counts either way)
+        assert [_alarm(f) for f in x.findings] == [_alarm(f) for f in y.findings]
+    assert any(_alarm(f)[0] is not None for w in one.windows.windows for f in w.findings)
+
+
+def _alarm(f: Finding) -> tuple[Any, Any]:
+    return (None if f.ci is None else f.ci.exact_box, f.details.get("alarm_interval"))
 
 
 def test_state_refuses_the_same_rows_added_twice(tmp_path: Path) -> None:
