@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,6 +96,9 @@ def spark_session() -> Any:
         log4j = Path(name)
         atexit.register(log4j.unlink, missing_ok=True)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        # the local session's Python workers run this interpreter (Spark's default is
+        # `python3` from PATH: outside an activated venv, one without pyarrow or fairpolicy)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         cores = os.cpu_count() or 1
         spark = (
             SparkSession.builder.master(f"local[{cores}]")
