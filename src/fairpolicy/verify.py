@@ -24,9 +24,11 @@ remote link, a re-run that cannot evaluate). Each setting that loosened the gate
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -42,8 +44,11 @@ MAX_AR_BYTES = 64 << 20
 #: props that name where a file was, not what it held (its hash is checked instead), or
 #: how the run was set up without changing a verdict
 _RESULT_SKIP = frozenset(
-    {"policy-path", "data-path", "engine", "config-file", "config-sha256", "config-loosens"}
-)
+    {
+        "policy-path", "data-path", "engine", "config-file", "config-sha256", "config-loosens",
+        "state-path",
+    }
+)  # fmt: skip
 _OBS_SKIP = frozenset({"control-source"})
 _SOURCE = "max-regression-source"
 #: every setting :func:`_rerun` passes on to ``runner.check``
@@ -52,6 +57,7 @@ _RERUN = frozenset(
         "fail-on", "inconclusive", "subject", "seed", "bind", "rename", "positive-label",
         "num-classes", "bootstrap", "ci-level", "ci-method", "resample", "decision",
         "p-value", "bonferroni", "max-regression", "score-decimals",
+        "window", "window-tz", "window-gate", "min-window-rows", "pool-windows", "reference",
     }
 )  # fmt: skip
 
@@ -532,7 +538,7 @@ def _rerun(
     """The verdict re-derived: ``runner.check`` on the hashed files with the recorded
     settings; None (unreadable) when the AR does not record them or the run cannot
     evaluate."""
-    from fairpolicy.runner import check
+    from fairpolicy.runner import check as _check
 
     s = _settings(result)
     unknown = sorted(n for n in s if n not in _RERUN and s[n] is not None)
@@ -570,45 +576,82 @@ def _rerun(
         value = s[name]
         return None if value is None else kind(value)
 
+    state = _state(walk, result)
+    if state is False:
+        return None
     engine = _prop(result, "engine")
     # where the run's δ came from only labels the comparison (it changes no verdict)
     sources = {v for o in result.get("observations", []) for n, v in _ns(o) if n == _SOURCE}
     source = next((x for x in ("flag", "config", "api") if x in sources), "api")
     try:
-        return check(
-            str(policy),
-            str(data),
-            bind=bind or None,
-            rename=rename or None,
-            num_classes=num("num-classes", int),
-            inconclusive=s["inconclusive"] or "fail",  # type: ignore[arg-type]
-            fail_on=s["fail-on"] or "error",  # type: ignore[arg-type]
-            # dated as the run was (and no note on an undated run)
-            timestamp=str(result["start"]) if result.get("start") else None,
-            bootstrap=num("bootstrap", int),
-            ci_level=num("ci-level", float),
-            ci_method=s["ci-method"],
-            resample=s["resample"],
-            decision=s["decision"],
-            p_value=num("p-value", int),
-            bonferroni=None if s["bonferroni"] is None else s["bonferroni"] == "true",
-            seed=num("seed", int),
-            engine=engine if engine in ("embedded", "duckdb") else "auto",
-            score_decimals=num("score-decimals", int),
-            allow_paths=sorted({str(p.parent) for p in linked.values()}),
-            baseline=None if baseline is None else str(baseline),
-            max_regression=s["max-regression"],
-            max_regression_source=source,  # type: ignore[arg-type]
-            allow_policy_change=True,
-            subject=s["subject"],
-            positive_label=s["positive-label"],
-        )
+        with contextlib.ExitStack() as stack:
+            fresh = None
+            if state:  # a new state, as the run's was (removed after the re-run)
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="fp-verify-"))
+                fresh = os.path.join(folder, "state")
+            return _check(
+                str(policy),
+                str(data),
+                bind=bind or None,
+                rename=rename or None,
+                num_classes=num("num-classes", int),
+                inconclusive=s["inconclusive"] or "fail",  # type: ignore[arg-type]
+                fail_on=s["fail-on"] or "error",  # type: ignore[arg-type]
+                # dated as the run was (and no note on an undated run)
+                timestamp=str(result["start"]) if result.get("start") else None,
+                bootstrap=num("bootstrap", int),
+                ci_level=num("ci-level", float),
+                ci_method=s["ci-method"],
+                resample=s["resample"],
+                decision=s["decision"],
+                p_value=num("p-value", int),
+                bonferroni=None if s["bonferroni"] is None else s["bonferroni"] == "true",
+                seed=num("seed", int),
+                engine=engine if engine in ("embedded", "duckdb") else "auto",
+                score_decimals=num("score-decimals", int),
+                allow_paths=sorted({str(p.parent) for p in linked.values()}),
+                baseline=None if baseline is None else str(baseline),
+                max_regression=s["max-regression"],
+                max_regression_source=source,  # type: ignore[arg-type]
+                allow_policy_change=True,
+                subject=s["subject"],
+                positive_label=s["positive-label"],
+                window=s["window"],
+                window_tz=s["window-tz"],
+                window_gate=s["window-gate"],
+                min_window_rows=num("min-window-rows", int),
+                pool_windows=s["pool-windows"] == "true",
+                reference=s["reference"],
+                state=fresh,
+            )
     except FairpolicyError as exc:
         walk.unreadable(
             "the verdict cannot be re-derived: the check on the hashed policy and data with "
             f"the recorded settings stops with: {exc.render()}"
         )
         return None
+
+
+def _state(walk: _Walk, result: Mapping[str, Any]) -> bool | None:
+    """``--state`` (issue 30): True when the run's state held only its own batch (its
+    windows came from the hashed data alone: the re-run writes a new state, which must
+    have the recorded SHA-256), None without ``--state``, False (named unreadable) when the
+    state held earlier batches: the hashed data is then only the new rows, and the state
+    the run started from is gone (the run overwrote it)."""
+    if _prop(result, "state-sha256") is None:
+        return None
+    batches = _prop(result, "state-batches")
+    if batches != "1" or _prop(result, "state-sha256-before") is not None:
+        walk.unreadable(
+            f"the run added its rows to a --state file that held earlier rows (now "
+            f"{batches} batch(es); SHA-256 before the run "
+            f"{_prop(result, 'state-sha256-before') or 'not recorded'}): the hashed data is "
+            "only the new rows, and the state the run started from was overwritten by it, so "
+            "the windows cannot be re-derived. Verify the assessment results of a run over "
+            "all the data with a new state (equal to the incremental run, bit for bit)."
+        )
+        return False
+    return True
 
 
 def _rerendered(rerun: Any) -> Mapping[str, Any]:

@@ -317,6 +317,7 @@ class _Renderer:
                     ("exit-code", exit_code),
                     *config_props(res),
                     *gate_settings.rerun_pairs(res),  # what `fairpolicy verify` re-runs with
+                    *gate_settings.state_props(res),  # --state: the state file's SHA-256
                 ]
             )
             + self.setting_props(loosened),
