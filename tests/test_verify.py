@@ -633,3 +633,59 @@ def run_err(folder: Path, *argv: str) -> tuple[int, str]:
     with contextlib.redirect_stderr(err):
         code, out = run(folder, *argv)
     return code, out + err.getvalue()
+
+
+def window_result(doc: Any, label: str) -> Any:
+    return next(
+        r
+        for r in doc["assessment-results"]["results"][1:]
+        if props(r, "window-label")[0]["value"] == label
+    )
+
+
+def test_the_ar_holds_one_result_per_window_and_each_is_re_derived(chain: Path) -> None:
+    doc = json.loads((chain / "win" / "ar.json").read_text())
+    gated, *windows = doc["assessment-results"]["results"]
+    assert props(gated, "result-kind")[0]["value"] == "window-gate"
+    assert len(windows) == 6 and all(props(w, "result-kind")[0]["value"] == "window"
+                                     for w in windows)  # fmt: skip
+
+    def change(d: Any) -> None:
+        obs = window_result(d, "2026-01-12")["observations"]
+        o = next(o for o in obs if props(o, "control-id")[0]["value"] == "four-fifths-sex")
+        set_prop(o, "status", "fail")
+        set_prop(o, "measured-value", "0.5")
+
+    edit_json(chain / "win" / "ar.json", change)
+    mismatch(chain, "win/ar.json",
+             "window 2026-01-12, control 'four-fifths-sex', observation: status is 'fail'",
+             "window 2026-01-12, control 'four-fifths-sex', observation: measured-value is "
+             "'0.5'")  # fmt: skip
+
+
+def test_an_edited_window_finding_bound_or_label_is_named(chain: Path) -> None:
+    def change(d: Any) -> None:
+        w = window_result(d, "2026-01-19")
+        w["findings"][0]["target"]["status"]["state"] = "not-satisfied"
+        window_result(d, "2026-01-26")["end"] = "2026-02-03T00:00:00+00:00"
+        set_prop(window_result(d, "2026-02-09"), "window-rows", "1")
+
+    edit_json(chain / "win" / "ar.json", change)
+    mismatch(chain, "win/ar.json",
+             "window 2026-01-19, control",
+             "window 2026-01-26: the result's end is '2026-02-03",
+             "window 2026-02-09's result: window-rows is '1'")  # fmt: skip
+
+
+def test_a_removed_or_added_window_result_is_named(chain: Path) -> None:
+    def drop(d: Any) -> None:
+        d["assessment-results"]["results"].pop(3)
+
+    edit_json(chain / "win" / "ar.json", drop)
+    mismatch(chain, "win/ar.json", "the result of window 2026-01-19 is missing")
+    doc = json.loads((chain / "winplan" / "ar.json").read_text())
+    extra = json.loads(json.dumps(doc["assessment-results"]["results"][-1]))
+    set_prop(extra, "window-label", "2026-03-01")
+    doc["assessment-results"]["results"].append(extra)
+    (chain / "winplan" / "ar.json").write_text(json.dumps(doc))
+    mismatch(chain, "winplan/ar.json", "a result of window 2026-03-01")

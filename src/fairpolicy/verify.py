@@ -286,11 +286,17 @@ def verify(path: str) -> Report:
     body = read_ar(path)
     walk = _Walk(Path(path).resolve())
     results = body.get("results") or []
-    if len(results) != 1 or not isinstance(results[0], Mapping):
+    # one result per run; a monitoring run's is followed by one per window (compared too)
+    if (
+        not results
+        or not all(isinstance(r, Mapping) for r in results)
+        or _prop(results[0], "result-kind") == "window"
+    ):
         raise VerifyError(
             Problem(
-                f"the assessment results hold {len(results)} result(s); fairpolicy writes "
-                "exactly one per run.",
+                f"the assessment results hold {len(results)} result(s) and no run's result "
+                "first; fairpolicy writes one per run (a monitoring run's followed by one "
+                "per window).",
                 file=path,
             )
         )
@@ -339,7 +345,7 @@ def verify(path: str) -> Report:
     rerun = _rerun(walk, result, policy_path, data_path, baseline, linked)
     if rerun is None:
         return walk.report
-    _compare(walk, body, result, rerun)
+    _compare(walk, body, results, rerun)
     if plan is not None:
         _plan_against_rerun(walk, plan, rerun)
     from fairpolicy import gate_settings
@@ -654,18 +660,64 @@ def _state(walk: _Walk, result: Mapping[str, Any]) -> bool | None:
     return True
 
 
-def _rerendered(rerun: Any) -> Mapping[str, Any]:
-    """The result the OSCAL writer writes for the re-run (the same code wrote the AR)."""
+def _rerendered(rerun: Any) -> list[Mapping[str, Any]]:
+    """The results the OSCAL writer writes for the re-run (the same code wrote the AR):
+    the run's, then one per window of a monitoring run."""
     from fairpolicy.formatters import RenderOptions
-    from fairpolicy.formatters.oscal import result_of
+    from fairpolicy.formatters.oscal import results_of
 
-    doc: Mapping[str, Any] = json.loads(json.dumps(result_of(rerun, RenderOptions())))
-    return doc
+    docs: list[Mapping[str, Any]] = json.loads(json.dumps(results_of(rerun, RenderOptions())))
+    return docs
 
 
-def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], rerun: Any) -> None:
-    """Every statement of the AR's result compared with the re-derived one."""
-    derived = _rerendered(rerun)
+def _compare(
+    walk: _Walk, body: Mapping[str, Any], results: list[Mapping[str, Any]], rerun: Any
+) -> None:
+    """Every statement of the AR's results compared with the re-derived ones: the run's
+    result, and each window's of a monitoring run (by its label)."""
+    derived, *windows = _rerendered(rerun)
+    result = results[0]
+    _compare_result(walk, result, derived, "the result", "")
+    stated = {str(_prop(w, "window-label")): w for w in results[1:]}
+    again = {str(_prop(w, "window-label")): w for w in windows}
+    if len(stated) != len(results) - 1:
+        walk.mismatch("the assessment results hold two results of the same window.")
+    for label in sorted(set(stated) | set(again)):
+        if label not in again:
+            walk.mismatch(f"the assessment results hold a result of window {label}; the "
+                          "re-derived run has no such window.")  # fmt: skip
+        elif label not in stated:
+            walk.mismatch(f"the result of window {label} is missing from the assessment "
+                          "results.")  # fmt: skip
+        else:
+            where = f"window {label}"
+            _compare_result(walk, stated[label], again[label], f"{where}'s result", f"{where}, ")
+            for what in ("start", "end"):
+                if stated[label].get(what) != again[label].get(what):
+                    walk.mismatch(
+                        f"{where}: the result's {what} is {stated[label].get(what)!r} in the "
+                        f"assessment results and {again[label].get(what)!r} re-derived."
+                    )
+    walk.report.controls = len(derived.get("observations", []))
+    stated_log = [_multi(e, frozenset()) for e in body_log(result)]
+    for entry in stated_log:
+        for name, value in (("gate", rerun.summary.gate), ("exit-code", str(rerun.exit_code))):
+            if name in entry and entry[name] != [value]:
+                walk.mismatch(
+                    f"the assessment log: {name} is {_shown(entry[name])} in the assessment "
+                    f"results and {value!r} re-derived."
+                )
+
+
+def _compare_result(
+    walk: _Walk,
+    result: Mapping[str, Any],
+    derived: Mapping[str, Any],
+    name: str,
+    prefix: str,
+) -> None:
+    """One result's props, observations, findings, risks and reviewed controls compared
+    with the re-derived result's; ``prefix`` starts every line about a control."""
 
     def props(
         where: str, stated: Mapping[str, Any], again: Mapping[str, Any], skip: frozenset[str]
@@ -678,7 +730,7 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
                     f"{_shown(b.get(name))} re-derived."
                 )
 
-    props("the result", result, derived, _RESULT_SKIP)
+    props(name, result, derived, _RESULT_SKIP)
 
     def by_control(items: list[Any]) -> dict[str, list[Mapping[str, Any]]]:
         out: dict[str, list[Mapping[str, Any]]] = {}
@@ -693,12 +745,12 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
             s, d = stated.get(cid, []), again.get(cid, [])
             if len(s) != len(d):
                 walk.mismatch(
-                    f"control '{cid}': {len(s)} {noun}(s) in the assessment results and "
-                    f"{len(d)} re-derived."
+                    f"{prefix}control '{cid}': {len(s)} {noun}(s) in the assessment results "
+                    f"and {len(d)} re-derived."
                 )
                 continue
             for x, y in zip(s, d, strict=True):
-                where = f"control '{cid}', {noun}"
+                where = f"{prefix}control '{cid}', {noun}"
                 props(where, x, y, skip)
                 for what, path in _FIELDS[kind]:
                     sx, sy = _at(x, path), _at(y, path)
@@ -707,21 +759,12 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
                             f"{where}: {what} is {sx!r} in the assessment results and "
                             f"{sy!r} re-derived."
                         )
-    walk.report.controls = len(derived.get("observations", []))
     reviewed = ("reviewed-controls",)
     if _selected(_at(result, reviewed)) != _selected(_at(derived, reviewed)):
         walk.mismatch(
-            f"the reviewed controls are {_selected(_at(result, reviewed))} in the assessment "
-            f"results and {_selected(_at(derived, reviewed))} re-derived."
+            f"{prefix}the reviewed controls are {_selected(_at(result, reviewed))} in the "
+            f"assessment results and {_selected(_at(derived, reviewed))} re-derived."
         )
-    stated_log = [_multi(e, frozenset()) for e in body_log(result)]
-    for entry in stated_log:
-        for name, value in (("gate", rerun.summary.gate), ("exit-code", str(rerun.exit_code))):
-            if name in entry and entry[name] != [value]:
-                walk.mismatch(
-                    f"the assessment log: {name} is {_shown(entry[name])} in the assessment "
-                    f"results and {value!r} re-derived."
-                )
 
 
 #: the statements of each finding and risk that are not props: (what, where in the node)
