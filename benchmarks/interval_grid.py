@@ -7,11 +7,14 @@ threshold (``--gaps``, default 0 and 0.1); metrics (``--metrics``): ``dp``
 (demographic_parity_diff), ``dpr`` (demographic_parity_ratio), ``eo``
 (equal_opportunity_diff), ``fpr`` (fpr_diff), ``ppv`` (predictive_parity_diff), ``eqodds``
 (equalized_odds_diff), ``f1`` (weighted_f1_gap, the bootstrap band), ``theil``
-(theil_index, the widened percentile interval); weights (``--weights``): ``none``,
-``frequency`` (the rows aggregated into one record per (group, y, ŷ) whose weight is its
-count: the frequency reading of such a table is the table of the rows) and ``survey``
-(two strata of sampling weight 2 and 4, informative: the weight-4 stratum has a TPR 0.1
-lower, so the population rate is the weighted one).
+(theil_index, the widened percentile interval), ``btheil`` (between_group_theil_index,
+the percentile interval floored at 0 when the groups are not shown to differ), ``meq`` /
+``meo`` (multiclass_equal_opportunity: max over classes; macro_equal_opportunity_multiclass:
+mean; 3 classes, the band or the Šidák score box; unweighted only); weights
+(``--weights``): ``none``, ``frequency`` (the rows aggregated into one record per
+(group, y, ŷ) whose weight is its count: the frequency reading of such a table is the
+table of the rows) and ``survey`` (two strata of sampling weight 2 and 4, informative:
+the weight-4 stratum has a TPR 0.1 lower, so the population rate is the weighted one).
 
 Model per group g: y ~ Bernoulli(π); ŷ | y = 1 ~ Bernoulli(TPR_g), ŷ | y = 0 ~
 Bernoulli(FPR_g), TPR = 0.8 and FPR = 0.1 (0.4 when π = 0.5) for every group except group
@@ -64,7 +67,14 @@ KEYS = {
     "eqodds": "equalized_odds_diff",
     "f1": "weighted_f1_gap",
     "theil": "theil_index",
+    "btheil": "between_group_theil_index",
+    "meq": "multiclass_equal_opportunity",
+    "meo": "macro_equal_opportunity_multiclass",
 }
+#: multi-class metrics: 3 classes, priors MC_PRIOR, P(ŷ = y) = 0.7 (errors split evenly);
+#: group 0's recall of class 0 moved down by the gap
+MULTI = {"meq", "meo"}
+MC_PRIOR = np.array([0.5, 0.3, 0.2])
 #: the rate a metric's score interval is about (width ratios), None: not a rate metric
 RATE = {"dp": "selection_rate", "dpr": "selection_rate", "eo": "tpr", "fpr": "fpr", "ppv": "ppv"}
 RATIO = {"dpr"}
@@ -138,7 +148,12 @@ def truth(cell: Cell) -> float:
         tp = [_rate(t, "tpr") for t in tables]
         fp = [_rate(t, "fpr") for t in tables]
         return max(max(tp) - min(tp), max(fp) - min(fp))
-    # f1 / theil: the metric on a very large expected table (counts ∝ shares)
+    # f1 / theil / multi-class: the metric on a very large expected table (counts ∝ shares)
+    if cell.metric in MULTI:
+        st = _mc_stats(np.rint(_mc_expected(cell) * 10**9).astype(np.int64))
+        v = REGISTRY[KEYS[cell.metric]].fn(st, {}).value
+        assert v is not None
+        return float(v)
     st = _stats_of(np.rint(tables * 10**7).astype(np.int64))
     v = REGISTRY[KEYS[cell.metric]].fn(st, {}).value
     assert v is not None
@@ -152,8 +167,30 @@ def _stats_of(counts: np.ndarray):  # type: ignore[no-untyped-def]
     return GroupStats(("g",), names, ("0", "1"), counts, positive=1)
 
 
+def _mc_expected(cell: Cell) -> np.ndarray:
+    """(G, 3, 3) expected confusion shares of the multi-class model."""
+    out = []
+    for g in range(cell.groups):
+        m = np.full((3, 3), 0.15)
+        np.fill_diagonal(m, 0.7)
+        if g == 0:
+            m[0] = [0.7 - cell.gap, 0.15 + cell.gap / 2, 0.15 + cell.gap / 2]
+        out.append(MC_PRIOR[:, None] * m)
+    return np.array(out)
+
+
+def _mc_stats(counts: np.ndarray):  # type: ignore[no-untyped-def]
+    from fairpolicy.stats import GroupStats
+
+    names = tuple(f"g{i}" for i in range(len(counts)))
+    return GroupStats(("g",), names, ("0", "1", "2"), counts)
+
+
 def sample(cell: Cell, rng: np.random.Generator):  # type: ignore[no-untyped-def]
     """One data set of the cell as the product's GroupStats."""
+    if cell.metric in MULTI:  # unweighted only
+        shares = _mc_expected(cell).reshape(cell.groups, -1)
+        return _mc_stats(np.stack([rng.multinomial(cell.n, p) for p in shares]).reshape(-1, 3, 3))
     ys, ps, gs, ws = [], [], [], []
     for g, (pi, tpr, fpr) in enumerate(_params(cell)):
         n = cell.n
@@ -220,7 +257,7 @@ def run_cell(cell: Cell, reps: int, resamples: int, level: float, threshold: flo
         if mv.value is None:
             none += 1
             continue
-        b = resamples if cell.metric in ("f1", "theil") else 50
+        b = resamples if cell.metric in ("f1", "theil", "btheil", "meq", "meo") else 50
         iv = bs.confidence(spec, st, keep, {}, mv.value, rs.draw(st, b, r), level, "percentile")
         if iv.low is None or iv.high is None:
             none += 1
@@ -273,17 +310,20 @@ def _se(p: float, r: int) -> str:
 def baseline_change(reps: int, n: int, level: float, delta: float) -> None:
     """Issue 28 item 7: two groups of n rows per run, a demographic-parity gap moving from
     0 (0.5 / 0.5) to 0.10 (0.6 / 0.5) — and, for "no change", staying at 0 with the new
-    run proven compliant at a threshold of 0.1. The product's change interval (MOVER of
-    the two runs' score intervals, ``baseline.mover``) flags ``regressed`` when its lower
-    end exceeds δ; the Wald interval of the change of the signed differences flags when
-    (Δ̂ − z·se) > δ."""
+    run proven compliant at a threshold of 0.1. The product's change interval
+    (``stats/change.py: gap_change``, what ``--baseline`` uses for a gap of binary rates)
+    flags ``regressed`` when its lower end exceeds δ; beside it the MOVER of the two runs'
+    score intervals (``baseline.mover``, the method before) and the Wald interval of the
+    change of the signed differences, which flags when (Δ̂ − z·se) > δ. See
+    ``benchmarks/change_power.py`` for more baselines (gap 0.05, 0.10, a sign flip)."""
     from fairpolicy.baseline import mover
+    from fairpolicy.stats.change import gap_change
     from fairpolicy.stats.rate_forms import bounds
 
     rng = np.random.default_rng(28)
     z = pr.z_of(level)
     for label, new_rates in (("+0.10 regression", (0.6, 0.5)), ("no change", (0.5, 0.5))):
-        ours = wald = ok = 0
+        ours = before = wald = ok = 0
         for _ in range(reps):
             runs = []
             for rates in ((0.5, 0.5), new_rates):
@@ -292,17 +332,22 @@ def baseline_change(reps: int, n: int, level: float, delta: float) -> None:
                 lo, hi = bounds("gap", "one", [props], level)
                 runs.append((abs(x[0] - x[1]) / n, lo, hi, (x[0] - x[1]) / n, props))
             (b_old, l_old, u_old, s_old, p_old), (b_new, l_new, u_new, s_new, p_new) = runs
-            low, high = mover(b_new, l_new, u_new, b_old, l_old, u_old)
+            ends = gap_change(p_new, p_old, level)
+            assert ends is not None
+            low, high = ends
             ours += low > delta
+            before += mover(b_new, l_new, u_new, b_old, l_old, u_old)[0] > delta
             ok += high <= delta or (u_new < 0.1 and low <= delta)  # the "no change" rule
             se = math.sqrt(sum(q.p * (1 - q.p) / q.m for q in (*p_old, *p_new)))
             wald += (s_new - s_old) - z * se > delta
-        f_ours, f_wald = ours / reps, wald / reps
-        se_ours = math.sqrt(f_ours * (1 - f_ours) / reps)
-        se_wald = math.sqrt(f_wald * (1 - f_wald) / reps)
+
+        def share(k: int) -> str:
+            f = k / reps
+            return f"{f:.3f} ({math.sqrt(f * (1 - f) / reps):.3f})"
+
         print(
-            f"| {label} | {n} | {reps} | {f_ours:.3f} ({se_ours:.3f}) "
-            f"| {f_wald:.3f} ({se_wald:.3f}) | {ok / reps:.3f} |"
+            f"| {label} | {n} | {reps} | {share(ours)} | {share(before)} | {share(wald)} "
+            f"| {share(ok)} |"
         )
 
 
@@ -326,10 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.baseline_change:
         print(
-            "| scenario | n per group | R | flagged `regressed` (MOVER of score intervals) "
+            "| scenario | n per group | R | flagged `regressed` (counts: stats/change.py) "
+            "| flagged (MOVER of score intervals, before) "
             "| flagged by the Wald interval of the change | ok under `ci_upper` |"
         )
-        print("|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|")
         for n in map(int, a.n.split(",")):
             baseline_change(a.reps, n, a.level, 0.0)
         return 0
@@ -361,7 +407,9 @@ def main(argv: list[str] | None = None) -> int:
                                 f"{res['wrong_pass']:.3f}{_se(res['wrong_pass'], r)} | "
                                 f"{res['wrong_fail']:.3f}{_se(res['wrong_fail'], r)} | "
                                 f"{res['width']:.3f} | {ratio} | {thr} | "
-                                f"{','.join(sorted(res['methods']))} |",
+                                f"{','.join(sorted(res['methods']))}"
+                                + (f" (no interval: {res['none']})" if res["none"] else "")
+                                + " |",
                                 flush=True,
                             )
     print(f"\n{time.perf_counter() - start:.0f} s", file=sys.stderr)

@@ -689,3 +689,33 @@ def test_a_removed_or_added_window_result_is_named(chain: Path) -> None:
     doc["assessment-results"]["results"].append(extra)
     (chain / "winplan" / "ar.json").write_text(json.dumps(doc))
     mismatch(chain, "winplan/ar.json", "a result of window 2026-03-01")
+
+
+# ---------------------------------------------------------------- weights, as data
+
+
+def test_the_weights_reading_is_in_the_ar_and_an_edit_of_it_is_named(tmp_path: Path) -> None:
+    """Issue 29 item 2: how a run read its sample weights (column, survey/frequency, declared
+    or the survey default) is data in the AR, and verify re-derives it."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    n = 400
+    sex = rng.choice(["F", "M"], n)
+    rows = ["y_true,y_pred,sex,w"] + [
+        f"{rng.integers(0, 2)},{int(rng.random() < (0.4 if s == 'F' else 0.5))},{s},"
+        f"{rng.integers(1, 4)}"
+        for s in sex
+    ]
+    (tmp_path / "data.csv").write_text("\n".join(rows) + "\n")
+    from tests.helpers import control, write_policy
+
+    write_policy(tmp_path, control("dp", threshold="0.3", **{"input.weight": "w"}))
+    ok(tmp_path, "check", "policy.yaml", "data.csv", "--deterministic", "-o", "oscal=ar.json")
+    doc = json.loads((tmp_path / "ar.json").read_text())
+    got = {p["name"]: p["value"] for p in result(doc)["props"] if p["name"].startswith("weight")}
+    assert got == {"weight-column": "w", "weight-kind": "survey", "weight-kind-declared": "false"}
+    code, out = verify(tmp_path, "ar.json")
+    assert code == 0, out
+    edit_json(tmp_path / "ar.json", lambda d: set_prop(result(d), "weight-kind", "frequency"))
+    mismatch(tmp_path, "ar.json", "weight-kind")

@@ -25,7 +25,7 @@ from fairpolicy.decide import window_gate
 from fairpolicy.policy.load import load_policy
 from fairpolicy.results import ConfidenceInterval, Finding, Results
 from fairpolicy.runner import check
-from fairpolicy.stats.sequential import sequential_alarm, window_level
+from fairpolicy.stats.sequential import confirmed, sequential_alarm, window_level
 from tests.helpers import control, write_policy
 
 ZONES = ["UTC", "Pacific/Auckland", "America/New_York", "Asia/Kolkata"]
@@ -209,7 +209,13 @@ def test_sequential_gate_computes_each_window_at_its_level(tmp_path: Path) -> No
         ].reset_index(drop=True)
         alone = check(str(pol), rows, bootstrap=1000, ci_level=level).findings[0]
         assert comparable(f) == comparable(alone)
-        intervals.append((f.ci.low, f.ci.high))
+        # a score interval alarms with its exact box: the hull of the two
+        assert f.ci.method == "score" and f.ci.exact_box is not None
+        assert alone.ci is not None and alone.ci.exact_box is None  # not a sequential run
+        hull = confirmed((f.ci.low, f.ci.high), (f.ci.exact_box[0], f.ci.exact_box[1]))
+        assert f.details["alarm_interval"]["low"] == hull[0]
+        assert f.details["alarm_interval"]["high"] == hull[1]
+        intervals.append(hull)
     at = sequential_alarm(intervals, 0.1, "<")
     assert at is not None and res.windows.windows[at].window >= "2024-01-22"
     f = res.findings[0]
@@ -219,11 +225,26 @@ def test_sequential_gate_computes_each_window_at_its_level(tmp_path: Path) -> No
     assert res.exit_code == 1
 
 
-def _finding(status: str, low: float | None = None, high: float | None = None) -> Finding:
+def _finding(
+    status: str,
+    low: float | None = None,
+    high: float | None = None,
+    box: tuple[float, float] | None = None,
+) -> Finding:
+    """A window's finding with a score interval [low, high] and (``box``) its exact box;
+    without ``box`` the box is the interval itself."""
     ci = None
     if low is not None:
+        assert high is not None
         ci = ConfidenceInterval(
-            low=low, high=high, level=0.999, method="score", resamples=0, seed=0, valid=0
+            low=low,
+            high=high,
+            level=0.999,
+            method="score",
+            resamples=0,
+            seed=0,
+            valid=0,
+            exact_box=list(box or (low, high)),
         )
     return Finding(
         control_id="c",
@@ -261,6 +282,18 @@ def test_window_gate_table(tmp_path: Path) -> None:
     assert window_gate(c, [("w1", ok), ("w2", _finding("error"))], "sequential")[0] == "error"
     short = bad.model_copy(update={"status": "inconclusive", "details": {"window_short": True}})
     assert window_gate(c, [("w1", ok), ("w2", short)], "sequential")[0] == "pass"
+    # a score interval beyond the threshold alarms only when its exact box is too
+    unconfirmed = _finding("fail", 0.12, 0.2, box=(0.09, 0.24))
+    assert window_gate(c, [("w1", ok), ("w2", unconfirmed)], "sequential")[0] == "pass"
+    assert window_gate(c, [("w1", ok), ("w2", unconfirmed)], "any")[0] == "fail"
+    both = _finding("fail", 0.12, 0.2, box=(0.11, 0.24))
+    status, reason, at = window_gate(c, [("w1", ok), ("w2", both)], "sequential")
+    assert (status, at) == ("fail", "w2") and "exact Clopper–Pearson box" in reason
+    assert "[0.11, 0.24]" in reason  # the hull the alarm read
+    # a score interval without a box (survey weights) cannot alarm
+    boxless = bad.model_copy(update={"ci": bad.ci.model_copy(update={"exact_box": None})})
+    status, reason, _ = window_gate(c, [("w1", boxless)], "sequential")
+    assert status == "inconclusive" and "no exact Clopper–Pearson box" in reason
 
 
 def test_min_window_rows_is_never_a_pass_and_pooling_joins_windows(tmp_path: Path) -> None:
@@ -469,6 +502,13 @@ def test_state_runs_in_any_order_equal_one_run_over_a_year_of_daily_data(tmp_pat
     for x, y in zip(one.windows.windows, rows.windows.windows, strict=True):
         assert (x.window, x.rows) == (y.window, y.rows)
         assert [comparable(f) for f in x.findings] == [comparable(f) for f in y.findings]
+        # the sequential gate's exact box and alarm interval too (whole counts either way)
+        assert [_alarm(f) for f in x.findings] == [_alarm(f) for f in y.findings]
+    assert any(_alarm(f)[0] is not None for w in one.windows.windows for f in w.findings)
+
+
+def _alarm(f: Finding) -> tuple[Any, Any]:
+    return (None if f.ci is None else f.ci.exact_box, f.details.get("alarm_interval"))
 
 
 def test_state_refuses_the_same_rows_added_twice(tmp_path: Path) -> None:

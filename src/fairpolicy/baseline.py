@@ -16,8 +16,12 @@ MOVER combination (Newcombe 1998; Zou & Donner 2008) of the two independent inte
 ``high = d + √((u_new − b_new)² + (b_old − l_old)²)`` with d = b_new − b_old and b, l, u the
 badness and its interval ends; it recovers each run's variance from its own interval
 (asymmetric ends kept) and has close to the nominal coverage (``benchmarks/
-baseline_change.py`` checks it by simulation). The decision rule is
-:func:`fairpolicy.decide.change_verdict`.
+baseline_change.py`` checks it by simulation). A gap of binary rates with score
+intervals in both runs on unweighted counts (demographic parity, the TPR/FPR/PPV/… gaps)
+gets its interval from the two runs' count tables instead (:mod:`fairpolicy.stats.change`:
+signed Newcombe intervals per pair, MOVER, an intersection–union low end; issue 28), which
+has the power of a Wald interval of the change wherever the baseline's sign is clear. The
+decision rule is :func:`fairpolicy.decide.change_verdict`.
 """
 
 from __future__ import annotations
@@ -449,12 +453,50 @@ def _interval(
         return None, None, None
     assert f.ci.low is not None and f.ci.high is not None
     assert old.ci.low is not None and old.ci.high is not None
+    counted = _counted_change(f, old, better)
+    if counted is not None:
+        return counted[0], counted[1], f.ci.level
     bn, ln, un = _bad_interval(f.value, f.ci.low, f.ci.high, better, ideal)
     bo, lo, uo = _bad_interval(old.value, old.ci.low, old.ci.high, better, ideal)
     low, high = mover(bn, ln, un, bo, lo, uo)
     if not (math.isfinite(low) and math.isfinite(high)):
         return None, None, None
     return low, high, f.ci.level
+
+
+def _counted_change(f: Finding, old: Finding, better: Better) -> tuple[float, float] | None:
+    """The interval of the change of a gap of binary rates from both runs' count tables
+    (:func:`fairpolicy.stats.change.gap_change`: signed Newcombe intervals, MOVER, the
+    intersection–union low end), when both runs have a score interval of the same
+    rate's max − min on unweighted counts; else None (the stored intervals' MOVER)."""
+    from fairpolicy.stats.change import gap_change, rates_from_counts
+
+    rate = f.details.get("rate") if isinstance(f.details, dict) else None
+    if (
+        better != "lower"
+        or not isinstance(rate, str)
+        or (old.details.get("rate") if isinstance(old.details, dict) else None) != rate
+        or "weight" in f.inputs
+        or "weight" in old.inputs
+        or f.ci is None
+        or old.ci is None
+        or f.ci.method != "score"
+        or old.ci.method != "score"
+        or f.value is None
+        or old.value is None
+    ):
+        return None
+    props = []
+    for run in (f, old):
+        assert run.value is not None
+        got = rates_from_counts(run.counts, rate, {g.group: g.value for g in run.groups}, run.value)
+        if got is None:
+            return None
+        props.append(got)
+    ends = gap_change(props[0], props[1], f.ci.level)
+    if ends is None or not all(math.isfinite(e) for e in ends):
+        return None
+    return ends
 
 
 def mover(

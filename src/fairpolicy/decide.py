@@ -373,6 +373,59 @@ WindowGate = Literal["last", "any", "sequential"]
 WINDOW_GATES: tuple[WindowGate, ...] = ("last", "any", "sequential")
 
 
+@dataclass(frozen=True)
+class AlarmInterval:
+    """The interval the ``sequential`` gate reads for one window's finding
+    (:func:`alarm_interval`): ``low``/``high`` None when the window cannot alarm."""
+
+    low: float | None
+    high: float | None
+    #: ``interval``: the window's own (bootstrap) interval; ``score+exact``: the hull of the
+    #: score interval and its exact Clopper–Pearson box (beyond the threshold only when
+    #: both are); None: the window cannot alarm (``reason``)
+    used: Literal["interval", "score+exact"] | None
+    reason: str | None = None
+
+    def as_details(self) -> dict[str, float | str | None]:
+        """What a window's finding records as ``details.alarm_interval``."""
+        return {"low": self.low, "high": self.high, "used": self.used, "reason": self.reason}
+
+
+def alarm_interval(f: Finding) -> AlarmInterval:
+    """The interval window ``f``'s sequential alarm reads, computed at the window's level
+    1 − α_t. A bootstrap interval is read as it is (when its resamples resolve the level:
+    :func:`fairpolicy.stats.sequential.resolution`). A score interval is not trusted alone
+    at such levels (:func:`fairpolicy.stats.sequential.needs_box`): the alarm reads its
+    hull with the exact Clopper–Pearson box at the same level
+    (:func:`fairpolicy.stats.sequential.confirmed`, ``ci.exact_box``), so it alarms only when
+    both lie beyond the threshold, and a score interval without a box (survey weights; the
+    multi-class score box of :func:`fairpolicy.stats.rate_forms.class_box`) cannot alarm.
+    A short window (``details.window_short``) cannot alarm either."""
+    from fairpolicy.stats.sequential import confirmed, needs_box, resolution
+
+    def none(reason: str) -> AlarmInterval:
+        return AlarmInterval(None, None, None, reason)
+
+    ci = f.ci
+    if f.details.get("window_short"):
+        return none("the window has fewer rows than --min-window-rows")
+    if ci is None or ci.low is None or ci.high is None:
+        return none("the window has no interval" + (f": {ci.reason}" if ci and ci.reason else ""))
+    res = resolution(ci.method, ci.level, ci.resamples)
+    if not res.ok:
+        return none(res.reason or "its interval does not resolve the window's level")
+    if not needs_box(ci.method):
+        return AlarmInterval(ci.low, ci.high, "interval")
+    if ci.exact_box is None:
+        return none(
+            "its score interval has no exact Clopper–Pearson box to confirm an alarm "
+            "(survey weights, whose effective counts are not binomial, or a multi-class "
+            "score box)"
+        )
+    lo, hi = confirmed((ci.low, ci.high), (ci.exact_box[0], ci.exact_box[1]))
+    return AlarmInterval(lo, hi, "score+exact")
+
+
 def window_gate(
     control: Control, windows: Sequence[tuple[str, Finding]], gate: WindowGate
 ) -> tuple[Status, str, str | None]:
@@ -390,7 +443,8 @@ def window_gate(
       on the violating side (:func:`fairpolicy.stats.sequential.sequential_alarm`): the
       false-alarm probability over all windows, however many, is ≤ α. A window without an
       interval, or whose interval cannot resolve its level
-      (:func:`fairpolicy.stats.sequential.resolution`), cannot alarm. No alarm is ``pass``
+      (:func:`fairpolicy.stats.sequential.resolution`), cannot alarm; a score interval
+      alarms only with its exact box (:func:`alarm_interval`). No alarm is ``pass``
       when at least one window could alarm, else ``inconclusive``. An error in any window
       is ``error``.
     """
@@ -419,37 +473,37 @@ def window_gate(
                 unsure[0],
             )
         return "pass", f"all {len(windows)} window(s) satisfy it", None
-    from fairpolicy.stats.sequential import resolution, sequential_alarm
+    from fairpolicy.stats.sequential import sequential_alarm
 
     if errors:
         return "error", f"window {errors[0][0]}: {errors[0][1].message}", errors[0][0]
-    intervals: list[tuple[float | None, float | None]] = []
-    for _, f in windows:
-        ci = f.ci
-        usable = (
-            ci is not None
-            and ci.low is not None
-            and ci.high is not None
-            and not f.details.get("window_short")
-            and resolution(ci.method, ci.level, ci.resamples).ok
-        )
-        intervals.append((ci.low, ci.high) if usable and ci is not None else (None, None))
-    can = sum(1 for iv in intervals if iv[0] is not None)
+    alarms = [alarm_interval(f) for _, f in windows]
+    intervals = [(a.low, a.high) for a in alarms]
+    can = sum(1 for a in alarms if a.used is not None)
     at = sequential_alarm(intervals, control.threshold, control.operator.value)
     if at is not None:
         w, f = windows[at]
-        assert f.ci is not None
+        a = alarms[at]
+        assert f.ci is not None and a.low is not None and a.high is not None
+        what = (
+            "score interval and its exact Clopper–Pearson box both lie wholly beyond the "
+            f"threshold (their hull [{a.low:.6g}, {a.high:.6g}])"
+            if a.used == "score+exact"
+            else f"interval [{a.low:.6g}, {a.high:.6g}] lies wholly beyond the threshold"
+        )
         return (
             violation,
-            f"sequential alarm at window {w} (window {at + 1}): its {f.ci.level:.6g} interval "
-            f"[{f.ci.low:.6g}, {f.ci.high:.6g}] lies wholly beyond the threshold",
+            f"sequential alarm at window {w} (window {at + 1}): its {f.ci.level:.6g} {what}",
             w,
         )
     if not can:
+        why = next((a.reason for a in alarms if a.reason), None)
         return (
             "inconclusive",
-            f"none of the {len(windows)} window(s) has an interval that resolves its "
-            "sequential level, so none could alarm (set ci, or use --window-gate last|any)",
+            f"none of the {len(windows)} window(s) could alarm"
+            + (f" (first: {why})" if why else "")
+            + "; give the windows an interval that resolves their sequential level (set ci), "
+            "or use --window-gate last|any",
             None,
         )
     return (

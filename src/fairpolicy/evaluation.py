@@ -11,6 +11,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -162,6 +163,7 @@ def measure(
         mv.worst_group,
         mv.exact,
         mv.bounds,
+        cell_rows=mv.cell_rows,
     ), keep
 
 
@@ -252,6 +254,10 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
             if keep[i]
         }
         details.setdefault("classes", list(stats.classes))
+        if ci is not None:
+            bias = _parity_bias(mv)
+            if bias is not None:
+                details["bias"] = bias
     error = 0.0
     if ev.decimals is not None and spec.needs_scores and mv.value is not None:
         error = grid_error(
@@ -426,3 +432,23 @@ def evaluate_all(
             progress(f"evaluating {plan.control.control_id}", i, len(plans))
         findings.append(evaluate(plan, plans, ev))
     return findings
+
+
+def _parity_bias(mv: MetricValue) -> dict[str, Any] | None:
+    """A multi-class gap over classes: its expected value at parity (issue 28, item 6),
+    where the truth is 0 — how far the max (mean) over classes of noisy gaps lies above
+    0 by chance alone at these rows."""
+    from fairpolicy.stats import bands, rate_forms
+
+    for form in bands.candidates(mv):
+        got = rate_forms.parity_bias(form, mv)
+        if got is not None:
+            return {
+                "at_parity": got,
+                "note": (
+                    f"expected value of {form.describe()} when every group has the same "
+                    "rate in each class (the pooled rate of its cells; 2,000 simulated "
+                    "samples of the same rows): the value's upward bias where the truth is 0"
+                ),
+            }
+    return None

@@ -120,8 +120,12 @@ class Evaluator:
         decimals: int | None = None,
         grid: int | None = None,
         limits: Limits | None = None,
+        exact_box: bool = False,
     ) -> None:
         self.table = table
+        #: score intervals carry their exact Clopper–Pearson box (``ci.exact_box``): the
+        #: ``sequential`` window gate confirms its alarms with it
+        self.exact_box = exact_box
         #: caps on groups, classes and cells (data/limits.py), checked before the work
         self.limits = limits or Limits()
         self.seed = seed
@@ -449,6 +453,7 @@ class Evaluator:
             reps,
             float(c.params.get("ci_level", 0.95)),
             str(c.params.get("ci_method", "percentile")),
+            exact_box=self.exact_box,
         )
         ci = ConfidenceInterval(
             low=iv.low,
@@ -467,6 +472,7 @@ class Evaluator:
             reason=iv.reason,
             note=iv.note,
             resample="rows" if rows else "stratified",
+            exact_box=None if iv.box is None else [iv.box[0], iv.box[1]],
         )
         return ci, dict(iv.groups or {})
 

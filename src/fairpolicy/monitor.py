@@ -19,7 +19,12 @@ findings.
   (:func:`fairpolicy.baseline.compare`).
 - ``sequential``: window t's intervals are computed at the level 1 − α_t
   (:func:`fairpolicy.stats.sequential.window_level`, α = 1 − the control's ``ci_level``);
-  a control without ``ci`` gets :data:`SEQUENTIAL_RESAMPLES` (a warning says so).
+  a control without ``ci`` gets :data:`SEQUENTIAL_RESAMPLES` (a warning says so). A score
+  interval (binary rates) alarms only when its exact Clopper–Pearson box at the same level
+  lies beyond the threshold too (:func:`fairpolicy.decide.alarm_interval`): each window's
+  finding shows its score interval as ``ci`` (the box as ``ci.exact_box``) and records the
+  interval the alarm read as ``details.alarm_interval`` (low, high, ``used``: ``interval``
+  or ``score+exact``; null ends and a ``reason`` when the window cannot alarm).
 
 Not supported with windows (exit 2): regression and ranking metrics (their engines run
 aggregations of their own), count-table inputs, and ``--baseline`` (use ``--reference``).
@@ -48,7 +53,7 @@ from fairpolicy.data.window import (
     window_keys,
     window_order,
 )
-from fairpolicy.decide import WINDOW_GATES, WindowGate, window_gate
+from fairpolicy.decide import WINDOW_GATES, WindowGate, alarm_interval, window_gate
 from fairpolicy.errors import DataError, UsageError
 from fairpolicy.policy.schema import Policy
 from fairpolicy.results import (
@@ -495,6 +500,15 @@ def run_windows(
             )
             for f in findings
         ]
+        if m.gate == "sequential":  # what the alarm reads, decided in decide.alarm_interval
+            findings = [
+                f.model_copy(
+                    update={
+                        "details": {**f.details, "alarm_interval": alarm_interval(f).as_details()}
+                    }
+                )
+                for f in findings
+            ]
         blocks.append(
             WindowResult(
                 window=w,

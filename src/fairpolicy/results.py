@@ -148,6 +148,12 @@ class ConfidenceInterval(Record):
     #: stratified: rows resampled within each group, group sizes fixed (the interval is
     #: conditional on them); rows: all rows resampled together, group sizes vary
     resample: Literal["stratified", "rows"] = "stratified"
+    #: a score interval's exact Clopper–Pearson box [low, high] at the same level
+    #: (:func:`fairpolicy.stats.sequential.exact_box`): set in a ``--window-gate
+    #: sequential`` run only, whose alarm needs the score interval and this box both beyond
+    #: the threshold (their hull: the finding's ``details.alarm_interval``); absent
+    #: elsewhere, and under survey weights (not binomial counts)
+    exact_box: Annotated[list[float] | None, Field(exclude_if=lambda v: v is None)] = None
 
 
 @record

@@ -319,6 +319,7 @@ def _evaluate(
             decimals if rounded else None,
             grid=decimals,
             limits=s.caps,
+            exact_box=mon is not None and mon.gate == "sequential",
         )
         findings = evaluate_all(plans, ev, progress if mon is None else None)
         grid_used = grid_used or ev.grid_used

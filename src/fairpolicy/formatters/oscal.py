@@ -11,12 +11,14 @@ JSON schema. The shape, for a run of N controls:
 - ``local-definitions.activities``: one TEST activity per control, only when there is no
   plan: with one, the results refer to the plan's activities (same UUIDs) and, after
   ``--plan``, observe the plan's subject component instead of defining their own.
-- the result's props: the policy, data, engine, gate and exit code, one ``setting.NAME``
-  per setting that can change a verdict (:mod:`fairpolicy.gate_settings`; ``class``: where
-  it came from) and one ``gate-loosened-by`` per loosening setting with the reason (also
-  in the description and the assessment-log entry's statement); what ``fairpolicy verify``
-  re-runs with, as data: one ``rerun.bind``/``rerun.rename`` per bind/rename (a JSON pair
-  ``["KEY", "COLUMN"]``) and one ``load-warning`` per warning of the run.
+- the result's props: the policy, data (and how its sample weights were read:
+  ``weight-column``, ``weight-kind``, ``weight-kind-declared``), engine, gate and exit code, one
+  ``setting.NAME`` per setting that can change a verdict (:mod:`fairpolicy.gate_settings`;
+  ``class``: where it came from) and one ``gate-loosened-by`` per loosening setting with
+  the reason (also in the description and the assessment-log entry's statement); what
+  ``fairpolicy verify`` re-runs with, as data: one ``rerun.bind``/``rerun.rename`` per
+  bind/rename (a JSON pair ``["KEY", "COLUMN"]``) and one ``load-warning`` per warning of
+  the run.
 - one ``result`` (``start``/``end`` = the run's), whose props name the policy (title,
   version, SHA-256) and the data (path, rows, SHA-256), with
   ``reviewed-controls`` listing every evaluated control and ``local-definitions`` holding
@@ -172,6 +174,20 @@ def render(results: Results, opts: RenderOptions) -> str:
     return dump(model, opts)
 
 
+def _weight_pairs(res: Results) -> list[tuple[str, object]]:
+    """How the run read its sample weights, as data (issue 29 item 2): the column, the
+    reading (survey or frequency) and whether the policy declared it (false: the survey
+    default for an undeclared ``weight_kind``); nothing without ``input.weight``."""
+    w = res.data.weights
+    if w is None:
+        return []
+    return [
+        ("weight-column", w.column),
+        ("weight-kind", w.kind),
+        ("weight-kind-declared", "true" if w.declared else "false"),
+    ]
+
+
 def result_of(results: Results, opts: RenderOptions) -> Doc:
     """The AR's one ``result`` as :func:`render` writes it, unvalidated (``fairpolicy
     verify`` compares an AR's statements with it, re-derived from the hashed inputs)."""
@@ -324,6 +340,7 @@ class _Renderer:
                     ("data-path", res.data.path),
                     ("data-rows", res.data.rows),
                     ("data-sha256", res.data.sha256),
+                    *_weight_pairs(res),
                     ("engine", res.run.engine),
                     ("inconclusive-policy", res.run.inconclusive),
                     ("gate", s.gate),

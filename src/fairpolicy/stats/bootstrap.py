@@ -163,6 +163,10 @@ class Interval:
     #: BCa's bias correction and acceleration, when BCa was used
     z0: float | None = None
     acceleration: float | None = None
+    #: a score interval's exact Clopper–Pearson box at the same level
+    #: (:func:`fairpolicy.stats.sequential.exact_box`), when asked (``exact_box=True``) and the
+    #: counts are whole (None under survey weights): what confirms a sequential alarm
+    box: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +314,7 @@ def confidence(
     level: float,
     method: str,
     band: bool = True,
+    exact_box: bool = False,
 ) -> Interval:
     """CI of spec.fn on the groups where `keep` is true (the runner's min_samples/min_share
     exclusion; apply it to each replicate with stats.select(keep) — selection commutes with the
@@ -327,7 +332,8 @@ def confidence(
     the percentile/BCa quantiles are read at tails ÷ :data:`WIDEN` (unless ``band=False``).
     Every interval
     contains the point estimate: a percentile or BCa interval beside it is widened to it,
-    with a note."""
+    with a note. ``exact_box``: a score interval also carries its exact box (:attr:`Interval.box`;
+    the ``sequential`` window gate's confirmation)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not 0.0 < level < 1.0:
@@ -347,17 +353,24 @@ def confidence(
     why = _lost_reason(rv, n_b) or undefined_reason(
         rv.undefined, rv.differ, n_b, "bootstrap replicates"
     )
+    box = _class_box(rv, point, level, method, reps, valid, stats.select(keep)) if band else None
     if why is not None or valid == 0:
-        return none(why or "no replicate has a value", valid)
+        # a multi-class gap whose cells are lost in too many replicates: the score box
+        return box or none(why or "no replicate has a value", valid)
     v = rv.values[ok]
     gv = rv.groups[ok]
     alpha = (1.0 - level) / 2.0
     points = [gvv.value for gvv in rv.base.groups if gvv.value is not None]
     widened: str | None = None
     if band:
-        got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep))
+        got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep), exact_box)
         if got is not None:
             return got
+        if box is not None:  # never the percentile fallback: it cannot cover a gap of 0
+            return box
+        small = _too_small(stats.select(keep), method)
+        if small is not None:
+            return none(small, valid)
         alpha /= WIDEN
         widened = (
             f"quantiles at the {1.0 - 2.0 * alpha:.3g} level for the reported {level:.3g} "
@@ -371,10 +384,11 @@ def confidence(
         groups = {
             name: _quantiles(gv[:, i], alpha, 1.0 - alpha) for i, name in enumerate(rv.compared)
         }
-        return _holding(
+        held = _holding(
             Interval(lo, hi, level, "percentile", n_b, reps.seed, valid, groups=groups, note=note),
             point,
         )
+        return _floored(spec, stats.select(keep), held, band)
 
     if method == "percentile":
         return percentile()
@@ -422,22 +436,86 @@ def confidence(
             f"{jk.JACKKNIFE_MAX} cells)"
         )
     note = "; ".join(notes) or None
-    return _holding(
-        Interval(
-            lo,
-            hi,
-            level,
-            "bca",
-            n_b,
-            reps.seed,
-            valid,
-            groups=groups,
-            note=note,
-            z0=levels[2],
-            acceleration=a,
+    return _floored(
+        spec,
+        stats.select(keep),
+        _holding(
+            Interval(
+                lo,
+                hi,
+                level,
+                "bca",
+                n_b,
+                reps.seed,
+                valid,
+                groups=groups,
+                note=note,
+                z0=levels[2],
+                acceleration=a,
+            ),
+            point,
         ),
-        point,
+        band,
     )
+
+
+#: the smallest group (rows) on which a percentile or BCa interval is given: below it their
+#: tails do not hold their level even widened (``theil_index`` at 2 × 10 rows: 12 % wrong
+#: PASS, at 2 × 30: 3.0–5.0 %; docs/statistics.md), so there is no interval, with the reason
+MIN_ROWS = 40
+
+#: between-group entropy indices: 0 exactly when every group has the same mean benefit
+_BETWEEN = ("between_group_generalized_entropy_index", "between_group_theil_index")
+
+
+def _too_small(kept: GroupStats, method: str) -> str | None:
+    """Why a percentile/BCa interval is not given on ``kept`` (None: it is)."""
+    rows = np.asarray(kept.rows_n)
+    if not len(rows) or int(rows.min()) >= MIN_ROWS:
+        return None
+    small = [g for g, r in zip(kept.groups, rows.tolist(), strict=True) if r < MIN_ROWS]
+    shown = ", ".join(f"'{g}'" for g in small[:5]) + (" …" if len(small) > 5 else "")
+    return (
+        f"no {method} interval under {MIN_ROWS} rows per group ({shown} has fewer): the "
+        "bootstrap's tails of this statistic do not hold their level there (docs/statistics.md, "
+        "'Issue 28, second part')"
+    )
+
+
+def _floored(spec: Statistic, kept: GroupStats, iv: Interval, band: bool) -> Interval:
+    """A between-group entropy index's interval with its low end at 0 when the groups'
+    mean benefits are not shown to differ: Šidák-adjusted normal intervals of each group's
+    mean benefit (b = ŷ − y + 1 ∈ {0, 1, 2}) share a point. The index is 0 exactly when
+    the means are equal; then, with probability ≥ the level, every interval holds the
+    common mean and the low end is 0 — so the truth 0 is covered at least as often as
+    the level, which the bootstrap's percentiles of this statistic (biased upward, 0 a
+    boundary) are not (coverage 0.13–0.35 at parity)."""
+    if not band or spec.key not in _BETWEEN or iv.low is None or iv.low <= 0.0:
+        return iv
+    if kept.num_classes != 2 or kept.positive is None:
+        return iv
+    pos = kept.positive
+    c = np.asarray(kept.counts, dtype=np.float64)
+    neg = 1 - pos
+    # benefit 0: false negative, 2: false positive, 1: correct
+    fn, fp = c[:, pos, neg], c[:, neg, pos]
+    tot = c.sum(axis=(1, 2))
+    if (tot <= 0).any():
+        return iv
+    mean = (tot - fn + fp) / tot  # (0·fn + 1·correct + 2·fp) / n
+    second = (tot - fn - fp + 4 * fp) / tot
+    var = np.maximum(second - mean * mean, 0.0)
+    rows = np.maximum(np.asarray(kept.rows_n, dtype=np.float64), 1.0)
+    z = _NORMAL.inv_cdf(0.5 + iv.level ** (1.0 / len(tot)) / 2.0)
+    half = z * np.sqrt(var / rows)
+    if float((mean - half).max()) > float((mean + half).min()):
+        return iv  # the groups' mean benefits are shown to differ
+    why = (
+        "low end at 0: the groups' mean benefits are not shown to differ (Šidák-adjusted "
+        f"normal intervals of the {len(tot)} means share a point), and the index is 0 when "
+        "they are equal"
+    )
+    return dataclasses.replace(iv, low=0.0, note=f"{iv.note}; {why}" if iv.note else why)
 
 
 def _holding(iv: Interval, point: float) -> Interval:
@@ -467,6 +545,7 @@ def _band(
     reps: Replicates,
     valid: int,
     kept: GroupStats,
+    exact_box: bool = False,
 ) -> Interval | None:
     """The simultaneous-band interval when the value is a max − min / min ÷ max / min / max
     form of per-group values on the data and on every defined replicate; None otherwise.
@@ -493,6 +572,7 @@ def _band(
                 valid,
                 groups=s_groups,
                 note=s_note + asked,
+                box=_exact_box(form, rv.base, kept, layout, level) if exact_box else None,
             )
         parts = bands.parts_of(rv.base, form) or []
         pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
@@ -541,6 +621,59 @@ def _band(
         )
         return Interval(
             lo, hi, level, "band", reps.resamples, reps.seed, valid, groups=groups, note=note
+        )
+    return None
+
+
+def _exact_box(
+    form: bands.Form,
+    mv: MetricValue,
+    kept: GroupStats,
+    layout: Sequence[Sequence[str]],
+    level: float,
+) -> tuple[float, float] | None:
+    """The exact Clopper–Pearson box of a score interval's rates at ``level``
+    (:func:`fairpolicy.stats.sequential.exact_box`); None when its counts are not whole
+    (survey weights: Kish's effective counts are not binomial)."""
+    from fairpolicy.stats.sequential import exact_box
+
+    props = rate_forms.proportions_of(form, mv, kept, layout)
+    if props is None or kept.survey is not None:
+        return None
+    if any(q.x != round(q.x) or q.m != round(q.m) for part in props for q in part):
+        return None
+    return exact_box(form.reduce, props, level, form.combine)
+
+
+def _class_box(
+    rv: ReplicateValues,
+    point: float,
+    level: float,
+    method: str,
+    reps: Replicates,
+    valid: int,
+    kept: GroupStats,
+) -> Interval | None:
+    """The Šidák score box of a multi-class gap over classes
+    (:func:`fairpolicy.stats.rate_forms.class_box`), for when the band cannot be built (a
+    (group, class) cell lost in more than 5 % of the replicates); None when the value is
+    not such a form on the data."""
+    for form in bands.candidates(rv.base):
+        got = rate_forms.class_box(form, rv.base, kept, level)
+        if got is None:
+            continue
+        lo, hi, groups, note = got
+        asked = " (BCa was asked)" if method == "bca" else ""
+        return Interval(
+            lo,
+            hi,
+            level,
+            "score",
+            reps.resamples,
+            reps.seed,
+            valid,
+            groups=groups,
+            note=note + "; a (group, class) cell rests on too few rows for the band" + asked,
         )
     return None
 

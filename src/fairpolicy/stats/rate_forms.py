@@ -6,10 +6,12 @@ the data and on every bootstrap replicate by :mod:`fairpolicy.stats.bands` — g
 interval from the groups' counts instead of the bootstrap band:
 
 - gap: Newcombe hybrid score intervals of every pairwise difference (two groups: the one
-  difference, folded through |·|), at the Šidák level ``level ** (1 / comparisons)``;
-  the lower end from the family at ``1 − α/2`` (below);
+  difference, folded through |·|); the lower end from the Šidák family at ``1 − α/2``
+  (below), the upper end from each pair's interval at ``level``: the largest upper end
+  is at least the true extreme pair's, so it is wrong only when that one pair's is
+  (one-sided ≤ α/2; Šidák over the parts when the metric averages them);
 - ratio: Koopman score intervals of every pairwise ratio, mapped through min(R, 1/R);
-  the upper end from the family at ``1 − α/2``;
+  the upper end from the family at ``1 − α/2``, the lower end per comparison (as above);
 - min / max: per-group Wilson (Clopper–Pearson at 0 or m) intervals, Šidák over groups;
 - the odds metrics (max, mean or min of the TPR and FPR parts): every part's pairwise
   intervals in one Šidák family, combined like the parts (the combinations are
@@ -35,6 +37,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import cast
+
+import numpy as np
 
 from fairpolicy.stats import proportions as pr
 from fairpolicy.stats.bands import Combine, Form, parts_of
@@ -105,10 +109,15 @@ def bounds(
     # difference lands on that end, so at 1 − α it would be wrong there 2 × α/2 = α of
     # the time; the other end keeps 1 − α (its miss is one-sided, ≤ α/2)
     wide = pr.sidak(1.0 - (1.0 - level) / 2.0, family)
+    # the end away from the fold (a gap's upper end, a ratio's lower end) is wrong only when
+    # the comparison of the true extreme pair is (the largest upper end is at least that
+    # pair's): the per-comparison level — Šidák over the parts only when they are
+    # averaged or summed, where any part's miss moves the combination (issue 28)
+    single = pr.sidak(level, len(props) if combine in ("mean", "sum") else 1)
     lows, highs = [], []
     for part in props:
         got = {}
-        for name, lvl in (("normal", each), ("wide", wide)):
+        for name, lvl in (("normal", each), ("wide", wide), ("single", single)):
             z = pr.z_of(lvl)
             if reduce == "gap":
                 got[name] = pr.gap_bounds(part, z)
@@ -116,8 +125,12 @@ def bounds(
                 got[name] = pr.ratio_bounds(part, z)
             else:
                 got[name] = pr.extreme_bounds(part, z, reduce)
-        lows.append(got["wide" if reduce == "gap" else "normal"][0])
-        highs.append(got["wide" if reduce == "ratio" else "normal"][1])
+        lows.append(
+            got["wide" if reduce == "gap" else "single" if reduce == "ratio" else "normal"][0]
+        )
+        highs.append(
+            got["wide" if reduce == "ratio" else "single" if reduce == "gap" else "normal"][1]
+        )
     how = cast(Combine, combine)
     return combine_values(lows, how), combine_values(highs, how)
 
@@ -169,9 +182,19 @@ def score_interval(
         + (
             "; the lower end at the level 1 − α/2 (it is where both sides' misses land at a "
             "true gap of 0)"
+            + (
+                "; the upper end per comparison (only the true extreme pair's miss moves it)"
+                if family > 1
+                else ""
+            )
             if form.reduce == "gap"
             else "; the upper end at the level 1 − α/2 (it is where both sides' misses land "
             "at a true ratio of 1)"
+            + (
+                "; the lower end per comparison (only the true extreme pair's miss moves it)"
+                if family > 1
+                else ""
+            )
             if form.reduce == "ratio"
             else ""
         )
@@ -275,3 +298,88 @@ def rows_needed(
         else:
             low = mid
     return high, prob(high)
+
+
+def class_box(
+    form: Form, mv: MetricValue, stats: GroupStats, level: float
+) -> tuple[float, float, dict[str, tuple[float, float]], str] | None:
+    """(low, high, per-group intervals of the shown class, note) of the Šidák score box of a
+    multi-class metric's per-(group, class) rates, projected onto the max (mean) over
+    classes of each class's max − min (issue 28, item 6); None when ``form`` is not such a
+    form of rates x/m of the count table (survey weights, or no per-cell denominator).
+
+    Each (group, class) rate gets Wilson's interval of its own denominator (Clopper–
+    Pearson at 0 or m) at the Šidák level ``level ** (1 / cells)``: jointly they hold with
+    probability ≥ ``level`` (independent groups; within a group the classes' rates rest
+    on disjoint or multinomial rows, and Šidák's inequality holds for them asymptotically),
+    and the projection of the box covers the max (mean) over classes whatever class is
+    worst. Needs no resampling, so a cell on a handful of rows never loses the interval
+    (the band needs every cell in 95 % of the replicates)."""
+    from fairpolicy.stats import bands
+
+    if not form.per_class or form.reduce != "gap" or form.combine not in ("max", "mean"):
+        return None
+    if mv.cell_rows is None or stats.survey is not None:
+        return None
+    layout = bands.layout_of(form, mv)
+    parts = bands.parts_of(mv, form)
+    if parts is None or not any(len(names) >= 2 for names in layout):
+        return None
+    pts = [float(parts[j][g] or 0.0) for j, names in enumerate(layout) for g in names]
+    rows = bands.rows_behind(form, mv, layout).tolist()
+    xs = [p * m for p, m in zip(pts, rows, strict=True)]
+    if any(not 0.0 <= p <= 1.0 or abs(x - round(x)) > 1e-6 for p, x in zip(pts, xs, strict=True)):
+        return None  # not a proportion of whole rows
+    each = pr.sidak(level, len(pts))
+    z = pr.z_of(each)
+    ivs = [pr.rate_interval(float(round(x)), m, z) for x, m in zip(xs, rows, strict=True)]
+    low = np.array([a for a, _ in ivs], dtype=np.float64)
+    high = np.array([b for _, b in ivs], dtype=np.float64)
+    box = bands.Band(low, high, z, np.zeros(len(pts)))
+    lo, hi = bands.project(form, box, [len(names) for names in layout], layout)
+    value = float(mv.value) if mv.value is not None else lo
+    shown = bands.shown_part(form, mv)
+    start = sum(len(names) for names in layout[:shown])
+    groups = {
+        g: (float(low[start + i]), float(high[start + i])) for i, g in enumerate(layout[shown])
+    }
+    note = (
+        f"Šidák score box: Wilson score interval of each of the {len(pts)} (group, class) "
+        "rates from its own denominator (Clopper–Pearson at 0 or m) at the Šidák level "
+        f"{each:.4g}, projected onto {form.describe()}"
+    )
+    return min(lo, value), max(hi, value), groups, note
+
+
+def parity_bias(form: Form, mv: MetricValue, sims: int = 2000, seed: int = 28) -> float | None:
+    """The expected value of a multi-class max (mean)-over-classes gap when every group
+    has the same rate in each class (the pooled rate of its cells) — its bias at parity,
+    where the truth is 0: the max over classes of noisy gaps is biased upward at small n.
+    Simulated (``sims`` binomial draws of every (group, class) cell of its own
+    denominator; seeded, so the same data give the same number); None when not a form of
+    whole-row rates."""
+    from fairpolicy.stats import bands
+
+    if not form.per_class or form.reduce != "gap" or mv.cell_rows is None:
+        return None
+    layout = bands.layout_of(form, mv)
+    parts = bands.parts_of(mv, form)
+    if parts is None:
+        return None
+    rng = np.random.default_rng(seed)
+    gaps = []
+    for j, names in enumerate(layout):
+        if len(names) < 2:
+            continue
+        m = np.array([float(mv.cell_rows[g][j]) for g in names])
+        x = np.array([float(parts[j][g] or 0.0) for g in names]) * m
+        if (m <= 0).any():
+            return None
+        pooled = float(x.sum() / m.sum())
+        draws = rng.binomial(m.astype(np.int64), pooled, size=(sims, len(names))) / m
+        gaps.append(draws.max(axis=1) - draws.min(axis=1))
+    if not gaps:
+        return None
+    table = np.stack(gaps, axis=1)
+    stat = table.max(axis=1) if form.combine == "max" else table.mean(axis=1)
+    return float(stat.mean())
