@@ -78,7 +78,38 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ok(root, *data_check(data), "--ssp", "plan/ssp.json", "--subject",
        "the model under assessment", "-o", "oscal=team/ar.json", "-o",
        "oscal-ap=team/ap.json")  # fmt: skip
+    # monitoring (issue 30): weekly windows gated by `any`; an approved plan pinning monthly
+    # windows under the sequential gate; a --state run over half the rows, then the rest
+    weekly(root / "credit")
+    win = ("credit/policy.yaml", "credit/weekly.csv", "--window", "decided_at=1w")
+    ok(root, "check", *win, "--window-gate", "any", "--min-window-rows", "400", det,
+       "-o", "oscal=win/ar.json")  # fmt: skip
+    month = ["--window", "decided_at=1mo"]
+    ok(root, "plan", data[0], "-o", "winplan/ap.json", *month, det)
+    ok(root, "check", data[0], "credit/weekly.csv", *month, "--plan", "winplan/ap.json", det,
+       "-o", "oscal=winplan/ar.json")  # fmt: skip
+    (root / "state").mkdir()
+    for i in (1, 2):
+        ok(root, "check", data[0], f"credit/half{i}.csv", *win[2:], "--window-gate", "last",
+           "--state", "state/weekly.state", det, "-o", f"oscal=state/ar{i}.json")  # fmt: skip
     return root
+
+
+def weekly(folder: Path) -> None:
+    """The credit predictions with a decision time ``decided_at`` (six weeks from Monday
+    2026-01-05, every 37 hours mod six weeks), whole and in two halves."""
+    lines = (folder / "predictions.csv").read_text().splitlines()
+    rows = [
+        f"{r},2026-01-{5 + (i * 37 % 1008) // 24:02d}T{(i * 37 % 1008) % 24:02d}:00:00Z"
+        if 5 + (i * 37 % 1008) // 24 <= 31
+        else f"{r},2026-02-{5 + (i * 37 % 1008) // 24 - 31:02d}T{(i * 37 % 1008) % 24:02d}:00:00Z"
+        for i, r in enumerate(lines[1:])
+    ]
+    head = lines[0] + ",decided_at"
+    (folder / "weekly.csv").write_text("\n".join([head, *rows]) + "\n")
+    half = len(rows) // 2
+    (folder / "half1.csv").write_text("\n".join([head, *rows[:half]]) + "\n")
+    (folder / "half2.csv").write_text("\n".join([head, *rows[half:]]) + "\n")
 
 
 def data_check(data: tuple[str, str]) -> tuple[str, ...]:
@@ -134,7 +165,7 @@ def mismatch(folder: Path, ar: str, *fragments: str) -> str:
 # ---------------------------------------------------------------- untouched chains
 
 
-CHAINS = ["plain", "plan", "conv", "loose", "base", "self", "team"]
+CHAINS = ["plain", "plan", "conv", "loose", "base", "self", "team", "win", "winplan"]
 
 
 @pytest.mark.parametrize("ar", [f"{c}/ar.json" for c in CHAINS])
@@ -542,6 +573,122 @@ def test_verify_opens_no_network_connection(chain: Path, monkeypatch: pytest.Mon
     edit_json(chain / "plan" / "ar.json", remote)
     code, _ = verify(chain, "plan/ar.json")
     assert code == 2
+
+
+# ---------------------------------------------------------------- monitoring (issue 30)
+
+
+def test_the_window_settings_are_recorded_with_their_source(base: Path) -> None:
+    doc = json.loads((base / "win" / "ar.json").read_text())
+    got = {p["name"]: (p["value"], p.get("class")) for p in result(doc)["props"]}
+    assert got["setting.window"] == ("decided_at=1w", "option")
+    assert got["setting.window-tz"] == ("UTC", "option")
+    assert got["setting.window-gate"] == ("any", "option")
+    assert got["setting.min-window-rows"] == ("400", "option")
+    assert got["setting.pool-windows"] == ("not given", "default")
+    plan = json.loads((base / "winplan" / "ar.json").read_text())
+    got = {p["name"]: (p["value"], p.get("class")) for p in result(plan)["props"]}
+    assert got["setting.window"] == ("decided_at=1mo", "option")
+    assert got["setting.window-gate"] == ("sequential", "default")
+
+
+def test_an_edited_window_setting_is_named(chain: Path) -> None:
+    edit_json(
+        chain / "win" / "ar.json", lambda d: set_prop(result(d), "setting.window", "decided_at=1mo")
+    )
+    # re-run over monthly windows: the gated findings' window statements differ
+    mismatch(chain, "win/ar.json", "control '")
+
+
+def test_an_edited_windowed_value_is_named(chain: Path) -> None:
+    edit_json(
+        chain / "winplan" / "ar.json",
+        lambda d: set_prop(observation(d, "four-fifths-sex"), "measured-value", "0.99"),
+    )
+    mismatch(chain, "winplan/ar.json", "control 'four-fifths-sex'", "measured-value is '0.99'")
+
+
+def test_a_state_run_of_one_batch_verifies_and_a_later_one_says_why_not(chain: Path) -> None:
+    """The first --state run's windows come from its hashed data alone: re-run with a new
+    state, whose SHA-256 must equal the recorded one. The second run's data is only the
+    new rows and the state it started from was overwritten: exit 2, with the reason."""
+    code, out = verify(chain, "state/ar1.json")
+    assert code == 0, out
+    doc = json.loads((chain / "state" / "ar1.json").read_text())
+    assert props(result(doc), "state-batches")[0]["value"] == "1"
+    assert not props(result(doc), "state-sha256-before")
+    edit_json(chain / "state" / "ar1.json",
+              lambda d: set_prop(result(d), "state-sha256", "0" * 64))  # fmt: skip
+    mismatch(chain, "state/ar1.json", "state-sha256 is '" + "0" * 64)
+    second = json.loads((chain / "state" / "ar2.json").read_text())
+    before = props(result(second), "state-sha256-before")[0]["value"]
+    assert before == props(result(doc), "state-sha256")[0]["value"]  # the chain of states
+    code, out = run_err(chain, "verify", "state/ar2.json")
+    assert code == 2
+    assert "held earlier rows" in out and before in out and "new state" in out
+
+
+def run_err(folder: Path, *argv: str) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code, out = run(folder, *argv)
+    return code, out + err.getvalue()
+
+
+def window_result(doc: Any, label: str) -> Any:
+    return next(
+        r
+        for r in doc["assessment-results"]["results"][1:]
+        if props(r, "window-label")[0]["value"] == label
+    )
+
+
+def test_the_ar_holds_one_result_per_window_and_each_is_re_derived(chain: Path) -> None:
+    doc = json.loads((chain / "win" / "ar.json").read_text())
+    gated, *windows = doc["assessment-results"]["results"]
+    assert props(gated, "result-kind")[0]["value"] == "window-gate"
+    assert len(windows) == 6 and all(props(w, "result-kind")[0]["value"] == "window"
+                                     for w in windows)  # fmt: skip
+
+    def change(d: Any) -> None:
+        obs = window_result(d, "2026-01-12")["observations"]
+        o = next(o for o in obs if props(o, "control-id")[0]["value"] == "four-fifths-sex")
+        set_prop(o, "status", "fail")
+        set_prop(o, "measured-value", "0.5")
+
+    edit_json(chain / "win" / "ar.json", change)
+    mismatch(chain, "win/ar.json",
+             "window 2026-01-12, control 'four-fifths-sex', observation: status is 'fail'",
+             "window 2026-01-12, control 'four-fifths-sex', observation: measured-value is "
+             "'0.5'")  # fmt: skip
+
+
+def test_an_edited_window_finding_bound_or_label_is_named(chain: Path) -> None:
+    def change(d: Any) -> None:
+        w = window_result(d, "2026-01-19")
+        w["findings"][0]["target"]["status"]["state"] = "not-satisfied"
+        window_result(d, "2026-01-26")["end"] = "2026-02-03T00:00:00+00:00"
+        set_prop(window_result(d, "2026-02-09"), "window-rows", "1")
+
+    edit_json(chain / "win" / "ar.json", change)
+    mismatch(chain, "win/ar.json",
+             "window 2026-01-19, control",
+             "window 2026-01-26: the result's end is '2026-02-03",
+             "window 2026-02-09's result: window-rows is '1'")  # fmt: skip
+
+
+def test_a_removed_or_added_window_result_is_named(chain: Path) -> None:
+    def drop(d: Any) -> None:
+        d["assessment-results"]["results"].pop(3)
+
+    edit_json(chain / "win" / "ar.json", drop)
+    mismatch(chain, "win/ar.json", "the result of window 2026-01-19 is missing")
+    doc = json.loads((chain / "winplan" / "ar.json").read_text())
+    extra = json.loads(json.dumps(doc["assessment-results"]["results"][-1]))
+    set_prop(extra, "window-label", "2026-03-01")
+    doc["assessment-results"]["results"].append(extra)
+    (chain / "winplan" / "ar.json").write_text(json.dumps(doc))
+    mismatch(chain, "winplan/ar.json", "a result of window 2026-03-01")
 
 
 # ---------------------------------------------------------------- weights, as data

@@ -130,7 +130,8 @@ def check_ar(path: str) -> str:
         problems += _verdict_problems(body, results, path)
     if problems:
         raise ResultsError(problems, title="the assessment results do not check out")
-    n = sum(len(r.get("observations", [])) for r in body.get("results", []))
+    # the run's result (a monitoring run's per-window results follow it: not counted again)
+    n = sum(len(r.get("observations", [])) for r in body.get("results", [])[:1])
     gate = _props(body["results"][0]).get("gate", "?") if body.get("results") else "?"
     extra = "; " + "; ".join(notes) if notes else ""
     return f"assessment results: {n} observation(s), gate {gate}, every hash recomputed{extra}"

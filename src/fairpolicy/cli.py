@@ -78,16 +78,6 @@ def _check(args: argparse.Namespace, stdout: TextIO) -> int:
 
         check_people(args.assessor, args.organization)
     # SSP and plan, before any work; with a plan, the subject it pins unless --subject
-    if args.plan is not None and args.window is not None:
-        from fairpolicy.errors import UsageError
-
-        raise UsageError(
-            f"--plan {args.plan} with --window: an assessment plan does not pin the window "
-            "settings (column, period, zone, gate) yet, so a monitoring run cannot be "
-            "verified against one.",
-            hint="run the monitor without --plan, or check the plan's release gate without "
-            "--window",
-        )
     chain = prepare(outputs, args.ssp, args.plan, args.subject, os.path.basename(args.data))
     from_plan = ["subject"] if args.subject is None and chain.subject is not None else []
     args.subject = chain.subject
@@ -282,6 +272,12 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         max_regression=args.max_regression,
         score_decimals=args.score_decimals,
         allow_deviation=args.allow_deviation,
+        window=args.window,
+        window_tz=args.window_tz,
+        window_gate=args.window_gate,
+        min_window_rows=args.min_window_rows,
+        pool_windows=bool(args.pool_windows),
+        reference=args.reference,
     )
     base = RenderOptions(
         subject=args.subject,

@@ -344,6 +344,8 @@ def _plan(sub: Subparsers, built: Built) -> argparse.ArgumentParser:
         "--deterministic", "--timestamp", "--bootstrap", "--ci-level", "--ci-method",
         "--decision", "--p-value", "--bonferroni", "--positive-label", "--resample", "--seed",
         "--fail-on", "--inconclusive", "--max-regression", "--score-decimals",
+        "--window", "--window-tz", "--window-gate", "--min-window-rows", "--pool-windows",
+        "--reference",
     }  # fmt: skip
     for action in c._actions:  # the same options as check (argparse's parents do this)
         if shared & set(action.option_strings):

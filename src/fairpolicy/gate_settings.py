@@ -47,6 +47,8 @@ DEFAULTS: dict[str, str | None] = {
     "inconclusive": "fail",
     "seed": str(DEFAULT_SEED),
     "score-decimals": str(DEFAULT_SCORE_DECIMALS),
+    # only a monitoring run records a window gate (None without --window: a default too)
+    "window-gate": "sequential",
 }
 
 #: every pinned setting: name (the ``check`` option without its dashes) → the run option
@@ -69,6 +71,16 @@ SETTINGS: dict[str, str | None] = {
     "bonferroni": "bonferroni",
     "max-regression": "max_regression",
     "score-decimals": "score_decimals",
+    # a monitoring run (``--window``, issue 30): the windows, their zone, what gates across
+    # them, small windows and the reference period all change a verdict. ``--state`` does
+    # not (a run from the state equals the one-shot run, bit for bit): its SHA-256 is
+    # evidence of the result (:func:`state_props`), not a setting a plan could pin
+    "window": "window",
+    "window-tz": "window_tz",
+    "window-gate": "window_gate",
+    "min-window-rows": "min_window_rows",
+    "pool-windows": "pool_windows",
+    "reference": "reference",
 }
 
 #: the pinned settings of a plan (props of its task; a terms-and-conditions part of that
@@ -137,7 +149,7 @@ def sources(results: Results) -> dict[str, tuple[str, str | None]]:
             out[name] = ("plan", str(plan.get("file")))
         elif name in from_file:
             out[name] = ("config-file", str(config.get("file")))
-        elif value != DEFAULTS.get(name):
+        elif value is not None and value != DEFAULTS.get(name):
             out[name] = ("option", None)
         else:
             out[name] = ("default", None)
@@ -183,6 +195,26 @@ def rerun_pairs(results: Results) -> list[tuple[str, str]]:
     ]
     # the note on how the run was dated says nothing about its verdict
     out += [("load-warning", w) for w in results.warnings if not w.startswith(_DATING_NOTE)]
+    return out
+
+
+def state_props(results: Results) -> list[tuple[str, str]]:
+    """``--state FILE`` (issue 30): the state file as evidence of the result: its SHA-256
+    before this run (``state-sha256-before``, absent for a new state), after it, the
+    batches it holds and this run's batch digest. ``fairpolicy verify`` re-derives a run
+    whose state held only this run's batch; a later run needs the state it started from."""
+    w = results.windows
+    st = None if w is None else w.state
+    if not st:
+        return []
+    out = [
+        ("state-path", str(st.get("path"))),
+        ("state-sha256", str(st.get("sha256"))),
+        ("state-batches", str(st.get("batches"))),
+        ("state-batch-sha256", str(st.get("batch_sha256"))),
+    ]
+    if st.get("sha256_before"):
+        out.append(("state-sha256-before", str(st["sha256_before"])))
     return out
 
 

@@ -289,6 +289,7 @@ def with_state(
         },
     }
     with st.locked(path):
+        before = st.file_sha256(path) if path.is_file() else None
         state = st.read_state(path, header)
         added = st.add_batch(state, batch, outside)
         sha = st.write_state(state)
@@ -316,6 +317,8 @@ def with_state(
         "rows": int(weights.sum()),
         "rows_outside": int(state.header.get("rows_outside", 0)),
     }
+    if before is not None:  # the state this run started from (None: a new state)
+        info["sha256_before"] = before
     return out, info
 
 

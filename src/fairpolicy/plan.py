@@ -55,6 +55,12 @@ def plan_results(
     max_regression: Any = None,
     score_decimals: int | None = None,
     allow_deviation: Sequence[str] = (),
+    window: str | None = None,
+    window_tz: str | None = None,
+    window_gate: str | None = None,
+    min_window_rows: int | None = None,
+    pool_windows: bool = False,
+    reference: str | None = None,
 ) -> Results:
     """The policy's controls as results that hold no measurement (every finding
     ``inconclusive``, "planned: not evaluated"), which the assessment-plan writer renders
@@ -88,6 +94,10 @@ def plan_results(
                 f"{', '.join(gate_settings.SETTINGS)}."
             )
     seed = option_number_arg("seed", seed)
+    from fairpolicy.monitor import monitoring
+
+    # the window settings of a monitoring run (issue 30), validated as a check does
+    mon = monitoring(window, window_tz, window_gate, min_window_rows, pool_windows, reference)
     stats = {k: v for k, v in (params or {}).items() if v is not None}
     check_stats_options(stats)
     if max_regression is not None:
@@ -127,6 +137,8 @@ def plan_results(
         options["score_decimals"] = decimals
     if max_regression is not None:
         options["max_regression"] = max_regression
+    if mon is not None:  # as a monitoring check records them (fairpolicy.runner)
+        options.update({k: v for k, v in mon.as_options().items() if v})
     if allow_deviation:
         options["allow_deviation"] = sorted(set(allow_deviation))
     results = present.Results(
@@ -305,6 +317,30 @@ def _digest_problems(plan: Mapping[str, Any], path: str) -> list[Problem]:
     return [Problem(msg, file=path)]
 
 
+def _sequential(then: dict[str, str], now: dict[str, str], results: Results) -> dict[str, str]:
+    """A control's planned props as a ``sequential`` window gate runs them (issue 30): the
+    newest window t's interval at the level 1 − α_t derived from the planned ``ci_level``
+    (:func:`fairpolicy.stats.sequential.window_level`), with
+    :data:`~fairpolicy.monitor.SEQUENTIAL_RESAMPLES` resamples when the plan sets none.
+    The window gate is pinned, so these follow from the plan; any other level differs."""
+    w = results.windows
+    if w is None or w.gate != "sequential" or not w.windows:
+        return then
+    from fairpolicy.monitor import SEQUENTIAL_RESAMPLES
+    from fairpolicy.stats.sequential import window_level
+
+    out = dict(then)
+    if "param.ci" not in then and now.get("param.ci") == str(SEQUENTIAL_RESAMPLES):
+        out["param.ci"] = now["param.ci"]
+    try:
+        level = window_level(len(w.windows), 1.0 - float(then.get("param.ci_level", "0.95")))
+        if float(now.get("param.ci_level", "nan")) == level:
+            out["param.ci_level"] = now["param.ci_level"]  # the derived level, as written
+    except ValueError:
+        pass  # a level that is no number: compared as written, and named
+    return out
+
+
 def compare(plan: Mapping[str, Any], results: Results, path: str) -> list[Problem]:
     """What the run did that the plan did not plan (one problem per difference)."""
     return _compare(plan, results, path)[0]
@@ -332,7 +368,7 @@ def _compare(
     free = {f"param.{gate_settings.SETTINGS[a]}" for a in allowed if gate_settings.SETTINGS.get(a)}
     for cid in sorted(set(ran) & set(planned)):
         now = gate_settings.ns_props({"props": planned_props(ran[cid])})
-        then = planned[cid]
+        then = _sequential(planned[cid], now, results)
         for key in sorted(set(now) | set(then)):
             if key in free or ("bind" in allowed and key.startswith("input.")):
                 continue

@@ -24,9 +24,11 @@ remote link, a re-run that cannot evaluate). Each setting that loosened the gate
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -42,8 +44,11 @@ MAX_AR_BYTES = 64 << 20
 #: props that name where a file was, not what it held (its hash is checked instead), or
 #: how the run was set up without changing a verdict
 _RESULT_SKIP = frozenset(
-    {"policy-path", "data-path", "engine", "config-file", "config-sha256", "config-loosens"}
-)
+    {
+        "policy-path", "data-path", "engine", "config-file", "config-sha256", "config-loosens",
+        "state-path",
+    }
+)  # fmt: skip
 _OBS_SKIP = frozenset({"control-source"})
 _SOURCE = "max-regression-source"
 #: every setting :func:`_rerun` passes on to ``runner.check``
@@ -52,6 +57,7 @@ _RERUN = frozenset(
         "fail-on", "inconclusive", "subject", "seed", "bind", "rename", "positive-label",
         "num-classes", "bootstrap", "ci-level", "ci-method", "resample", "decision",
         "p-value", "bonferroni", "max-regression", "score-decimals",
+        "window", "window-tz", "window-gate", "min-window-rows", "pool-windows", "reference",
     }
 )  # fmt: skip
 
@@ -280,11 +286,17 @@ def verify(path: str) -> Report:
     body = read_ar(path)
     walk = _Walk(Path(path).resolve())
     results = body.get("results") or []
-    if len(results) != 1 or not isinstance(results[0], Mapping):
+    # one result per run; a monitoring run's is followed by one per window (compared too)
+    if (
+        not results
+        or not all(isinstance(r, Mapping) for r in results)
+        or _prop(results[0], "result-kind") == "window"
+    ):
         raise VerifyError(
             Problem(
-                f"the assessment results hold {len(results)} result(s); fairpolicy writes "
-                "exactly one per run.",
+                f"the assessment results hold {len(results)} result(s) and no run's result "
+                "first; fairpolicy writes one per run (a monitoring run's followed by one "
+                "per window).",
                 file=path,
             )
         )
@@ -333,7 +345,7 @@ def verify(path: str) -> Report:
     rerun = _rerun(walk, result, policy_path, data_path, baseline, linked)
     if rerun is None:
         return walk.report
-    _compare(walk, body, result, rerun)
+    _compare(walk, body, results, rerun)
     if plan is not None:
         _plan_against_rerun(walk, plan, rerun)
     from fairpolicy import gate_settings
@@ -532,7 +544,7 @@ def _rerun(
     """The verdict re-derived: ``runner.check`` on the hashed files with the recorded
     settings; None (unreadable) when the AR does not record them or the run cannot
     evaluate."""
-    from fairpolicy.runner import check
+    from fairpolicy.runner import check as _check
 
     s = _settings(result)
     unknown = sorted(n for n in s if n not in _RERUN and s[n] is not None)
@@ -570,39 +582,54 @@ def _rerun(
         value = s[name]
         return None if value is None else kind(value)
 
+    state = _state(walk, result)
+    if state is False:
+        return None
     engine = _prop(result, "engine")
     # where the run's δ came from only labels the comparison (it changes no verdict)
     sources = {v for o in result.get("observations", []) for n, v in _ns(o) if n == _SOURCE}
     source = next((x for x in ("flag", "config", "api") if x in sources), "api")
     try:
-        return check(
-            str(policy),
-            str(data),
-            bind=bind or None,
-            rename=rename or None,
-            num_classes=num("num-classes", int),
-            inconclusive=s["inconclusive"] or "fail",  # type: ignore[arg-type]
-            fail_on=s["fail-on"] or "error",  # type: ignore[arg-type]
-            # dated as the run was (and no note on an undated run)
-            timestamp=str(result["start"]) if result.get("start") else None,
-            bootstrap=num("bootstrap", int),
-            ci_level=num("ci-level", float),
-            ci_method=s["ci-method"],
-            resample=s["resample"],
-            decision=s["decision"],
-            p_value=num("p-value", int),
-            bonferroni=None if s["bonferroni"] is None else s["bonferroni"] == "true",
-            seed=num("seed", int),
-            engine=engine if engine in ("embedded", "duckdb") else "auto",
-            score_decimals=num("score-decimals", int),
-            allow_paths=sorted({str(p.parent) for p in linked.values()}),
-            baseline=None if baseline is None else str(baseline),
-            max_regression=s["max-regression"],
-            max_regression_source=source,  # type: ignore[arg-type]
-            allow_policy_change=True,
-            subject=s["subject"],
-            positive_label=s["positive-label"],
-        )
+        with contextlib.ExitStack() as stack:
+            fresh = None
+            if state:  # a new state, as the run's was (removed after the re-run)
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="fp-verify-"))
+                fresh = os.path.join(folder, "state")
+            return _check(
+                str(policy),
+                str(data),
+                bind=bind or None,
+                rename=rename or None,
+                num_classes=num("num-classes", int),
+                inconclusive=s["inconclusive"] or "fail",  # type: ignore[arg-type]
+                fail_on=s["fail-on"] or "error",  # type: ignore[arg-type]
+                # dated as the run was (and no note on an undated run)
+                timestamp=str(result["start"]) if result.get("start") else None,
+                bootstrap=num("bootstrap", int),
+                ci_level=num("ci-level", float),
+                ci_method=s["ci-method"],
+                resample=s["resample"],
+                decision=s["decision"],
+                p_value=num("p-value", int),
+                bonferroni=None if s["bonferroni"] is None else s["bonferroni"] == "true",
+                seed=num("seed", int),
+                engine=engine if engine in ("embedded", "duckdb") else "auto",
+                score_decimals=num("score-decimals", int),
+                allow_paths=sorted({str(p.parent) for p in linked.values()}),
+                baseline=None if baseline is None else str(baseline),
+                max_regression=s["max-regression"],
+                max_regression_source=source,  # type: ignore[arg-type]
+                allow_policy_change=True,
+                subject=s["subject"],
+                positive_label=s["positive-label"],
+                window=s["window"],
+                window_tz=s["window-tz"],
+                window_gate=s["window-gate"],
+                min_window_rows=num("min-window-rows", int),
+                pool_windows=s["pool-windows"] == "true",
+                reference=s["reference"],
+                state=fresh,
+            )
     except FairpolicyError as exc:
         walk.unreadable(
             "the verdict cannot be re-derived: the check on the hashed policy and data with "
@@ -611,18 +638,86 @@ def _rerun(
         return None
 
 
-def _rerendered(rerun: Any) -> Mapping[str, Any]:
-    """The result the OSCAL writer writes for the re-run (the same code wrote the AR)."""
+def _state(walk: _Walk, result: Mapping[str, Any]) -> bool | None:
+    """``--state`` (issue 30): True when the run's state held only its own batch (its
+    windows came from the hashed data alone: the re-run writes a new state, which must
+    have the recorded SHA-256), None without ``--state``, False (named unreadable) when the
+    state held earlier batches: the hashed data is then only the new rows, and the state
+    the run started from is gone (the run overwrote it)."""
+    if _prop(result, "state-sha256") is None:
+        return None
+    batches = _prop(result, "state-batches")
+    if batches != "1" or _prop(result, "state-sha256-before") is not None:
+        walk.unreadable(
+            f"the run added its rows to a --state file that held earlier rows (now "
+            f"{batches} batch(es); SHA-256 before the run "
+            f"{_prop(result, 'state-sha256-before') or 'not recorded'}): the hashed data is "
+            "only the new rows, and the state the run started from was overwritten by it, so "
+            "the windows cannot be re-derived. Verify the assessment results of a run over "
+            "all the data with a new state (equal to the incremental run, bit for bit)."
+        )
+        return False
+    return True
+
+
+def _rerendered(rerun: Any) -> list[Mapping[str, Any]]:
+    """The results the OSCAL writer writes for the re-run (the same code wrote the AR):
+    the run's, then one per window of a monitoring run."""
     from fairpolicy.formatters import RenderOptions
-    from fairpolicy.formatters.oscal import result_of
+    from fairpolicy.formatters.oscal import results_of
 
-    doc: Mapping[str, Any] = json.loads(json.dumps(result_of(rerun, RenderOptions())))
-    return doc
+    docs: list[Mapping[str, Any]] = json.loads(json.dumps(results_of(rerun, RenderOptions())))
+    return docs
 
 
-def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], rerun: Any) -> None:
-    """Every statement of the AR's result compared with the re-derived one."""
-    derived = _rerendered(rerun)
+def _compare(
+    walk: _Walk, body: Mapping[str, Any], results: list[Mapping[str, Any]], rerun: Any
+) -> None:
+    """Every statement of the AR's results compared with the re-derived ones: the run's
+    result, and each window's of a monitoring run (by its label)."""
+    derived, *windows = _rerendered(rerun)
+    result = results[0]
+    _compare_result(walk, result, derived, "the result", "")
+    stated = {str(_prop(w, "window-label")): w for w in results[1:]}
+    again = {str(_prop(w, "window-label")): w for w in windows}
+    if len(stated) != len(results) - 1:
+        walk.mismatch("the assessment results hold two results of the same window.")
+    for label in sorted(set(stated) | set(again)):
+        if label not in again:
+            walk.mismatch(f"the assessment results hold a result of window {label}; the "
+                          "re-derived run has no such window.")  # fmt: skip
+        elif label not in stated:
+            walk.mismatch(f"the result of window {label} is missing from the assessment "
+                          "results.")  # fmt: skip
+        else:
+            where = f"window {label}"
+            _compare_result(walk, stated[label], again[label], f"{where}'s result", f"{where}, ")
+            for what in ("start", "end"):
+                if stated[label].get(what) != again[label].get(what):
+                    walk.mismatch(
+                        f"{where}: the result's {what} is {stated[label].get(what)!r} in the "
+                        f"assessment results and {again[label].get(what)!r} re-derived."
+                    )
+    walk.report.controls = len(derived.get("observations", []))
+    stated_log = [_multi(e, frozenset()) for e in body_log(result)]
+    for entry in stated_log:
+        for name, value in (("gate", rerun.summary.gate), ("exit-code", str(rerun.exit_code))):
+            if name in entry and entry[name] != [value]:
+                walk.mismatch(
+                    f"the assessment log: {name} is {_shown(entry[name])} in the assessment "
+                    f"results and {value!r} re-derived."
+                )
+
+
+def _compare_result(
+    walk: _Walk,
+    result: Mapping[str, Any],
+    derived: Mapping[str, Any],
+    name: str,
+    prefix: str,
+) -> None:
+    """One result's props, observations, findings, risks and reviewed controls compared
+    with the re-derived result's; ``prefix`` starts every line about a control."""
 
     def props(
         where: str, stated: Mapping[str, Any], again: Mapping[str, Any], skip: frozenset[str]
@@ -635,7 +730,7 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
                     f"{_shown(b.get(name))} re-derived."
                 )
 
-    props("the result", result, derived, _RESULT_SKIP)
+    props(name, result, derived, _RESULT_SKIP)
 
     def by_control(items: list[Any]) -> dict[str, list[Mapping[str, Any]]]:
         out: dict[str, list[Mapping[str, Any]]] = {}
@@ -650,12 +745,12 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
             s, d = stated.get(cid, []), again.get(cid, [])
             if len(s) != len(d):
                 walk.mismatch(
-                    f"control '{cid}': {len(s)} {noun}(s) in the assessment results and "
-                    f"{len(d)} re-derived."
+                    f"{prefix}control '{cid}': {len(s)} {noun}(s) in the assessment results "
+                    f"and {len(d)} re-derived."
                 )
                 continue
             for x, y in zip(s, d, strict=True):
-                where = f"control '{cid}', {noun}"
+                where = f"{prefix}control '{cid}', {noun}"
                 props(where, x, y, skip)
                 for what, path in _FIELDS[kind]:
                     sx, sy = _at(x, path), _at(y, path)
@@ -664,21 +759,12 @@ def _compare(walk: _Walk, body: Mapping[str, Any], result: Mapping[str, Any], re
                             f"{where}: {what} is {sx!r} in the assessment results and "
                             f"{sy!r} re-derived."
                         )
-    walk.report.controls = len(derived.get("observations", []))
     reviewed = ("reviewed-controls",)
     if _selected(_at(result, reviewed)) != _selected(_at(derived, reviewed)):
         walk.mismatch(
-            f"the reviewed controls are {_selected(_at(result, reviewed))} in the assessment "
-            f"results and {_selected(_at(derived, reviewed))} re-derived."
+            f"{prefix}the reviewed controls are {_selected(_at(result, reviewed))} in the "
+            f"assessment results and {_selected(_at(derived, reviewed))} re-derived."
         )
-    stated_log = [_multi(e, frozenset()) for e in body_log(result)]
-    for entry in stated_log:
-        for name, value in (("gate", rerun.summary.gate), ("exit-code", str(rerun.exit_code))):
-            if name in entry and entry[name] != [value]:
-                walk.mismatch(
-                    f"the assessment log: {name} is {_shown(entry[name])} in the assessment "
-                    f"results and {value!r} re-derived."
-                )
 
 
 #: the statements of each finding and risk that are not props: (what, where in the node)

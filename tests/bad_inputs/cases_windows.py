@@ -138,10 +138,4 @@ CASES = [
         data=DATA,
         args=("--window", "ts=1d", "--state", "{tmp}"),
     ),
-    Case(
-        "window-with-plan",
-        ("does not pin the window settings",),
-        data=DATA,
-        args=("--window", "ts=1d", "--plan", "{tmp}/ap.json"),
-    ),
 ]

@@ -105,7 +105,29 @@ DEVIATIONS: dict[str, list[str]] = {
     "bonferroni": ["--bonferroni"],
     "max-regression": ["--baseline", "base.json", "--max-regression", "0.5"],
     "score-decimals": ["--score-decimals", "3"],
+    # a monitoring run (issue 30): each changed against the plan of WINDOWED
+    "window": ["--window", "ts=1mo"],
+    "window-tz": ["--window-tz", "Europe/Paris"],
+    "window-gate": ["--window-gate", "any"],
+    "min-window-rows": ["--min-window-rows", "6"],
+    "pool-windows": ["--pool-windows"],
+    "reference": ["--reference", "2024-01-01..2024-01-01"],
 }
+#: the window settings of the plan and run a window setting's deviation changes
+WINDOWED = ["--window", "ts=1w", "--min-window-rows", "5", "--window-gate", "last"]
+
+
+def with_ts(data: str) -> str:
+    """``data`` with a timestamp column ``ts``: 20 days from Monday 2024-01-01, every day
+    holding rows of both groups (three weekly windows)."""
+    head, *rows = data.strip().split("\n")
+    ts = [f"2024-01-{1 + i % 20:02d}T12:00:00Z" for i in range(len(rows))]
+    return "\n".join([head + ",ts", *(r + "," + t for r, t in zip(rows, ts, strict=True))]) + "\n"
+
+
+WINDOW_SETTINGS = frozenset(
+    {"window", "window-tz", "window-gate", "min-window-rows", "pool-windows", "reference"}
+)
 
 
 def test_every_pinned_setting_has_a_deviation_test() -> None:
@@ -117,14 +139,22 @@ def test_every_pinned_setting_is_compared(pack: Path, name: str) -> None:
     """A registry-wide test: a run that changes exactly one pinned setting is exit 2
     naming it with both values, and the plan that allows it lets the same run through."""
     Path("policy.yaml").write_text(policy("c1", threshold='"0.5"'))
+    windowed = WINDOWED if name in WINDOW_SETTINGS else []
+    if windowed:
+        Path("data.csv").write_text(with_ts(DEFAULT_DATA))
     assert run("check", "policy.yaml", "data.csv", "-o", "json=base.json")[0] == 0
-    assert run("plan", "policy.yaml", "-o", "ap.json")[0] == 0
-    argv = ["check", "policy.yaml", "data.csv", "--plan", "ap.json", *DEVIATIONS[name]]
+    assert run("plan", "policy.yaml", "-o", "ap.json", *windowed)[0] == 0
+    argv = ["check", "policy.yaml", "data.csv", "--plan", "ap.json", *windowed]
+    # the planned run itself is verified
+    code, _, err = run(*argv)
+    assert code in (0, 1), err
+    argv += DEVIATIONS[name]
     code, _, err = run(*argv)
     assert code == 2 and f"the setting --{name} is " in err, err
     assert "in the approved plan" in err
     # the approver can allow it, and the results say so
-    assert run("plan", "policy.yaml", "-o", "ok.json", "--allow-deviation", name)[0] == 0
+    allow = ["--allow-deviation", name]
+    assert run("plan", "policy.yaml", "-o", "ok.json", *windowed, *allow)[0] == 0
     argv[argv.index("ap.json")] = "ok.json"
     code, _, err = run(*argv, "-o", "oscal=ar.json")
     assert code in (0, 1), err
@@ -536,3 +566,31 @@ def test_property_verify_refuses_exactly_the_deviations_not_allowed(
             }
 
     check()
+
+
+def test_a_sequential_monitor_is_verified_against_its_plan(pack: Path) -> None:
+    """Under the ``sequential`` window gate each control's interval is at the newest
+    window's level 1 − α_t with 1000 resamples: derived from the pinned settings, so the
+    planned run verifies, and another level (--ci-level) is still named."""
+    Path("data.csv").write_text(with_ts(DEFAULT_DATA))
+    Path("policy.yaml").write_text(policy("c1", threshold='"0.5"'))
+    window = ["--window", "ts=1w"]
+    assert run("plan", "policy.yaml", "-o", "ap.json", *window)[0] == 0
+    code, _, err = run("check", "policy.yaml", "data.csv", "--plan", "ap.json", *window,
+                       "-o", "json=r.json")  # fmt: skip
+    assert code in (0, 1), err
+    (finding,) = json.loads(Path("r.json").read_text())["findings"]
+    assert finding["details"]["window_gate"]["gate"] == "sequential"
+    code, _, err = run(
+        "check", "policy.yaml", "data.csv", "--plan", "ap.json", *window, "--ci-level", "0.9"
+    )
+    assert code == 2 and "the setting --ci-level is '0.9'" in err, err
+    assert "param.ci_level is" in err  # the level derived from 0.9 is not the planned one
+
+
+def test_a_monitoring_run_against_a_release_plan_names_the_window(pack: Path) -> None:
+    Path("data.csv").write_text(with_ts(DEFAULT_DATA))
+    assert run("plan", "policy.yaml", "-o", "ap.json")[0] == 0
+    code, _, err = run("check", "policy.yaml", "data.csv", "--plan", "ap.json", "--window", "ts")
+    assert code == 2 and "the setting --window is 'ts' in this run" in err, err
+    assert "the setting --window-gate is 'sequential' in this run" in err

@@ -99,6 +99,17 @@ def build_chain(folder: Path, name: str, policy: str, data: str | None, mode: st
         elif mode == "ssp":
             outs = ["-o", "oscal-ssp=ssp.json", "-o", "oscal-ap=ap.json", "-o", "oscal=ar.json"]
             code = _main([*base, *people, *outs])
+        elif mode == "windows":  # a monitoring run verified against its plan (issue 30)
+            lines = Path("data.csv").read_text().splitlines()
+            stamped = [lines[0] + ",decided_at"] + [
+                f"{row},2026-01-{5 + i % 21:02d}T{i % 24:02d}:00:00Z"
+                for i, row in enumerate(lines[1:])
+            ]
+            Path("data.csv").write_text("\n".join(stamped) + "\n")
+            win = ["--window", "decided_at=1w", "--window-gate", "any"]
+            plan = ["plan", pol, "-o", "ap.json", "--write-ssp", "ssp.json", *win, *people]
+            assert _main(plan) == 0, plan
+            code = _main([*base, *win, "--plan", "ap.json", *people, "-o", "oscal=ar.json"])
         elif mode == "plan":
             plan = ["plan", pol, "-o", "ap.json", "--write-ssp", "ssp.json", "--subject", "m"]
             plan += ["--approver", "Grace Hopper <grace@example.org>", *people]
@@ -152,6 +163,9 @@ def chains(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]]:
         for mode in MODES:
             key = f"{name}-{mode}"
             out[key] = build_chain(base / key, name, policy, data, mode)
+    # one result per window (three weeks), the window settings pinned by the plan
+    credit = next(s for s in SUBJECTS if s[0] == "credit")
+    out["credit-windows"] = build_chain(base / "credit-windows", *credit, "windows")
     return out
 
 
@@ -160,7 +174,9 @@ def _docs(chains: dict[str, list[Path]]) -> list[Path]:
 
 
 def test_the_matrix_writes_every_kind_of_document(chains: dict[str, list[Path]]) -> None:
-    assert len(chains) == len(SUBJECTS) * len(MODES) >= 28
+    assert len(chains) == len(SUBJECTS) * len(MODES) + 1 >= 29
+    windowed = json.loads((chains["credit-windows"][0].parent / "ar.json").read_text())
+    assert len(windowed["assessment-results"]["results"]) == 1 + 3
     for key, docs in chains.items():
         names = {p.name for p in docs}
         assert {"ar.json", "ap.json"} <= names, key

@@ -191,8 +191,13 @@ def write_state(state: State) -> str:
     with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
     os.replace(tmp, state.path)
+    return file_sha256(state.path)
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a state file's bytes."""
     h = hashlib.sha256()
-    with state.path.open("rb") as fh:
+    with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()

@@ -32,7 +32,10 @@ JSON schema. The shape, for a run of N controls:
   data file in the back-matter;
 - N ``findings``, passes included: ``target`` is the control's objective (``objective-id``)
   or statement (``statement-id``, ``<control-id>_smt`` when the policy names none);
-- one ``risk`` (status ``open``) per control whose status is ``fail`` or ``warn``.
+- one ``risk`` (status ``open``) per control whose status is ``fail`` or ``warn``;
+- a monitoring run (``--window``): the result above is the window gate's decision (prop
+  ``result-kind`` ``window-gate``), followed by one result per window with the window's
+  start and end (:mod:`fairpolicy.formatters.oscal_windows`).
 
 Status mapping (``target.status``):
 
@@ -103,6 +106,7 @@ from fairpolicy.formatters._oscal_common import (
     v5_uuid,
     with_people,
 )
+from fairpolicy.formatters.oscal_windows import gated_props, window_results
 from fairpolicy.policy.schema import NS
 
 if TYPE_CHECKING:
@@ -153,7 +157,8 @@ def render(results: Results, opts: RenderOptions) -> str:
             if plan_res is not None
             else [activity(f, i, ids) for i, f in enumerate(results.findings)]
         },
-        "results": [r.result()],
+        # a monitoring run: the gated result, then one result per window (oscal_windows)
+        "results": [r.result(), *window_results(r)],
         "back-matter": {
             "resources": [
                 *([] if plan_res is None else [plan_res]),
@@ -189,6 +194,14 @@ def result_of(results: Results, opts: RenderOptions) -> Doc:
     opts = with_people(opts, results)
     doc: Doc = prune(_Renderer(results, opts, Ids(results, opts)).result())
     return doc
+
+
+def results_of(results: Results, opts: RenderOptions) -> list[Doc]:
+    """Every ``result`` as :func:`render` writes them (the run's, then one per window of a
+    monitoring run), unvalidated: what ``fairpolicy verify`` re-derives."""
+    opts = with_people(opts, results)
+    r = _Renderer(results, opts, Ids(results, opts))
+    return [prune(x) for x in (r.result(), *window_results(r))]
 
 
 def plan_resource(ids: Ids, opts: RenderOptions) -> Doc | None:
@@ -334,9 +347,11 @@ class _Renderer:
                     ("exit-code", exit_code),
                     *config_props(res),
                     *gate_settings.rerun_pairs(res),  # what `fairpolicy verify` re-runs with
+                    *gate_settings.state_props(res),  # --state: the state file's SHA-256
                 ]
             )
-            + self.setting_props(loosened),
+            + self.setting_props(loosened)
+            + ([] if res.windows is None else gated_props(res.windows)),
             "local-definitions": {
                 # a run verified against a plan observes the plan's component
                 "components": None
