@@ -43,7 +43,9 @@ def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
                 for o in args.output
             )
             github_error(exc.render(), stdout, github_to_stdout)
-        note_earlier_reports(args.output, (args.policy, args.data))
+        # the paths may not have been read yet (a usage error in them): the ones given
+        read = [p for p in (getattr(args, "policy", None), getattr(args, "data", None)) if p]
+        note_earlier_reports(args.output, read or list(getattr(args, "paths", [])))
         raise
 
 
