@@ -354,6 +354,23 @@ def test_reference_change_equals_a_baseline_comparison(tmp_path: Path) -> None:
             assert got.status == want.status
 
 
+def test_reference_works_under_the_default_sequential_gate(tmp_path: Path) -> None:
+    """--reference with the default gate: the reference is evaluated at each window's own
+    level (it was refused whole as "the parameters changed", the windows running at
+    1 − α_t and the reference at the policy's level); each window's change of the point
+    values equals the one under --window-gate any, and the change has an interval."""
+    df = frame(9, 3000, 28)
+    pol = two_controls(tmp_path)
+    kw = {"window": "ts=1w", "reference": "2024-01-01..2024-01-08", "max_regression": "0.02"}
+    seq = check(str(pol), df, **kw)
+    anyg = check(str(pol), df, window_gate="any", **kw)
+    assert seq.windows is not None and anyg.windows is not None
+    for ws, wa in zip(seq.windows.windows, anyg.windows.windows, strict=True):
+        for got, want in zip(ws.findings, wa.findings, strict=True):
+            assert got.change is not None and want.change is not None
+            assert got.change.worsened_by == want.change.worsened_by
+
+
 def test_cli_outputs_name_the_windows(tmp_path: Path) -> None:
     df = frame(4, 900, 9)
     data = tmp_path / "d.parquet"

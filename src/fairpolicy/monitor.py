@@ -467,8 +467,9 @@ def run_windows(
                 hint="give a range of window labels (first days, YYYY-MM-DD) inside the data",
             )
         ref_table = take(table, np.sort(np.concatenate(inside)))
-        ref_findings, _ = evaluate(ref_table, pol)
-        reference = results_of(ref_table, ref_findings, [])
+        if m.gate != "sequential":  # under sequential: at each window's own level, below
+            ref_findings, _ = evaluate(ref_table, pol)
+            reference = results_of(ref_table, ref_findings, [])
     if m.gate == "sequential" and any(not c.params.get("ci") for c in pol.controls):
         warnings.append(
             f"--window-gate sequential: control(s) without ci get {SEQUENTIAL_RESAMPLES} "
@@ -485,7 +486,13 @@ def run_windows(
         findings, notes = evaluate(sub, wpol)
         for n in notes:
             seen.setdefault(n, []).append(w)
-        if compare_with is not None and reference is not None:
+        if compare_with is not None and m.reference is not None:
+            if m.gate == "sequential":
+                # the reference at the window's level: a change is the MOVER of two intervals
+                # at one level, and the controls compared must have the same parameters
+                ref_findings, _ = evaluate(ref_table, wpol)
+                reference = results_of(ref_table, ref_findings, [])
+            assert reference is not None
             findings = compare_with(results_of(sub, findings, []), reference).findings
         reason = None
         if m.min_rows is not None and sub.rows < m.min_rows:
