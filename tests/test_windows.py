@@ -626,3 +626,44 @@ def test_discrete_windows_agree_on_every_engine(tmp_path: Path, kind: str) -> No
     assert [w for w, _, _ in first] == want
     for k, v in got.items():
         assert v == first, k
+
+
+@pytest.mark.parametrize("spaced", [False, True])
+def test_group_columns_encoded_once_give_each_window_its_own_groups_and_notes(
+    tmp_path: Path, spaced: bool
+) -> None:
+    """The text group columns are dictionary-encoded once for every window (monitor.as_codes):
+    each window still has only the groups its rows hold, and the note on values that differ
+    only by surrounding spaces names only the windows holding both forms (such a column is
+    left as text)."""
+    rng = np.random.default_rng(7)
+    days = []
+    second = ["F", " F" if spaced else "F", "M", "X"]
+    for day, groups in enumerate([["F", "M"], second, ["M", "X"]]):
+        n = 120
+        days.append(
+            pd.DataFrame(
+                {
+                    "ts": pd.Timestamp("2024-03-01", tz="UTC")
+                    + pd.Timedelta(days=day)
+                    + pd.to_timedelta(rng.integers(0, 86400, n), unit="s"),
+                    "sex": rng.choice(groups, n),
+                    "y_true": rng.integers(0, 2, n),
+                    "y_pred": rng.integers(0, 2, n),
+                }
+            )
+        )
+    df = pd.concat(days, ignore_index=True).sample(frac=1, random_state=1).reset_index(drop=True)
+    pol = two_controls(tmp_path)
+    res = check(str(pol), df, window="ts=1d", window_tz="UTC", window_gate="any")
+    assert res.windows is not None
+    assert [w.window for w in res.windows.windows] == ["2024-03-01", "2024-03-02", "2024-03-03"]
+    noted = [x for x in res.warnings if "surrounding spaces" in x]
+    for w in res.windows.windows:
+        rows = df[df["ts"].dt.strftime("%Y-%m-%d") == w.window].reset_index(drop=True)
+        alone = check(str(pol), rows)
+        assert [comparable(f) for f in w.findings] == [comparable(f) for f in alone.findings]
+        mine = [x for x in noted if x.startswith(f"window {w.window}:")]
+        theirs = [x for x in alone.warnings if "surrounding spaces" in x]
+        assert [x.partition(": ")[2] for x in mine] == theirs
+    assert bool(noted) == spaced

@@ -359,6 +359,46 @@ def take(table: Table, idx: NDArray[np.int64]) -> Table:
     )
 
 
+def as_codes(table: Table, pol: Policy, strings: Sequence[str]) -> Table:
+    """``table`` with its text group columns dictionary-encoded once, before the rows are
+    gathered by window.
+
+    Gathering a text column moves its bytes (seconds for 10M rows), and each window would
+    then hash its slice again to encode its groups; a dictionary column gathers only its
+    indices, and each window's groups are read from its slice of them
+    (:func:`~fairpolicy.data.bind.groups.encode_group_column` keeps only the values some
+    row of the window has). A column is left as text when two of its values differ only by
+    surrounding spaces (the per-window note on them names the forms that window holds,
+    which a shared dictionary would not tell) and when any control reads it in a role
+    other than dimension or site (labels, scores and weights read the values)."""
+    import pyarrow as pa
+
+    from fairpolicy.data.kernels import call
+
+    other = {
+        col
+        for c in pol.controls
+        for role in c.inputs
+        if role not in ("dimension", "site")
+        for col in c.role_columns(role)
+    }
+    columns = dict(table.columns)
+    for col in strings:
+        arr = columns.get(col)
+        if col in other or arr is None:
+            continue
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            continue
+        encoded = call("dictionary_encode", arr)
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()  # one dictionary for every chunk
+        trimmed = call("utf8_trim_whitespace", encoded.dictionary)
+        if len(call("unique", trimmed)) != len(trimmed):
+            continue
+        columns[col] = pa.chunked_array([encoded], type=encoded.type)
+    return dataclasses.replace(table, columns=columns)
+
+
 def _none() -> NDArray[np.int64]:
     return np.zeros(0, np.int64)
 
@@ -437,7 +477,10 @@ def run_windows(
         table = dataclasses.replace(
             table, columns={c: a for c, a in table.columns.items() if c != m.spec.column}
         )
-    table = take(table, np.concatenate([idx for _, idx in windows]) if windows else _none())
+    table = take(
+        as_codes(table, pol, strings),
+        np.concatenate([idx for _, idx in windows]) if windows else _none(),
+    )
     starts = np.cumsum([0, *(len(idx) for _, idx in windows)])
     windows = [
         (w, np.arange(starts[i], starts[i + 1], dtype=np.int64)) for i, (w, _) in enumerate(windows)

@@ -143,6 +143,10 @@ def window_keys(
     t = arr.type
     if pa.types.is_dictionary(t):
         arr, t = arr.cast(t.value_type), t.value_type
+    if pa.types.is_timestamp(t) and spec.tz == "UTC" and spec.period in ("d", "w"):
+        fast = _utc_days(arr, t.unit, spec.period == "w")
+        if fast is not None:
+            return fast
     if pa.types.is_timestamp(t):
         zoned = arr if t.tz is not None else pc.assume_timezone(arr, "UTC")
         local = pc.local_timestamp(zoned.cast(pa.timestamp(t.unit, tz=spec.tz)))
@@ -153,6 +157,51 @@ def window_keys(
     unit = PERIODS[spec.period][0]
     floored = pc.floor_temporal(local, unit=unit, week_starts_monday=True)
     return _index(floored.cast(pa.timestamp("s")).cast(pa.date32()))
+
+
+#: a timestamp unit's ticks per day
+_PER_DAY = {"s": 86_400, "ms": 86_400_000, "us": 86_400_000_000, "ns": 86_400_000_000_000}
+
+
+def _utc_days(
+    arr: pa.ChunkedArray, unit: str, weeks: bool
+) -> tuple[NDArray[np.int64], list[str]] | None:
+    """:func:`window_keys` of UTC days or weeks (from Monday) in integer arithmetic: the
+    same indices and labels as the calendar path (a UTC day is a fixed number of ticks),
+    without Arrow's zone conversion and calendar floor. None (use the calendar path) when
+    the days span more than 2**20 or leave the years 1..9999."""
+    import datetime as dt
+
+    import pyarrow as pa
+
+    parts, valid_parts = [], []
+    for chunk in arr.chunks:
+        ints = chunk.cast(pa.int64())
+        if chunk.null_count:
+            valid_parts.append(np.asarray(chunk.is_valid().to_numpy(zero_copy_only=False), bool))
+            ints = ints.fill_null(0)
+        else:
+            valid_parts.append(np.ones(len(chunk), bool))
+        parts.append(np.asarray(ints.to_numpy(zero_copy_only=False), np.int64))
+    if not parts:
+        return np.zeros(0, np.int64), []
+    days = np.floor_divide(np.concatenate(parts), _PER_DAY[unit])
+    valid = np.concatenate(valid_parts)
+    if weeks:  # 1970-01-01 was a Thursday: day d is (d + 3) % 7 days after a Monday
+        days -= (days + 3) % 7
+    if not valid.any():
+        return np.full(len(days), -1, np.int64), []
+    lo, hi = int(days[valid].min()), int(days[valid].max())
+    epoch = dt.date(1970, 1, 1).toordinal()
+    if hi - lo >= 1 << 20 or lo + epoch < 1 or hi + epoch > dt.date.max.toordinal():
+        return None
+    present = np.zeros(hi - lo + 1, bool)
+    offset = days - lo
+    present[offset[valid]] = True
+    rank = np.cumsum(present) - 1
+    codes = np.where(valid, rank[np.where(valid, offset, 0)], -1).astype(np.int64)
+    labels = [dt.date.fromordinal(lo + epoch + int(i)).isoformat() for i in np.flatnonzero(present)]
+    return codes, labels
 
 
 def _index(labels: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], list[str]]:
