@@ -64,6 +64,9 @@ _MEDIA_TYPES = {
     ".yml": "application/yaml",
 }
 
+#: statuses whose finding carries a risk (with a gate effect of fail or error)
+RISKY = ("fail", "warn")
+
 
 # ---------------------------------------------------------------- text
 

@@ -67,7 +67,7 @@ def _tick(x: float) -> str:
     return f"{x:.6g}" if abs(x) >= 0.01 or x == 0 else f"{x:.1e}"
 
 
-def _f(x: float) -> str:
+def px(x: float) -> str:
     """A coordinate: one decimal, no trailing zeros (keeps the SVG small and stable)."""
     s = f"{x:.1f}"
     return s[:-2] if s.endswith(".0") else s
@@ -172,11 +172,11 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def _open(uid: str, kind: str, width: float, height: float, title: str, desc: str) -> list[str]:
+def svg_open(uid: str, kind: str, width: float, height: float, title: str, desc: str) -> list[str]:
     return [
         f'<svg class="chart {kind}" id="{uid}" role="img" '
-        f'aria-labelledby="{uid}-title {uid}-desc" width="{_f(width)}" height="{_f(height)}" '
-        f'viewBox="0 0 {_f(width)} {_f(height)}" font-family="DejaVu Sans, Liberation Sans, '
+        f'aria-labelledby="{uid}-title {uid}-desc" width="{px(width)}" height="{px(height)}" '
+        f'viewBox="0 0 {px(width)} {px(height)}" font-family="DejaVu Sans, Liberation Sans, '
         f'Arial, sans-serif" font-size="11">',
         f'<title id="{uid}-title">{esc(title)}</title>',
         f'<desc id="{uid}-desc">{esc(desc)}</desc>',
@@ -190,49 +190,49 @@ def _legend(items: Sequence[tuple[str, str]], x: float, y: float) -> list[str]:
     for i, (kind, text) in enumerate(items):
         yy = y + i * 15
         if kind == "band":
-            sw = f'<rect x="{_f(x)}" y="{_f(yy - 8)}" width="14" height="9" fill="{BAND}" '
+            sw = f'<rect x="{px(x)}" y="{px(yy - 8)}" width="14" height="9" fill="{BAND}" '
             sw += 'fill-opacity="0.22"/>'
         elif kind == "outside":
-            sw = f'<rect x="{_f(x)}" y="{_f(yy - 8)}" width="14" height="9" fill="{OUTSIDE}"/>'
+            sw = f'<rect x="{px(x)}" y="{px(yy - 8)}" width="14" height="9" fill="{OUTSIDE}"/>'
         elif kind == "excluded":
             sw = (
-                f'<rect x="{_f(x + 0.5)}" y="{_f(yy - 7.5)}" width="13" height="8" fill="none" '
+                f'<rect x="{px(x + 0.5)}" y="{px(yy - 7.5)}" width="13" height="8" fill="none" '
                 f'stroke="{MUTED}" stroke-dasharray="3 2"/>'
             )
         elif kind == "outside-border":
             sw = (
-                f'<rect x="{_f(x + 1)}" y="{_f(yy - 7.5)}" width="12" height="8" fill="#fff" '
+                f'<rect x="{px(x + 1)}" y="{px(yy - 7.5)}" width="12" height="8" fill="#fff" '
                 f'stroke="{OUTSIDE}" stroke-width="2.5"/>'
             )
         elif kind.startswith("url("):
             sw = (
-                f'<rect x="{_f(x + 0.5)}" y="{_f(yy - 8.5)}" width="13" height="10" '
+                f'<rect x="{px(x + 0.5)}" y="{px(yy - 8.5)}" width="13" height="10" '
                 f'fill="{kind}" stroke="{MUTED}" stroke-dasharray="3 2"/>'
             )
         elif kind == "whisker":
             sw = (
-                f'<path d="M{_f(x + 7)} {_f(yy - 9)}V{_f(yy + 1)}M{_f(x + 3)} {_f(yy - 9)}'
-                f'H{_f(x + 11)}M{_f(x + 3)} {_f(yy + 1)}H{_f(x + 11)}" stroke="{INK}"/>'
+                f'<path d="M{px(x + 7)} {px(yy - 9)}V{px(yy + 1)}M{px(x + 3)} {px(yy - 9)}'
+                f'H{px(x + 11)}M{px(x + 3)} {px(yy + 1)}H{px(x + 11)}" stroke="{INK}"/>'
             )
         else:
             dash = ' stroke-dasharray="5 3"' if kind == "reference" else ""
             sw = (
-                f'<line x1="{_f(x)}" x2="{_f(x + 14)}" y1="{_f(yy - 4)}" y2="{_f(yy - 4)}" '
+                f'<line x1="{px(x)}" x2="{px(x + 14)}" y1="{px(yy - 4)}" y2="{px(yy - 4)}" '
                 f'stroke="{INK}" stroke-width="1.5"{dash}/>'
             )
         out.append(
-            f'<g class="legend-item">{sw}<text x="{_f(x + 20)}" y="{_f(yy)}">{esc(text)}</text></g>'
+            f'<g class="legend-item">{sw}<text x="{px(x + 20)}" y="{px(yy)}">{esc(text)}</text></g>'
         )
     return out
 
 
 def _whisker(x: float, y1: float, y2: float, group: str, horizontal: bool = False) -> str:
     if horizontal:
-        d = f"M{_f(y1)} {_f(x)}H{_f(y2)}M{_f(y1)} {_f(x - 4)}V{_f(x + 4)}M{_f(y2)} {_f(x - 4)}"
-        d += f"V{_f(x + 4)}"
+        d = f"M{px(y1)} {px(x)}H{px(y2)}M{px(y1)} {px(x - 4)}V{px(x + 4)}M{px(y2)} {px(x - 4)}"
+        d += f"V{px(x + 4)}"
     else:
-        d = f"M{_f(x)} {_f(y1)}V{_f(y2)}M{_f(x - 5)} {_f(y1)}H{_f(x + 5)}M{_f(x - 5)} {_f(y2)}"
-        d += f"H{_f(x + 5)}"
+        d = f"M{px(x)} {px(y1)}V{px(y2)}M{px(x - 5)} {px(y1)}H{px(x + 5)}M{px(x - 5)} {px(y2)}"
+        d += f"H{px(x + 5)}"
     return (
         f'<path class="whisker" data-group="{esc(group)}" d="{d}" stroke="{INK}" '
         f'stroke-width="1.2" fill="none"/>'
@@ -281,23 +281,23 @@ def bar_chart(
     def y(v: float) -> float:
         return bottom - plot_h * axis.frac(v)
 
-    out = _open(uid, "bar-chart", width, height, title, desc)
+    out = svg_open(uid, "bar-chart", width, height, title, desc)
     out.append(f'<text x="4" y="14" font-weight="bold">{esc(axis_label)}</text>')
     out += _legend(legend, left, 32.0)
     out.append('<g class="grid">')
     for t in axis.ticks:
         yy = y(t)
         out.append(
-            f'<line x1="{_f(left)}" x2="{_f(left + plot_w)}" y1="{_f(yy)}" y2="{_f(yy)}" '
-            f'stroke="{GRID}"/><text x="{_f(left - 6)}" y="{_f(yy + 4)}" text-anchor="end">'
+            f'<line x1="{px(left)}" x2="{px(left + plot_w)}" y1="{px(yy)}" y2="{px(yy)}" '
+            f'stroke="{GRID}"/><text x="{px(left - 6)}" y="{px(yy + 4)}" text-anchor="end">'
             f"{esc(_tick(t))}</text>"
         )
     out.append("</g>")
     if band is not None:
         y_hi, y_lo = y(band.hi), y(band.lo)
         out.append(
-            f'<rect class="band" x="{_f(left)}" y="{_f(y_hi)}" width="{_f(plot_w)}" '
-            f'height="{_f(max(0.0, y_lo - y_hi))}" fill="{BAND}" fill-opacity="0.22">'
+            f'<rect class="band" x="{px(left)}" y="{px(y_hi)}" width="{px(plot_w)}" '
+            f'height="{px(max(0.0, y_lo - y_hi))}" fill="{BAND}" fill-opacity="0.22">'
             f"<title>{esc(band.label)}</title></rect>"
         )
     zero = y(max(axis.lo, min(axis.hi, 0.0)))
@@ -310,14 +310,14 @@ def bar_chart(
             why = m.excluded or "no value"
             cls = "bar excluded" if m.excluded else "bar undefined"
             out.append(
-                f'<rect class="{cls}" data-group="{g}" x="{_f(x0)}" y="{_f(top)}" '
-                f'width="{_f(bar_w)}" height="{_f(plot_h)}" fill="none" stroke="{MUTED}" '
+                f'<rect class="{cls}" data-group="{g}" x="{px(x0)}" y="{px(top)}" '
+                f'width="{px(bar_w)}" height="{px(plot_h)}" fill="none" stroke="{MUTED}" '
                 f'stroke-dasharray="4 3"><title>{g}: {esc(why)}</title></rect>'
             )
             word = "excluded" if m.excluded else "no value"
             labels.append(
-                f'<text class="bar-note" x="{_f(cx + 4)}" y="{_f(top + plot_h / 2)}" '
-                f'text-anchor="middle" transform="rotate(-90 {_f(cx + 4)} {_f(top + plot_h / 2)})" '
+                f'<text class="bar-note" x="{px(cx + 4)}" y="{px(top + plot_h / 2)}" '
+                f'text-anchor="middle" transform="rotate(-90 {px(cx + 4)} {px(top + plot_h / 2)})" '
                 f'fill="{MUTED}"{HALO}>{word}</text>'
             )
         else:
@@ -326,8 +326,8 @@ def bar_chart(
             fill = OUTSIDE if m.outside else BAR
             cls = "bar outside" if m.outside else "bar"
             out.append(
-                f'<rect class="{cls}" data-group="{g}" data-value="{m.value!r}" x="{_f(x0)}" '
-                f'y="{_f(y0)}" width="{_f(bar_w)}" height="{_f(max(h, 0.5))}" fill="{fill}">'
+                f'<rect class="{cls}" data-group="{g}" data-value="{m.value!r}" x="{px(x0)}" '
+                f'y="{px(y0)}" width="{px(bar_w)}" height="{px(max(h, 0.5))}" fill="{fill}">'
                 f"<title>{g}: {esc(num(m.value))} (n={m.n})</title></rect>"
             )
             lo_y = hi_y = yv  # the value label goes beyond the bar's end (and whisker)
@@ -337,35 +337,35 @@ def bar_chart(
                 hi_y, lo_y = min(hi_y, y1), max(lo_y, y2)
             label_y = max(lo_y, zero) + 13 if m.value < 0 else min(hi_y, zero) - 4
             labels.append(
-                f'<text class="bar-value" x="{_f(cx)}" y="{_f(label_y)}" text-anchor="middle"'
+                f'<text class="bar-value" x="{px(cx)}" y="{px(label_y)}" text-anchor="middle"'
                 f"{HALO}>{esc(num(m.value))}</text>"
             )
         ly = bottom + 14
         out.append(f'<text class="bar-label" data-group="{g}" text-anchor="middle">')
         for j, line in enumerate(lines[m.group]):
-            out.append(f'<tspan x="{_f(cx)}" y="{_f(ly + 13 * j)}">{esc(line)}</tspan>')
+            out.append(f'<tspan x="{px(cx)}" y="{px(ly + 13 * j)}">{esc(line)}</tspan>')
         out.append("</text>")
         ny = ly + 13 * len(lines[m.group])
         out.append(
-            f'<text class="bar-n" x="{_f(cx)}" y="{_f(ny)}" text-anchor="middle" '
+            f'<text class="bar-n" x="{px(cx)}" y="{px(ny)}" text-anchor="middle" '
             f'fill="{MUTED}">n={m.n:,}</text>'
         )
         if m.outside:
             out.append(
-                f'<text class="bar-flag" x="{_f(cx)}" y="{_f(ny + 13)}" text-anchor="middle" '
+                f'<text class="bar-flag" x="{px(cx)}" y="{px(ny + 13)}" text-anchor="middle" '
                 f'fill="{OUTSIDE}" font-weight="bold">outside</text>'
             )
     for r in rules:
         yy = y(r.value)
         dash = ' stroke-dasharray="5 3"' if r.kind == "reference" else ""
         out.append(
-            f'<line class="{esc(r.kind)}" x1="{_f(left)}" x2="{_f(left + plot_w)}" '
-            f'y1="{_f(yy)}" y2="{_f(yy)}" stroke="{INK}" stroke-width="1.5"{dash}>'
+            f'<line class="{esc(r.kind)}" x1="{px(left)}" x2="{px(left + plot_w)}" '
+            f'y1="{px(yy)}" y2="{px(yy)}" stroke="{INK}" stroke-width="1.5"{dash}>'
             f"<title>{esc(r.label)}</title></line>"
         )
     out.append(
-        f'<line x1="{_f(left)}" x2="{_f(left)}" y1="{_f(top)}" y2="{_f(bottom)}" stroke="{INK}"/>'
-        f'<line x1="{_f(left)}" x2="{_f(left + plot_w)}" y1="{_f(zero)}" y2="{_f(zero)}" '
+        f'<line x1="{px(left)}" x2="{px(left)}" y1="{px(top)}" y2="{px(bottom)}" stroke="{INK}"/>'
+        f'<line x1="{px(left)}" x2="{px(left + plot_w)}" y1="{px(zero)}" y2="{px(zero)}" '
         f'stroke="{INK}"/>'
     )
     out += labels
@@ -409,22 +409,22 @@ def disparity_plot(
     def x(v: float) -> float:
         return left + plot_w * axis.frac(v)
 
-    out = _open(uid, "disparity-plot", width, height, title, desc)
+    out = svg_open(uid, "disparity-plot", width, height, title, desc)
     out.append(f'<text x="4" y="14" font-weight="bold">{esc(axis_label)}</text>')
     out += _legend(legend, 8, 32.0)
     if band is not None:
         x_lo, x_hi = x(band.lo), x(band.hi)
         out.append(
-            f'<rect class="band" x="{_f(x_lo)}" y="{_f(top)}" width="{_f(max(0.0, x_hi - x_lo))}" '
-            f'height="{_f(plot_h)}" fill="{BAND}" fill-opacity="0.22">'
+            f'<rect class="band" x="{px(x_lo)}" y="{px(top)}" width="{px(max(0.0, x_hi - x_lo))}" '
+            f'height="{px(plot_h)}" fill="{BAND}" fill-opacity="0.22">'
             f"<title>{esc(band.label)}</title></rect>"
         )
     out.append('<g class="grid">')
     for t in axis.ticks:
         xx = x(t)
         out.append(
-            f'<line x1="{_f(xx)}" x2="{_f(xx)}" y1="{_f(top)}" y2="{_f(bottom)}" stroke="{GRID}"/>'
-            f'<text x="{_f(xx)}" y="{_f(bottom + 16)}" text-anchor="middle">{esc(_tick(t))}</text>'
+            f'<line x1="{px(xx)}" x2="{px(xx)}" y1="{px(top)}" y2="{px(bottom)}" stroke="{GRID}"/>'
+            f'<text x="{px(xx)}" y="{px(bottom + 16)}" text-anchor="middle">{esc(_tick(t))}</text>'
         )
     out.append("</g>")
     one = x(1.0)
@@ -432,19 +432,19 @@ def disparity_plot(
         yc = top + row_h * (i + 0.5)
         g = esc(m.group)
         out.append(
-            f'<text class="bar-label" data-group="{g}" x="8" y="{_f(yc + 4)}">'
+            f'<text class="bar-label" data-group="{g}" x="8" y="{px(yc + 4)}">'
             f"{esc(names[m.group])}</text>"
-            f'<text class="bar-n" x="{_f(8 + name_w + n_w - 8)}" y="{_f(yc + 4)}" '
+            f'<text class="bar-n" x="{px(8 + name_w + n_w - 8)}" y="{px(yc + 4)}" '
             f'text-anchor="end" fill="{MUTED}">n={m.n:,}</text>'
         )
         if m.value is None:
             why = m.excluded or "no value"
             cls = "bar excluded" if m.excluded else "bar undefined"
             out.append(
-                f'<rect class="{cls}" data-group="{g}" x="{_f(left)}" y="{_f(yc - 8)}" '
-                f'width="{_f(plot_w)}" height="16" fill="none" stroke="{MUTED}" '
+                f'<rect class="{cls}" data-group="{g}" x="{px(left)}" y="{px(yc - 8)}" '
+                f'width="{px(plot_w)}" height="16" fill="none" stroke="{MUTED}" '
                 f'stroke-dasharray="4 3"><title>{g}: {esc(why)}</title></rect>'
-                f'<text class="bar-note" x="{_f(left + 6)}" y="{_f(yc + 4)}" fill="{MUTED}">'
+                f'<text class="bar-note" x="{px(left + 6)}" y="{px(yc + 4)}" fill="{MUTED}">'
                 f"{esc(_clip(('excluded: ' if m.excluded else '') + why, 80))}</text>"
             )
             continue
@@ -454,8 +454,8 @@ def disparity_plot(
         fill = OUTSIDE if m.outside else BAR
         cls = "bar outside" if m.outside else "bar"
         out.append(
-            f'<rect class="{cls}" data-group="{g}" data-value="{v!r}" x="{_f(x0)}" '
-            f'y="{_f(yc - 7)}" width="{_f(max(w, 1.5))}" height="14" fill="{fill}">'
+            f'<rect class="{cls}" data-group="{g}" data-value="{v!r}" x="{px(x0)}" '
+            f'y="{px(yc - 7)}" width="{px(max(w, 1.5))}" height="14" fill="{fill}">'
             f"<title>{g}: ratio {esc(num(v))} (n={m.n})</title></rect>"
         )
         end = xv
@@ -473,17 +473,17 @@ def disparity_plot(
         color = OUTSIDE if m.outside else INK
         weight = ' font-weight="bold"' if m.outside else ""
         out.append(
-            f'<text class="bar-value" x="{_f(lx)}" y="{_f(yc + 4)}" text-anchor="{anchor}" '
+            f'<text class="bar-value" x="{px(lx)}" y="{px(yc + 4)}" text-anchor="{anchor}" '
             f'fill="{color}"{weight}{HALO}>{esc(label)}</text>'
         )
     out.append(
-        f'<line class="parity" x1="{_f(one)}" x2="{_f(one)}" y1="{_f(top - 4)}" '
-        f'y2="{_f(bottom)}" stroke="{INK}" stroke-width="1.5"/>'
-        f'<line x1="{_f(left)}" x2="{_f(left + plot_w)}" y1="{_f(bottom)}" y2="{_f(bottom)}" '
+        f'<line class="parity" x1="{px(one)}" x2="{px(one)}" y1="{px(top - 4)}" '
+        f'y2="{px(bottom)}" stroke="{INK}" stroke-width="1.5"/>'
+        f'<line x1="{px(left)}" x2="{px(left + plot_w)}" y1="{px(bottom)}" y2="{px(bottom)}" '
         f'stroke="{INK}"/>'
     )
     out.append(
-        f'<text x="{_f(left + plot_w / 2)}" y="{_f(bottom + 32)}" text-anchor="middle" '
+        f'<text x="{px(left + plot_w / 2)}" y="{px(bottom + 32)}" text-anchor="middle" '
         f'fill="{MUTED}">ratio (log scale)</text>'
     )
     out.append("</svg>")
@@ -531,7 +531,7 @@ def heatmap(
     left = 8 + row_w
     width = max(left + col_w * len(cols) + 16, 420.0)
     height = top + cell_h * len(rows) + 30
-    out = _open(uid, "heatmap", width, height, title, desc)
+    out = svg_open(uid, "heatmap", width, height, title, desc)
     out.append(
         f'<defs><pattern id="{uid}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
         f'patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#999" '
@@ -544,27 +544,27 @@ def heatmap(
     out += _legend(legend, 8, 32.0)
     for j, c in enumerate(cols):
         out.append(
-            f'<text class="col-label" x="{_f(left + col_w * (j + 0.5))}" y="{_f(top - 8)}" '
+            f'<text class="col-label" x="{px(left + col_w * (j + 0.5))}" y="{px(top - 8)}" '
             f'text-anchor="middle" font-weight="bold">{esc(_clip(c, 24))}</text>'
         )
     for i, r in enumerate(rows):
         yy = top + cell_h * i
         out.append(
-            f'<text class="row-label" x="{_f(left - 8)}" y="{_f(yy + cell_h / 2 + 4)}" '
+            f'<text class="row-label" x="{px(left - 8)}" y="{px(yy + cell_h / 2 + 4)}" '
             f'text-anchor="end" font-weight="bold">{esc(_clip(r, 28))}</text>'
         )
         for j, c in enumerate(cols):
             xx = left + col_w * j
             cx = xx + col_w / 2
             m = by.get((r, c))
-            geo = f'x="{_f(xx + 1)}" y="{_f(yy + 1)}" width="{_f(col_w - 2)}" '
-            geo += f'height="{_f(cell_h - 2)}"'
+            geo = f'x="{px(xx + 1)}" y="{px(yy + 1)}" width="{px(col_w - 2)}" '
+            geo += f'height="{px(cell_h - 2)}"'
             data = f'data-row="{esc(r)}" data-col="{esc(c)}"'
             if m is None:
                 out.append(
                     f'<rect class="cell missing" {data} {geo} fill="#f4f4f4" stroke="#ccc">'
                     f"<title>{esc(r)} &amp; {esc(c)}: no rows</title></rect>"
-                    f'<text x="{_f(cx)}" y="{_f(yy + cell_h / 2 + 4)}" text-anchor="middle" '
+                    f'<text x="{px(cx)}" y="{px(yy + cell_h / 2 + 4)}" text-anchor="middle" '
                     f'fill="{MUTED}">no rows</text>'
                 )
                 continue
@@ -575,10 +575,10 @@ def heatmap(
                     f'<rect class="cell excluded" data-group="{g}" {data} {geo} '
                     f'fill="url(#{uid}-hatch)" stroke="{MUTED}" stroke-dasharray="4 3">'
                     f"<title>{g}: excluded: {esc(why)}</title></rect>"
-                    f'<text x="{_f(cx)}" y="{_f(yy + 22)}" text-anchor="middle" '
+                    f'<text x="{px(cx)}" y="{px(yy + 22)}" text-anchor="middle" '
                     f'font-weight="bold" paint-order="stroke" stroke="#fff" stroke-width="3">'
                     f"{'excluded' if m.excluded else 'no value'}</text>"
-                    f'<text x="{_f(cx)}" y="{_f(yy + 38)}" text-anchor="middle" '
+                    f'<text x="{px(cx)}" y="{px(yy + 38)}" text-anchor="middle" '
                     f'paint-order="stroke" stroke="#fff" stroke-width="3">n={m.n:,}</text>'
                 )
                 continue
@@ -590,14 +590,14 @@ def heatmap(
                 f'<rect class="{cls}" data-group="{g}" data-value="{m.value!r}" {data} {geo} '
                 f'fill="{_blue(t)}" {border}><title>{g}: {esc(num(m.value))} (n={m.n})'
                 f"</title></rect>"
-                f'<text x="{_f(cx)}" y="{_f(yy + 20)}" text-anchor="middle" font-weight="bold" '
+                f'<text x="{px(cx)}" y="{px(yy + 20)}" text-anchor="middle" font-weight="bold" '
                 f'fill="{ink}">{esc(num(m.value))}</text>'
-                f'<text x="{_f(cx)}" y="{_f(yy + 34)}" text-anchor="middle" fill="{ink}">'
+                f'<text x="{px(cx)}" y="{px(yy + 34)}" text-anchor="middle" fill="{ink}">'
                 f"n={m.n:,}</text>"
             )
             if m.outside:
                 out.append(
-                    f'<text x="{_f(cx)}" y="{_f(yy + 47)}" text-anchor="middle" fill="{ink}" '
+                    f'<text x="{px(cx)}" y="{px(yy + 47)}" text-anchor="middle" fill="{ink}" '
                     f'font-weight="bold">outside</text>'
                 )
     out.append("</svg>")

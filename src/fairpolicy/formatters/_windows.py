@@ -50,7 +50,7 @@ def trend_chart(results: Results, control_id: str, uid: str) -> str:
     window's interval (whiskers), the threshold line(s), and the windows whose own
     finding violates the control marked in the second colour (a ring), a short window
     hollow. Drawn from the results only."""
-    from fairpolicy.formatters._svg import INK, MUTED, OUTSIDE, _f, _open, data_axis, esc
+    from fairpolicy.formatters._svg import INK, MUTED, OUTSIDE, data_axis, esc, px, svg_open
 
     w = results.windows
     f = next((x for x in results.findings if x.control_id == control_id), None)
@@ -85,26 +85,26 @@ def trend_chart(results: Results, control_id: str, uid: str) -> str:
         f"{len(points)} windows ({w.described}); threshold {f.operator} "
         f"{', '.join(f'{t:g}' for t in thresholds)}; violating windows ringed"
     )
-    out = _open(uid, "trend", width, height, title, desc)
+    out = svg_open(uid, "trend", width, height, title, desc)
     for t in axis.ticks:
         out.append(
-            f'<line x1="{_f(left)}" x2="{_f(width - right)}" y1="{_f(y(t))}" y2="{_f(y(t))}" '
+            f'<line x1="{px(left)}" x2="{px(width - right)}" y1="{px(y(t))}" y2="{px(y(t))}" '
             f'stroke="{MUTED}" stroke-opacity="0.25"/>'
-            f'<text x="{_f(left - 6)}" y="{_f(y(t) + 4)}" text-anchor="end">{t:g}</text>'
+            f'<text x="{px(left - 6)}" y="{px(y(t) + 4)}" text-anchor="end">{t:g}</text>'
         )
     for t in thresholds:
         out.append(
-            f'<line class="threshold" x1="{_f(left)}" x2="{_f(width - right)}" y1="{_f(y(t))}" '
-            f'y2="{_f(y(t))}" stroke="{OUTSIDE}" stroke-width="1.5" stroke-dasharray="6 3"/>'
+            f'<line class="threshold" x1="{px(left)}" x2="{px(width - right)}" y1="{px(y(t))}" '
+            f'y2="{px(y(t))}" stroke="{OUTSIDE}" stroke-width="1.5" stroke-dasharray="6 3"/>'
         )
-    line = [f"{_f(x(i))},{_f(y(v))}" for i, (_, v, *_r) in enumerate(points) if v is not None]
+    line = [f"{px(x(i))},{px(y(v))}" for i, (_, v, *_r) in enumerate(points) if v is not None]
     if len(line) > 1:
         out.append(f'<polyline points="{" ".join(line)}" fill="none" stroke="{INK}"/>')
     step = max(1, len(points) // 8)
     for i, (label, v, lo, hi, status, short) in enumerate(points):
         if lo is not None and hi is not None:
             out.append(
-                f'<path class="whisker" d="M{_f(x(i))} {_f(y(lo))}V{_f(y(hi))}" '
+                f'<path class="whisker" d="M{px(x(i))} {px(y(lo))}V{px(y(hi))}" '
                 f'stroke="{INK}" stroke-opacity="0.5"/>'
             )
         if v is not None:
@@ -113,12 +113,12 @@ def trend_chart(results: Results, control_id: str, uid: str) -> str:
             ring = f' stroke="{OUTSIDE}" stroke-width="2"' if bad else f' stroke="{INK}"'
             out.append(
                 f'<circle class="window {esc(status)}" data-window="{esc(label)}" '
-                f'cx="{_f(x(i))}" cy="{_f(y(v))}" r="3.5" fill="{fill}"{ring}>'
+                f'cx="{px(x(i))}" cy="{px(y(v))}" r="3.5" fill="{fill}"{ring}>'
                 f"<title>{esc(label)}: {v:.6g} ({esc(status)})</title></circle>"
             )
         if i % step == 0:
             out.append(
-                f'<text x="{_f(x(i))}" y="{_f(height - bottom + 14)}" text-anchor="middle">'
+                f'<text x="{px(x(i))}" y="{px(height - bottom + 14)}" text-anchor="middle">'
                 f"{esc(label)}</text>"
             )
     out.append("</svg>")

@@ -76,6 +76,7 @@ from fairpolicy.formatters import _ci
 from fairpolicy.formatters._ci import value_text
 from fairpolicy.formatters._oscal_common import (
     NO_PEOPLE,
+    RISKY,
     Doc,
     Ids,
     activity,
@@ -122,11 +123,9 @@ STATE: dict[str, tuple[str, str]] = {
     "error": ("not-satisfied", "error"),
 }
 
+
 #: statuses that open a risk (and so does any finding that fails the gate: an
 #: inconclusive control under ``--inconclusive fail``, a control that could not be evaluated)
-RISKY = ("fail", "warn")
-
-
 def render(results: Results, opts: RenderOptions) -> str:
     from trestle.oscal.assessment_results import AssessmentResults
 

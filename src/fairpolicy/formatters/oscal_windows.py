@@ -25,15 +25,32 @@ The gated result names the axis, the gate, the number of windows and ``gated`` `
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from fairpolicy.data.window import WindowSpec, window_end
-from fairpolicy.formatters._oscal_common import Doc, line, props_of, reviewed_controls
+from fairpolicy.formatters._oscal_common import RISKY, Doc, line, props_of, reviewed_controls
 
 if TYPE_CHECKING:
+    from fairpolicy.formatters import RenderOptions
     from fairpolicy.formatters._oscal_common import Ids
-    from fairpolicy.formatters.oscal import _Renderer
-    from fairpolicy.results import WindowResult, WindowsInfo
+    from fairpolicy.results import Finding, Results, WindowResult, WindowsInfo
+
+
+class _Renderer(Protocol):
+    """What this module needs of :mod:`fairpolicy.formatters.oscal`'s renderer (passed in,
+    so the two modules do not import each other); a window's renderer is one of the same
+    class over the window's uuids."""
+
+    results: Results
+    opts: RenderOptions
+    ids: Ids
+
+    def observation(self, f: Finding, uid: str) -> Doc: ...
+
+    def finding(self, f: Finding, index: int, obs_uuid: str, risk_uuid: str | None) -> Doc: ...
+
+    def risk(self, f: Finding, uid: str, obs_uuid: str) -> Doc: ...
+
 
 #: a gated result's and a window's ``result-kind`` prop
 GATED, WINDOW = "window-gate", "window"
@@ -103,11 +120,9 @@ def window_results(r: _Renderer) -> list[Doc]:
 
 
 def _one(r: _Renderer, w: WindowsInfo, b: WindowResult) -> Doc:
-    from fairpolicy.formatters.oscal import RISKY, _Renderer
-
     res = r.results
     ids = _WindowIds(r.ids, b.window)
-    wr = _Renderer(res, r.opts, ids)  # type: ignore[arg-type]
+    wr = cast(_Renderer, cast(Any, type(r))(res, r.opts, ids))
     observations, findings, risks = [], [], []
     for i, f in enumerate(b.findings):
         obs = ids.event("observation", i, f.control_id)

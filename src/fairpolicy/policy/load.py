@@ -21,14 +21,15 @@ from fairpolicy.exact import (
     MAX_EXPONENT,
     exact_bound,
     exact_decimal,
-    written_number,
     written_threshold,
 )
 from fairpolicy.policy import dialect as dialects
 from fairpolicy.policy import keys, oscal
 from fairpolicy.policy.modes import MODE_SPELLINGS, effective_mode
-from fairpolicy.policy.numbers import NUMBER_HINT, parse_float, parse_int
+from fairpolicy.policy.numbers import NUMBER_HINT, parse_float
 from fairpolicy.policy.oscal import ROOTS, Ctx, RawControl
+from fairpolicy.policy.param_props import metric_params
+from fairpolicy.policy.param_props import prop_text as _text
 from fairpolicy.policy.schema import (
     CONTROL_PROPS,
     NS,
@@ -43,7 +44,7 @@ from fairpolicy.policy.schema import (
 )
 
 if TYPE_CHECKING:
-    from fairpolicy.metrics.base import MetricSpec, ParamSpec
+    from fairpolicy.metrics.base import MetricSpec
 
 __all__ = ["load_policy"]
 
@@ -371,15 +372,6 @@ def _check_ids(raws: list[RawControl], form: str, file: str | None, ctx: Ctx) ->
 # ---------------------------------------------------------------- raw control → Control
 
 
-def _text(value: Any) -> str | None:
-    """A prop value as text: YAML numbers and booleans become the strings OSCAL wants."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value).strip()
-
-
 def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Control | None:
     """Validate one raw control; every problem goes to ``ctx``; None when any."""
     from fairpolicy.metrics.refused import REFUSED
@@ -523,7 +515,7 @@ def _build(raw: RawControl, ctx: Ctx, bound: frozenset[str] = frozenset()) -> Co
                 f"add a prop {roles} naming the column",
             )
     others += _input_params(spec, as_param, others, cid, err, ctx)
-    params, settings = _params(spec, others, err)
+    params, settings = metric_params(spec, others, err)
     if "bins" in params:
         from fairpolicy.policy.bins import BINS_HINT, parse_bins
 
@@ -878,71 +870,3 @@ def _vacuous(spec: MetricSpec, op: Operator, t: Threshold) -> str | None:
         Operator.NE: (v < lo or v > hi, lo == hi == v),
     }[op]
     return "never fail" if always else "never pass" if never else None
-
-
-def _params(
-    spec: MetricSpec | None, others: list[tuple[str, Any]], err: Err
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(metric params, Control settings min_samples/missing) from the remaining props."""
-    from fairpolicy.metrics.registry import COMMON_PARAMS
-
-    declared = {p.name: p for p in (*(spec.params if spec else ()), *COMMON_PARAMS)}
-    params: dict[str, Any] = {}
-    settings: dict[str, Any] = {}
-    for name, value in others:
-        ps = declared.get(name)
-        if ps is None:
-            if spec is not None:  # an unknown metric was reported already
-                names = [*declared, *CONTROL_PROPS, *(f"input.{r}" for r in ROLES)]
-                err(
-                    f"unknown prop '{name}'; metric '{spec.key}' takes the parameters "
-                    f"{', '.join(declared)}.{did_you_mean(name, names)}",
-                    name,
-                )
-            continue
-        try:
-            coerced = _coerce(ps, value)
-        except ValueError as exc:
-            err(f"{name} {exc}", name, ps.help or None)
-            continue
-        if name == "max_regression" and coerced < 0:
-            err(f"max_regression {coerced:g} is negative", name, "write how much worse (≥ 0)")
-            continue
-        if name in ("max_regression", "min_share"):  # decided exactly, as written
-            coerced = written_number(_text(value) or repr(coerced), coerced)
-        if name in ("min_samples", "missing"):
-            settings[name] = coerced
-        else:
-            params[name] = coerced
-    return params, settings
-
-
-def _coerce(ps: ParamSpec, value: Any) -> Any:
-    """Parse a prop value as the parameter's kind; ValueError says what is wrong."""
-    text = _text(value)
-    if not text:
-        raise ValueError("has no value")
-    out: Any = text
-    if ps.kind is bool:
-        if text.lower() not in ("true", "false", "yes", "no", "1", "0"):
-            raise ValueError(f"'{text}' is not true or false")
-        out = text.lower() in ("true", "yes", "1")
-    elif ps.kind is int:
-        try:
-            out = parse_int(text)
-        except ValueError as exc:
-            raise ValueError(f"{exc} (write ASCII digits, e.g. 30)") from None
-        low = 2 if ps.name == "num_classes" else 1
-        if out < low:
-            raise ValueError(f"{out} is below {low}")
-    elif ps.kind is float:
-        try:
-            out = parse_float(text)
-        except ValueError as exc:
-            raise ValueError(f"{exc} ({NUMBER_HINT})") from None
-    if ps.choices is not None and out not in ps.choices:
-        allowed = [str(c) for c in ps.choices]
-        raise ValueError(
-            f"'{text}' is not allowed; allowed: {', '.join(allowed)}.{did_you_mean(text, allowed)}"
-        )
-    return out

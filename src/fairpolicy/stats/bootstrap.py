@@ -93,16 +93,13 @@ from fairpolicy.stats.resample import (
     unavailable,
     undefined_reason,
 )
+from fairpolicy.stats.tails import WIDEN
 from fairpolicy.stats.values import MetricValue, Statistic
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 METHODS = ("percentile", "bca")
-#: a percentile or BCa interval (a value without the band) is read at tails (1 − level)/2
-#: ÷ WIDEN: 95 % → the 0.5 % and 99.5 % quantiles. Measured in docs/statistics.md: the
-#: plain 95 % interval of theil_index wrongly passes ``ci_upper`` 7 % (n = 50), this 2.5 %.
-WIDEN = 5.0
 
 _NORMAL = NormalDist()
 

@@ -54,7 +54,7 @@ level; a window that does not cannot alarm (INCONCLUSIVE, naming the resamples n
 pass it to :func:`sequential_alarm` as ``(None, None)``.
 
 This module imports only :mod:`fairpolicy.exact` at import time (and, when called, the
-constant :data:`fairpolicy.stats.bootstrap.WIDEN` and :mod:`fairpolicy.stats.proportions`).
+constant :data:`fairpolicy.stats.tails.WIDEN` and :mod:`fairpolicy.stats.proportions`).
 """
 
 from __future__ import annotations
@@ -200,14 +200,14 @@ def tail_read(method: str, level: float) -> float:
 
     - ``band``: the level quantile of the sup-t statistic, tail 1 − level;
     - ``percentile`` and ``bca``: the (1 − level)/2 quantiles, divided by
-      :data:`fairpolicy.stats.bootstrap.WIDEN` (the runner reads a percentile/BCa
+      :data:`fairpolicy.stats.tails.WIDEN` (the runner reads a percentile/BCa
       interval of a non-band statistic at tails ÷ WIDEN). BCa moves its tails by z0 and
       the acceleration; the nominal tail is what is checked;
     - ``score``: 1 − level (computed in closed form; no replicates).
     """
     one = 1.0 - level
     if method in ("percentile", "bca"):
-        from fairpolicy.stats.bootstrap import WIDEN
+        from fairpolicy.stats.tails import WIDEN
 
         return one / 2.0 / WIDEN
     if method in ("band", "score"):
