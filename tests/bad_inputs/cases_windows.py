@@ -31,6 +31,13 @@ CASES = [
         args=("--window", "ts=2w"),
     ),
     Case(
+        "window-no-column-before-the-period",
+        ("no column before '='", "decided_at=1w"),
+        data=DATA,
+        args=("--window", "=1w"),
+        note="was 'unknown period 1w', which is a valid period",
+    ),
+    Case(
         "window-empty",
         ("--window needs COLUMN=PERIOD",),
         data=DATA,

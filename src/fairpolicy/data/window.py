@@ -85,8 +85,14 @@ def parse_window(text: str, tz: str | None = None) -> WindowSpec:
                 hint=f"drop --window-tz, or give a period: --window {text}=1d",
             )
         return WindowSpec(column=text)
+    if not column.strip():
+        raise UsageError(
+            f"--window {text}: no column before '=': name the timestamp column to cut into "
+            "periods.",
+            hint=f"e.g. --window decided_at={period.strip() or '1w'}",
+        )
     m = re.fullmatch(r"(\d+)(d|w|mo|q|y)", period.strip().lower(), re.ASCII)
-    if not column or m is None:
+    if m is None:
         raise UsageError(
             f"--window {text}: unknown period '{period}'. Periods: 1d (day), 1w (week from "
             "Monday), 1mo (month), 1q (quarter), 1y (year), calendar-aligned.",
