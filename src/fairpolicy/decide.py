@@ -445,8 +445,9 @@ def window_gate(
       interval, or whose interval cannot resolve its level
       (:func:`fairpolicy.stats.sequential.resolution`), cannot alarm; a score interval
       alarms only with its exact box (:func:`alarm_interval`). No alarm is ``pass``
-      when at least one window could alarm, else ``inconclusive``. An error in any window
-      is ``error``.
+      when at least one window could alarm, else ``inconclusive``; ``warn`` (never failing
+      the gate, so the bound stands) when the newest window violates by its own rule. An
+      error in any window is ``error``.
     """
     if not windows:
         return "inconclusive", "the data has no rows in any window", None
@@ -506,9 +507,19 @@ def window_gate(
             "or use --window-gate last|any",
             None,
         )
-    return (
-        "pass",
+    no_alarm = (
         f"no sequential alarm in {len(windows)} window(s) ({can} could alarm; false-alarm "
-        "probability over the horizon ≤ α)",
-        None,
+        "probability over the horizon ≤ α)"
     )
+    w, f = windows[-1]
+    if f.status in ("fail", "warn"):
+        # no alarm is not "shown compliant": a newest window that violates by its own rule
+        # is a warning (never failing the gate, so the false-alarm bound stands)
+        return (
+            "warn",
+            f"{no_alarm}; but the newest window {w} violates the threshold by its own decision "
+            f"rule ({f.reason or f.message}): a warning, not yet evidence of a violation at the "
+            "sequential level (it does not fail the gate; --window-gate last or any would)",
+            w,
+        )
+    return "pass", no_alarm, None
