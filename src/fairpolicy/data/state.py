@@ -195,9 +195,7 @@ def write_state(state: State) -> str:
 
 
 def file_sha256(path: Path) -> str:
-    """The SHA-256 of a state file's bytes."""
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """The SHA-256 of a state file's bytes (the project's streaming hasher)."""
+    from fairpolicy.data.sources.csv_guard import file_sha256 as streamed
+
+    return streamed(path)
