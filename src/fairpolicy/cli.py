@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from fairpolicy.cli_args import parse_bind, parse_meta, parse_outputs
 from fairpolicy.cli_parser import build_parser, command_of, subparser
@@ -28,6 +28,18 @@ if TYPE_CHECKING:
 def _parser() -> argparse.ArgumentParser:
     """The parser with every command's subparser (``--help``, completion scripts)."""
     return build_parser()
+
+
+def _window_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The window settings `check` and `plan` both pass on (a plan pins what a check runs)."""
+    return {
+        "window": args.window,
+        "window_tz": args.window_tz,
+        "window_gate": args.window_gate,
+        "min_window_rows": args.min_window_rows,
+        "pool_windows": bool(args.pool_windows),
+        "reference": args.reference,
+    }
 
 
 def cmd_check(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -176,12 +188,7 @@ def _run_check(
         max_regression=args.max_regression,
         max_regression_source=getattr(args, "max_regression_source", "flag"),
         allow_policy_change=args.allow_policy_change,
-        window=args.window,
-        window_tz=args.window_tz,
-        window_gate=args.window_gate,
-        min_window_rows=args.min_window_rows,
-        pool_windows=bool(args.pool_windows),
-        reference=args.reference,
+        **_window_options(args),
         state=args.state,
     )
 
@@ -274,12 +281,7 @@ def cmd_plan(args: argparse.Namespace, stdout: TextIO) -> int:
         max_regression=args.max_regression,
         score_decimals=args.score_decimals,
         allow_deviation=args.allow_deviation,
-        window=args.window,
-        window_tz=args.window_tz,
-        window_gate=args.window_gate,
-        min_window_rows=args.min_window_rows,
-        pool_windows=bool(args.pool_windows),
-        reference=args.reference,
+        **_window_options(args),
     )
     base = RenderOptions(
         subject=args.subject,
