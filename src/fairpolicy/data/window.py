@@ -135,6 +135,25 @@ def _not_a_timestamp(spec: WindowSpec, kind: str, file: str | None) -> DataError
     )
 
 
+def _first_unparsable(arr: pa.ChunkedArray) -> tuple[int, str] | None:
+    """The first row (1-based, as a data row of the file) whose text is not an ISO 8601
+    timestamp or date, and its text; None when every value reads as one (the column was
+    still read as text, e.g. for offsets that differ from row to row)."""
+    import datetime as dt
+
+    row = 0
+    for chunk in arr.chunks:
+        for value in chunk.to_pylist():
+            row += 1
+            if value is None or not value.strip():
+                continue
+            try:
+                dt.datetime.fromisoformat(value.strip())
+            except ValueError:
+                return row, value if len(value) <= 60 else value[:57] + "..."
+    return None
+
+
 def window_keys(
     arr: pa.ChunkedArray, spec: WindowSpec, file: str | None
 ) -> tuple[NDArray[np.int64], list[str]]:
@@ -159,7 +178,12 @@ def window_keys(
     elif pa.types.is_date(t):
         local = arr.cast(pa.timestamp("s"))
     else:
-        raise _not_a_timestamp(spec, f"values of type {t}", file)
+        kind = f"values of type {t}"
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            bad = _first_unparsable(arr)
+            if bad is not None:
+                kind += f" (data row {bad[0]} holds {bad[1]!r}, not an ISO 8601 timestamp)"
+        raise _not_a_timestamp(spec, kind, file)
     unit = PERIODS[spec.period][0]
     floored = pc.floor_temporal(local, unit=unit, week_starts_monday=True)
     return _index(floored.cast(pa.timestamp("s")).cast(pa.date32()))
