@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from fairpolicy.exact import compare, float_bound
+from fairpolicy.exact import compare, float_bound, level_percent
 from fairpolicy.exact import shown as shown_text
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
 from fairpolicy.results import (
@@ -194,7 +194,7 @@ def describe(
         return f"inconclusive: {reason or 'value undefined'} (required {cond})"
     shown = _shown(value, control)
     if ci is not None and ci.low is not None and ci.high is not None:
-        shown += f" ({ci.level:.0%} CI [{ci.low:.6g}, {ci.high:.6g}], {ci.method})"
+        shown += f" ({level_percent(ci.level)}% CI [{ci.low:.6g}, {ci.high:.6g}], {ci.method})"
     if status == "inconclusive":
         return f"inconclusive: {control.metric_key} = {shown}; {reason} (required {cond})"
     mode = control.enforcement_mode

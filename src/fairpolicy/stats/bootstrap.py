@@ -79,6 +79,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairpolicy.exact import level_percent
 from fairpolicy.stats import bands, rate_forms
 from fairpolicy.stats import jackknife as jk
 from fairpolicy.stats.groups import GroupStats
@@ -611,7 +612,7 @@ def _band(
             }
         asked = " (BCa was asked)" if method == "bca" else ""
         note = (
-            f"simultaneous {level:.0%} sup-t band of the {len(pts)} per-group values "
+            f"simultaneous {level_percent(level)}% sup-t band of the {len(pts)} per-group values "
             f"(critical value {bd.critical:.3g} standard errors), projected onto "
             f"{form.describe()}: percentile and BCa intervals are not valid for this "
             f"non-smooth statistic{asked}; conservative"
