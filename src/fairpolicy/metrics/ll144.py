@@ -217,6 +217,186 @@ def ratio_bounds(
     return lo, hi
 
 
+@dataclass(frozen=True)
+class Greatest:
+    """The greatest IR_c of a category on one level whose kept set moves, and the
+    allocation that attains it (docs/ll144.md, "exact greatest ratios"): ``to_c_selected``
+    selected and ``to_c_unselected`` unselected unknowns to c, ``greedy_units`` unselected
+    ones placed by the greedy of :func:`_greedy_tops` among the always-kept others, every
+    other selected unknown to a category that stays kept out. ``attained`` is false only
+    when those selected unknowns cannot all stay out (then ``value`` is a valid bound)."""
+
+    value: Fraction
+    attained: bool
+    to_c_selected: int
+    to_c_unselected: int
+    greedy_units: int
+
+
+def greatest_ratios(
+    n: Sequence[int],
+    s: Sequence[int],
+    kept: Sequence[bool],
+    cross: Sequence[bool],
+    need: int,
+    unknown: int,
+    unknown_selected: int | None,
+) -> list[Greatest | None]:
+    """The exact greatest impact ratio of every category of one level over every
+    allocation, when the kept set moves: a category is kept iff it is ``kept`` (always)
+    or ``cross`` and holds at least ``need`` rows after the allocation. None for a
+    category the proof does not cover: fewer than two always-kept categories, or no
+    always-kept category other than c with a selected applicant.
+
+    With m(A) the greedy's least highest rate of the always-kept others after A
+    unselected unknowns and f(b, e) = (S_c + b)/(n_c + b + e), the candidates are
+    f(b, 0)/m(U − b) for every b (S_U free; capped at 1 where c is kept: always, or
+    crossable with n_c + b ≥ need), and, S_U observed, f(S_U, 0)/m(U − S_U) for a category
+    that cannot cross; for a crossable one, kept out: f(min(S_U, p), 0)/m(U − S_U) with
+    p = need − n_c − 1 (attained when the other selected unknowns fit where they stay out),
+    and kept: min(1, f(S_U, e)/m(U − S_U − e)) with e = max(0, need − n_c − S_U)."""
+    cats = len(n)
+    u, su = unknown, unknown_selected
+    out: list[Greatest | None] = []
+    if sum(kept) < 2:
+        return [None] * cats
+    for c in range(cats):
+        others = [Category(n[d], s[d], True) for d in range(cats) if d != c and kept[d]]
+        units = u if su is None else u - su
+        if not any(o.selected > 0 for o in others):
+            # c always kept, the others with no selected applicant: IR_c ≤ 1, and every
+            # selected unknown to c (every unknown, selected, when S_U is free) leaves
+            # the others at 0 and c positive, so 1 is attained — if c can be positive
+            to_c = u if su is None else su
+            ok = kept[c] and s[c] + to_c > 0
+            rest = 0 if su is None else units
+            out.append(Greatest(Fraction(1), True, to_c, 0, rest) if ok else None)
+            continue
+        tops_s, tops_d = _greedy_tops(others, units)
+        crossable = cross[c] and not kept[c]
+        room = need - n[c] - 1  # the most unknowns c can take and stay out
+        # candidates: (selected to c, unselected to c, greedy units, capped at 1, attained)
+        cand: list[tuple[int, int, int, bool, bool]] = []
+        if su is None:
+            cand = [(b, 0, u - b, kept[c] or (crossable and b > room), True) for b in range(u + 1)]
+        elif not crossable:
+            cand = [(su, 0, units, kept[c], True)]
+        else:
+            never = any(not kept[d] and not cross[d] for d in range(cats) if d != c)
+            dump = sum(need - n[d] - 1 for d in range(cats) if d != c and cross[d] and not kept[d])
+            b = min(su, room)
+            cand = [(b, 0, units, False, never or su - b <= dump)]
+            e = max(0, need - n[c] - su)
+            if e <= units:
+                cand.append((su, e, units - e, True, True))
+        arr = np.array([x[:3] for x in cand], dtype=np.int64).reshape(-1, 3)
+        capped = np.array([x[3] for x in cand], dtype=bool)
+        num = (s[c] + arr[:, 0]) / (n[c] + arr[:, 0] + arr[:, 1])
+        top = tops_s[arr[:, 2]] / tops_d[arr[:, 2]]
+        val = num / top
+        val = np.where(capped, np.minimum(val, 1.0), val)
+        best = float(val.max())
+        near = np.flatnonzero(val >= best - 1e-12 * max(best, 1e-300))[:64].tolist()
+        if su is not None:
+            near = list(range(len(cand)))
+
+        scored = [(_candidate(s[c], n[c], cand[i], tops_s, tops_d), cand[i][4], i) for i in near]
+        top_v = max(v for v, _, _ in scored)
+        hits = [i for v, ok, i in scored if v == top_v and ok]
+        i = hits[0] if hits else next(i for v, _, i in scored if v == top_v)
+        b, e, a, _, _ = cand[i]
+        g = Greatest(top_v, bool(hits), b, e, a)
+        if not hits:  # the selected unknowns that do not fit out of K join it: if the
+            # allocation that places them (greatest_allocation) still reaches the bound,
+            # it is attained
+            add = greatest_allocation(n, s, kept, cross, need, u, su, c, g)
+            got = _ratio_at(n, s, kept, cross, need, add, c)
+            g = Greatest(top_v, got == top_v, b, e, a)
+        out.append(g)
+    return out
+
+
+def _candidate(
+    sel: int,
+    rows: int,
+    cand: tuple[int, int, int, bool, bool],
+    tops_s: np.ndarray,
+    tops_d: np.ndarray,
+) -> Fraction:
+    """f(b, e)/m(A), capped at 1 where c is kept, in exact fractions."""
+    b, e, a, cap, _ = cand
+    v = Fraction(sel + b, rows + b + e) / Fraction(int(tops_s[a]), int(tops_d[a]))
+    return min(v, Fraction(1)) if cap else v
+
+
+def _ratio_at(
+    n: Sequence[int],
+    s: Sequence[int],
+    kept: Sequence[bool],
+    cross: Sequence[bool],
+    need: int,
+    add: tuple[list[int], list[int]],
+    c: int,
+) -> Fraction | None:
+    """IR_c of one level after the allocation ``add``, the kept set re-derived."""
+    nn = [a + b for a, b in zip(n, add[0], strict=True)]
+    ss = [a + b for a, b in zip(s, add[1], strict=True)]
+    keep = [k or (x and m >= need) for k, x, m in zip(kept, cross, nn, strict=True)]
+    kr = [Fraction(a, b) for a, b, k in zip(ss, nn, keep, strict=True) if k]
+    if len(kr) < 2 or max(kr) == 0:
+        return None
+    return Fraction(ss[c], nn[c]) / max(kr)
+
+
+def _greedy_place(cats: Sequence[Category], units: int) -> list[int]:
+    """The greedy's placement of ``units`` unselected applicants (per category), ordered
+    in exact fractions (for naming an allocation; :func:`_greedy_tops` gives its rates)."""
+    add = [0] * len(cats)
+    heap = [(-Fraction(c.selected, c.n), i) for i, c in enumerate(cats)]
+    heapq.heapify(heap)
+    for _ in range(units):
+        _, i = heapq.heappop(heap)
+        add[i] += 1
+        heapq.heappush(heap, (-Fraction(cats[i].selected, cats[i].n + add[i]), i))
+    return add
+
+
+def greatest_allocation(
+    n: Sequence[int],
+    s: Sequence[int],
+    kept: Sequence[bool],
+    cross: Sequence[bool],
+    need: int,
+    unknown: int,
+    unknown_selected: int | None,
+    c: int,
+    g: Greatest,
+) -> tuple[list[int], list[int]]:
+    """The allocation (add_n, add_s per category) :class:`Greatest` names for category c:
+    the selected unknowns c does not take go first to categories that can never cross,
+    then to crossable ones up to one row below ``need``."""
+    cats = len(n)
+    add_n, add_s = [0] * cats, [0] * cats
+    add_n[c], add_s[c] = g.to_c_selected + g.to_c_unselected, g.to_c_selected
+    idx = [d for d in range(cats) if d != c and kept[d]]
+    left = 0 if unknown_selected is None else unknown_selected - g.to_c_selected
+    sinks = [d for d in range(cats) if d != c and not kept[d] and not cross[d]]
+    spill = [d for d in range(cats) if d != c and not kept[d] and cross[d]]
+    for d in sinks + spill:
+        take = left if d in sinks else min(left, need - n[d] - 1)
+        add_n[d] += take
+        add_s[d] += take
+        left -= take
+    for _ in range(left):  # they do not fit out of K: each where it raises a rate least
+        d = min(idx, key=lambda d: Fraction(s[d] + add_s[d] + 1, n[d] + add_n[d] + 1))
+        add_n[d] += 1
+        add_s[d] += 1
+    now = [Category(n[d] + add_n[d], s[d] + add_s[d], True) for d in idx]
+    for d, k in zip(idx, _greedy_place(now, g.greedy_units), strict=True):
+        add_n[d] += k
+    return add_n, add_s
+
+
 def all_ratios(cats: Sequence[Category], alloc: Sequence[tuple[int, int]]) -> list[Fraction | None]:
     """IR_c of every category after the allocation ``alloc`` ((k_c, j_c) per category):
     the definition, used by the brute-force tests and the best-case witness."""
@@ -322,10 +502,14 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
     lows_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kmax, strict=True)], u, su)
     highs_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kept, strict=True)], u, su)
     least = None
+    greatest: list[Greatest | None] = [None] * len(n)
     work = len(n) ** 2 * (u + 1 if su is None else 1)
+    cross = [i in moving for i in range(len(n))]
     if sum(kept) >= 2 and (single or not moving) and work <= LEAST_WORK:  # exact, attained
-        cross = [i in moving for i in range(len(n))]
         least = least_ratios(n, s, kept, cross, lay.need, u, su)
+    if moving and single and sum(kept) >= 2:  # exact where attained (docs/ll144.md)
+        greatest = greatest_ratios(n, s, kept, cross, lay.need, u, su)
+    highs_exact = True
     ratios: list[tuple[Fraction, Fraction] | None] = []
     for i in range(len(n)):
         lo_i = lows_c[i]
@@ -338,15 +522,24 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         # wherever K₀ alone has a positive comparator (docs/ll144.md)
         ok = not moving or kept[i] or any(kept[d] and s[d] > 0 for d in range(len(n)) if d != i)
         hi_i = highs_c[i]
-        if ok and hi_i is not None:
+        g = greatest[i]
+        if g is not None:
+            ratios.append((low, g.value))
+            highs_exact = highs_exact and g.attained
+        elif ok and hi_i is not None:
             ratios.append((low, hi_i[1]))
+            highs_exact = highs_exact and not moving
         else:  # a kept comparator with a selected applicant has a rate ≥ 1/total
             top = rate_bounds(Category(n[i], s[i], False), u, su)[1] * lay.total
             ratios.append((low, max(Fraction(1), top)))
+            highs_exact = False
+    # every bound attained: the low ends exact (K fixed, or the least ratios) and the high
+    # ends exact (K fixed, or the greatest ratios attained)
+    sharp = not moving or (least is not None and highs_exact)
     lows = [(r[0], i) for i, r in enumerate(ratios) if kmax[i] and r is not None]
     highs = [r[1] for r, k in zip(ratios, kept, strict=True) if k and r is not None]
     if not lows:
-        return _LevelBounds(ratios, None, None, not moving, True, True, True, always)
+        return _LevelBounds(ratios, None, None, sharp, True, True, True, always)
     low, at_i = min(lows)
     # the level's least value is the least ratio of a category kept under every
     # allocation (exact, with its allocation) unless a category that can cross is lower
@@ -362,7 +555,7 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         ratios,
         low,
         min(highs, default=None) if not moving else min([Fraction(1), *highs]),
-        not moving,
+        sharp,
         least is not None or not moving,
         attained,
         not moving and len(highs) == 1,
