@@ -15,7 +15,8 @@ r_c and of IR_c over every allocation (where IR_c is defined), as exact fraction
 bring a kept-out category across ``min_share`` and change K and the comparator:
 :func:`add_bounds` re-derives K per allocation — by visiting every allocation
 (``ll144_enum``) when there are few enough, else level by level (exact where K cannot
-move, valid but flagged ``sharp: false`` where it can). Rates and ratios are those of
+move; on a single level where it can, the least ratios by ``ll144_enum.least_ratios`` and
+the greatest by :func:`greatest_ratios`; elsewhere valid but flagged ``sharp: false``). Rates and ratios are those of
 whole applicants: the bounds need whole counts.
 """
 
