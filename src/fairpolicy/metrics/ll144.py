@@ -16,8 +16,10 @@ bring a kept-out category across ``min_share`` and change K and the comparator:
 :func:`add_bounds` re-derives K per allocation — by visiting every allocation
 (``ll144_enum``) when there are few enough, else level by level (exact where K cannot
 move; on a single level where it can, the least ratios by ``ll144_enum.least_ratios`` and
-the greatest by :func:`greatest_ratios`; elsewhere valid but flagged ``sharp: false``). Rates and ratios are those of
-whole applicants: the bounds need whole counts.
+the greatest by :func:`greatest_ratios`; on the intersection under the category reading,
+attained where a named allocation of ``ll144_cells`` reaches them; elsewhere valid but
+flagged ``sharp: false``). Rates and ratios are those of whole applicants: the bounds need
+whole counts.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from fairpolicy.metrics.ll144_cells import End, greatest_cells, least_cells, possible_cells
 from fairpolicy.metrics.ll144_enum import (
     Layout,
     count_allocations,
@@ -105,6 +108,11 @@ def _greedy_tops(cats: Sequence[Category], units: int) -> tuple[np.ndarray, np.n
         heapq.heappush(heap, (-cats[i].selected / (cats[i].n + add[i]), i))
         record(step)
     return tops_s, tops_d
+
+
+def _tops(n: Sequence[int], s: Sequence[int], units: int) -> tuple[np.ndarray, np.ndarray]:
+    """m(A), A = 0…units, of always-kept categories (n, s): :func:`_greedy_tops`."""
+    return _greedy_tops([Category(a, b, True) for a, b in zip(n, s, strict=True)], units)
 
 
 def _pick(
@@ -510,7 +518,21 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         least = least_ratios(n, s, kept, cross, lay.need, u, su)
     if moving and single and sum(kept) >= 2:  # exact where attained (docs/ll144.md)
         greatest = greatest_ratios(n, s, kept, cross, lay.need, u, su)
+    # the intersection under the category reading, a column category moving: bounds
+    # attained where a named allocation reaches them (ll144_cells, docs/ll144.md)
+    cell_lows: list[End | None] = [None] * len(n)
+    cell_highs: list[End | None] = [None] * len(n)
+    if moving and not single and sum(kept) >= 2:
+        kmax = possible_cells(lay, u)
+        lows_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kmax, strict=True)], u, su)
+        cell_highs = greatest_cells(lay, u, su, _tops)
+        cell_lows = least_cells(lay, u, su, [None if r is None else r[0] for r in lows_c])
     highs_exact = True
+    lows_exact = least is not None or not moving
+    if moving and not single:
+        lows_exact = all(
+            e is not None and e.attained for e, r in zip(cell_lows, lows_c, strict=True) if r
+        )
     ratios: list[tuple[Fraction, Fraction] | None] = []
     for i in range(len(n)):
         lo_i = lows_c[i]
@@ -519,6 +541,14 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
             ratios.append(None)  # no allocation compares this level
             continue
         low = lo_i[0] if exact_low is None else exact_low[0]
+        cl = cell_lows[i]
+        if cl is not None:  # the exact least, or the fixed-K₁ bound (attained or not)
+            low = cl.bound
+        ch = cell_highs[i]
+        if ch is not None:
+            ratios.append((low, ch.bound))
+            highs_exact = highs_exact and ch.attained
+            continue
         # the fixed-K high is exact when K cannot move; when it can, it bounds the ratio
         # wherever K₀ alone has a positive comparator (docs/ll144.md)
         ok = not moving or kept[i] or any(kept[d] and s[d] > 0 for d in range(len(n)) if d != i)
@@ -536,7 +566,7 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
             highs_exact = False
     # every bound attained: the low ends exact (K fixed, or the least ratios) and the high
     # ends exact (K fixed, or the greatest ratios attained)
-    sharp = not moving or (least is not None and highs_exact)
+    sharp = not moving or (lows_exact and highs_exact)
     lows = [(r[0], i) for i, r in enumerate(ratios) if kmax[i] and r is not None]
     highs = [r[1] for r, k in zip(ratios, kept, strict=True) if k and r is not None]
     if not lows:
@@ -546,6 +576,12 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
     # allocation (exact, with its allocation) unless a category that can cross is lower
     attained = not moving or (least is not None and kept[at_i] and least[at_i] is not None)
     low_cells = None
+    # an always-kept cell whose least ratio a named allocation attains
+    firm_cells = [e for e, k in zip(cell_lows, kept, strict=True) if k and e and e.attained]
+    if firm_cells:
+        least_firm = min(firm_cells, key=lambda e: e.bound)
+        low_cells = least_firm.at
+        attained = attained or least_firm.bound == low
     if least is not None:
         firm = [(t[0], i) for i, t in enumerate(least) if kept[i] and t is not None]
         if firm:
@@ -557,7 +593,7 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         low,
         min(highs, default=None) if not moving else min([Fraction(1), *highs]),
         sharp,
-        least is not None or not moving,
+        lows_exact,
         attained,
         not moving and len(highs) == 1,
         always,
