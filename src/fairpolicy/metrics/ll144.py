@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -464,9 +464,9 @@ class _LevelBounds:
     low_sharp: bool  # ``low`` attained
     high_sharp: bool
     always: bool  # the level is compared under every allocation
-    #: an allocation (to the finest cells) attaining the least ratio of a category kept
-    #: under every allocation: the control's value there is one some allocation gives
-    low_cells: tuple[list[int], list[int]] | None = None
+    #: allocations (to the finest cells) attaining the least ratios of the level's
+    #: categories: the control's value at each is one some allocation gives
+    low_cells: list[tuple[list[int], list[int]]] = field(default_factory=list)
 
 
 def _fixed(cats: list[Category], u: int, su: int | None) -> list[tuple[Fraction, Fraction] | None]:
@@ -501,7 +501,7 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         sub = enumerate_bounds(single_level(lay, li), u, su, cap)
         if sub is not None:  # this level's own allocations: few enough to visit
             lo, hi = sub.value if sub.value is not None else (None, None)
-            at = None if sub.low_at is None else _to_cells(lay, li, sub.low_at)
+            at = [] if sub.low_at is None else [_to_cells(lay, li, sub.low_at)]
             return _LevelBounds(sub.ratios[0], lo, hi, True, True, True, True, always, at)
     if not moving and sum(kept) < 2:  # never compared
         return _LevelBounds([None] * len(n), None, None, True, True, True, True, False)
@@ -575,19 +575,14 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
     # the level's least value is the least ratio of a category kept under every
     # allocation (exact, with its allocation) unless a category that can cross is lower
     attained = not moving or (least is not None and kept[at_i] and least[at_i] is not None)
-    low_cells = None
-    # an always-kept cell whose least ratio a named allocation attains
+    # the allocations attaining each category's least ratio: the control's value at each
+    # is attained (add_bounds; a crossable category's own least may fall where it is out)
+    low_cells = [e.at for e in cell_lows if e and e.attained and e.at is not None]
     firm_cells = [e for e, k in zip(cell_lows, kept, strict=True) if k and e and e.attained]
-    if firm_cells:
-        least_firm = min(firm_cells, key=lambda e: e.bound)
-        low_cells = least_firm.at
-        attained = attained or least_firm.bound == low
+    if firm_cells:  # an always-kept cell's attained least is a value of the level
+        attained = attained or min(e.bound for e in firm_cells) == low
     if least is not None:
-        firm = [(t[0], i) for i, t in enumerate(least) if kept[i] and t is not None]
-        if firm:
-            hit = least[min(firm)[1]]
-            assert hit is not None
-            low_cells = _to_cells(lay, li, (hit[1], hit[2]))
+        low_cells += [_to_cells(lay, li, (t[1], t[2])) for t in least if t is not None]
     return _LevelBounds(
         ratios,
         low,
@@ -668,8 +663,8 @@ def add_bounds(
         per = [_level_bounds(lay, li, u, su, cap) for li in range(len(levels))]
         lows = [(b.low, b.low_sharp) for b in per if b.low is not None]
         for b in per:
-            if b.low_cells is not None:
-                v = lay.exact(*b.low_cells)[1]
+            for at in b.low_cells:
+                v = lay.exact(*at)[1]
                 if v is not None:
                     low_values.append(v)
         if lows:
