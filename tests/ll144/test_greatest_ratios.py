@@ -106,16 +106,20 @@ def test_a_small_category_kept_out_has_a_ratio_above_one() -> None:
 
 
 def test_a_bound_left_open_is_valid_and_flagged() -> None:
-    """Observed S_U = 3 of 4: the crossable B (2 rows, need 3) stays out only with no
-    unknown, and no category can hold the 3 selected unknowns out of the kept set: they
-    must join A or C and raise the comparator. The bound (1/2 ÷ m(1) = 3) is then not
-    attained (the true greatest is 7/4): a valid bound, flagged."""
-    n, s, need = [5, 2, 5], [1, 1, 0], 3
-    kept, cross = [True, False, True], [False, True, False]
-    g = greatest_ratios(n, s, kept, cross, need, 4, 3)[1]
-    want = _brute_max(n, s, kept, cross, need, 4, 3)[1]
+    """Observed S_U = 2 of 4: the crossable C (1 row, need 2) stays out only with no
+    unknown, and no category can hold the 2 selected unknowns out of the kept set: they
+    must join A or B and raise the comparator. Its least is then at least m(2) = 4/9 (the
+    greedy's unselected unknowns) and at least the pooled rate of A and B with them,
+    8/17: the bound 1 ÷ 8/17 = 17/8. The true greatest is 2 (the comparator 1/2), so the
+    bound is valid but not attained, and flagged."""
+    n, s, need = [6, 7, 1], [2, 4, 1], 2
+    kept, cross = [True, True, False], [False, False, True]
+    g = greatest_ratios(n, s, kept, cross, need, 4, 2)[2]
+    want = _brute_max(n, s, kept, cross, need, 4, 2)[2]
     assert g is not None and not g.attained
-    assert (g.value, want) == (Fraction(3), Fraction(7, 4))
+    assert (g.value, want) == (Fraction(17, 8), Fraction(2))
+    # without the pooled rate the bound would be 1 ÷ 4/9 = 9/4
+    assert g.value < Fraction(9, 4)
 
 
 def test_a_moving_column_above_the_cap_is_now_sharp() -> None:

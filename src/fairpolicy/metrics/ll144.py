@@ -286,6 +286,7 @@ def greatest_ratios(
         room = need - n[c] - 1  # the most unknowns c can take and stay out
         # candidates: (selected to c, unselected to c, greedy units, capped at 1, attained)
         cand: list[tuple[int, int, int, bool, bool]] = []
+        floor = Fraction(0)  # a lower bound of the comparator of the first candidate
         if su is None:
             cand = [(b, 0, u - b, kept[c] or (crossable and b > room), True) for b in range(u + 1)]
         elif not crossable:
@@ -294,7 +295,13 @@ def greatest_ratios(
             never = any(not kept[d] and not cross[d] for d in range(cats) if d != c)
             dump = sum(need - n[d] - 1 for d in range(cats) if d != c and cross[d] and not kept[d])
             b = min(su, room)
-            cand = [(b, 0, units, False, never or su - b <= dump)]
+            fits = never or su - b <= dump
+            cand = [(b, 0, units, False, fits)]
+            if not fits:  # the rest joins K ∖ {c}: its pooled rate bounds the comparator
+                left = su - b - dump
+                rows_k = sum(n[d] for d in range(cats) if d != c and (kept[d] or cross[d]))
+                sel_k = sum(s[d] for d in range(cats) if d != c and kept[d])
+                floor = Fraction(sel_k + left, rows_k + left + units)
             e = max(0, need - n[c] - su)
             if e <= units:
                 cand.append((su, e, units - e, True, True))
@@ -309,7 +316,14 @@ def greatest_ratios(
         if su is not None:
             near = list(range(len(cand)))
 
-        scored = [(_candidate(s[c], n[c], cand[i], tops_s, tops_d), cand[i][4], i) for i in near]
+        scored = [
+            (
+                _candidate(s[c], n[c], cand[i], tops_s, tops_d, floor if i == 0 else None),
+                cand[i][4],
+                i,
+            )
+            for i in near
+        ]
         top_v = max(v for v, _, _ in scored)
         hits = [i for v, ok, i in scored if v == top_v and ok]
         i = hits[0] if hits else next(i for v, _, i in scored if v == top_v)
@@ -331,10 +345,12 @@ def _candidate(
     cand: tuple[int, int, int, bool, bool],
     tops_s: np.ndarray,
     tops_d: np.ndarray,
+    floor: Fraction | None = None,
 ) -> Fraction:
-    """f(b, e)/m(A), capped at 1 where c is kept, in exact fractions."""
+    """f(b, e)/max(m(A), floor), capped at 1 where c is kept, in exact fractions."""
     b, e, a, cap, _ = cand
-    v = Fraction(sel + b, rows + b + e) / Fraction(int(tops_s[a]), int(tops_d[a]))
+    top = Fraction(int(tops_s[a]), int(tops_d[a]))
+    v = Fraction(sel + b, rows + b + e) / max(top, floor or Fraction(0))
     return min(v, Fraction(1)) if cap else v
 
 

@@ -265,14 +265,17 @@ def least_cells(
     col_n = [lay.level_counts(cj)[0] for cj in range(lay.columns)]
     cats = [[(cj, int(lay.maps[cj][i])) for cj in range(lay.columns)] for i in range(cells)]
     k1 = [all(status[cj][0][k] or status[cj][1][k] for cj, k in cats[i]) for i in range(cells)]
-    if su is None:
-        grid = [(x, i) for x in range(u + 1) for i in range(u - x + 1)]
-    else:
-        grid = [(su, i) for i in range(u - su + 1)]
-    gx = np.array([x for x, _ in grid], dtype=np.int64)
-    gi = np.array([i for _, i in grid], dtype=np.int64)
-    pool = (u - gx if su is None else np.full(len(grid), u - su)) - gi
-    exact = lay.columns == 2 and len(grid) * cells * cells <= MAX_TABLE
+    size = (u + 1) * (u + 2) // 2 if su is None else u - su + 1
+    exact = lay.columns == 2 and size * cells * cells <= MAX_TABLE
+    gx = gi = pool = np.zeros(0, dtype=np.int64)
+    if exact:  # the (x, i) grid: x selected and i unselected unknowns to the comparator
+        if su is None:
+            gx = np.repeat(np.arange(u + 1), np.arange(u + 1, 0, -1))
+            gi = np.concatenate([np.arange(u - x + 1) for x in range(u + 1)])
+        else:
+            gx = np.full(size, su, dtype=np.int64)
+            gi = np.arange(size, dtype=np.int64)
+        pool = (u - gx if su is None else np.full(size, u - su)) - gi
     out: list[End | None] = []
     for c in range(cells):
         low = lows[c]
