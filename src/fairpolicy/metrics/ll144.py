@@ -375,15 +375,35 @@ def _ratio_at(
 
 def _greedy_place(cats: Sequence[Category], units: int) -> list[int]:
     """The greedy's placement of ``units`` unselected applicants (per category), ordered
-    in exact fractions (for naming an allocation; :func:`_greedy_tops` gives its rates)."""
+    in floats (for naming an allocation, which is then evaluated exactly;
+    :func:`_greedy_tops` gives the greedy's rates)."""
     add = [0] * len(cats)
-    heap = [(-Fraction(c.selected, c.n), i) for i, c in enumerate(cats)]
+    heap = [(-c.selected / c.n, i) for i, c in enumerate(cats)]
     heapq.heapify(heap)
     for _ in range(units):
         _, i = heapq.heappop(heap)
         add[i] += 1
-        heapq.heappush(heap, (-Fraction(cats[i].selected, cats[i].n + add[i]), i))
+        heapq.heappush(heap, (-cats[i].selected / (cats[i].n + add[i]), i))
     return add
+
+
+def _raise_least(
+    idx: Sequence[int],
+    n: Sequence[int],
+    s: Sequence[int],
+    add_n: list[int],
+    add_s: list[int],
+    left: int,
+) -> None:
+    """Place ``left`` selected unknowns among ``idx``, each where it raises a rate least
+    (floats order them; the allocation is evaluated exactly afterwards)."""
+    heap = [((s[d] + add_s[d] + 1) / (n[d] + add_n[d] + 1), d) for d in idx]
+    heapq.heapify(heap)
+    for _ in range(left):
+        _, d = heapq.heappop(heap)
+        add_n[d] += 1
+        add_s[d] += 1
+        heapq.heappush(heap, ((s[d] + add_s[d] + 1) / (n[d] + add_n[d] + 1), d))
 
 
 def greatest_allocation(
@@ -412,10 +432,7 @@ def greatest_allocation(
         add_n[d] += take
         add_s[d] += take
         left -= take
-    for _ in range(left):  # they do not fit out of K: each where it raises a rate least
-        d = min(idx, key=lambda d: Fraction(s[d] + add_s[d] + 1, n[d] + add_n[d] + 1))
-        add_n[d] += 1
-        add_s[d] += 1
+    _raise_least(idx, n, s, add_n, add_s, left)
     now = [Category(n[d] + add_n[d], s[d] + add_s[d], True) for d in idx]
     for d, k in zip(idx, _greedy_place(now, g.greedy_units), strict=True):
         add_n[d] += k
@@ -524,8 +541,10 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
     # the kept set lies between the observed one (it only grows as categories gain
     # applicants) and the observed one plus every category that can cross min_share
     kmax = [k or i in moving for i, k in enumerate(kept)]
+    if moving and not single and sum(kept) >= 2:  # the cells some allocation can keep
+        kmax = possible_cells(lay, u)
     lows_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kmax, strict=True)], u, su)
-    highs_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kept, strict=True)], u, su)
+    fixed_k0 = [Category(a, b, k) for a, b, k in zip(n, s, kept, strict=True)]
     least = None
     greatest: list[Greatest | None] = [None] * len(n)
     work = len(n) ** 2 * (u + 1 if su is None else 1)
@@ -539,8 +558,6 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
     cell_lows: list[End | None] = [None] * len(n)
     cell_highs: list[End | None] = [None] * len(n)
     if moving and not single and sum(kept) >= 2:
-        kmax = possible_cells(lay, u)
-        lows_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kmax, strict=True)], u, su)
         cell_highs = greatest_cells(lay, u, su, _tops)
         cell_lows = least_cells(lay, u, su, [None if r is None else r[0] for r in lows_c])
     highs_exact = True
@@ -568,8 +585,8 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         # the fixed-K high is exact when K cannot move; when it can, it bounds the ratio
         # wherever K₀ alone has a positive comparator (docs/ll144.md)
         ok = not moving or kept[i] or any(kept[d] and s[d] > 0 for d in range(len(n)) if d != i)
-        hi_i = highs_c[i]
         g = greatest[i]
+        hi_i = None if g is not None or not ok else ratio_bounds(fixed_k0, i, u, su)
         if g is not None:
             ratios.append((low, g.value))
             highs_exact = highs_exact and g.attained

@@ -230,12 +230,17 @@ def greatest_cells(
                     add_n[r, d] += left
                     add_s[r, d] += left
                     left = 0
-            for _ in range(left):
-                base_n = np.array(n)[idx] + add_n[r, idx]
-                base_s = np.array(s)[idx] + add_s[r, idx]
-                d = idx[int(np.argmin((base_s + 1) / (base_n + 1)))]
-                add_n[r, d] += 1
-                add_s[r, d] += 1
+            if left:  # they do not fit out of K: each where it raises a rate least
+                heap = [
+                    ((s[d] + int(add_s[r, d]) + 1) / (n[d] + int(add_n[r, d]) + 1), d) for d in idx
+                ]
+                heapq.heapify(heap)
+                for _ in range(left):
+                    _, d = heapq.heappop(heap)
+                    add_n[r, d] += 1
+                    add_s[r, d] += 1
+                    rate = (s[d] + int(add_s[r, d]) + 1) / (n[d] + int(add_n[r, d]) + 1)
+                    heapq.heappush(heap, (rate, d))
         got = _best(lay, li, c, add_n, add_s, lowest=False)
         if got is None:
             out.append(End(bound, False, None))
