@@ -500,6 +500,9 @@ class _LevelBounds:
     #: allocations (to the finest cells) attaining the least ratios of the level's
     #: categories: the control's value at each is one some allocation gives
     low_cells: list[tuple[list[int], list[int]]] = field(default_factory=list)
+    #: allocations attaining the greatest ratios of always-kept categories: the control's
+    #: value at each is a value some allocation gives (a witness near the maximum)
+    high_cells: list[tuple[list[int], list[int]]] = field(default_factory=list)
 
 
 def _fixed(cats: list[Category], u: int, su: int | None) -> list[tuple[Fraction, Fraction] | None]:
@@ -616,6 +619,12 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         attained = attained or min(e.bound for e in firm_cells) == low
     if least is not None:
         low_cells += [_to_cells(lay, li, (t[1], t[2])) for t in least if t is not None]
+    high_cells = [e.at for e, k in zip(cell_highs, kept, strict=True) if k and e and e.at]
+    cross_now = [i in moving for i in range(len(n))]
+    for i, g in enumerate(greatest):
+        if g is not None and kept[i] and g.attained:
+            where = greatest_allocation(n, s, kept, cross_now, lay.need, u, su, i, g)
+            high_cells.append(_to_cells(lay, li, where))
     return _LevelBounds(
         ratios,
         low,
@@ -626,6 +635,7 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         not moving and len(highs) == 1,
         always,
         low_cells,
+        high_cells,
     )
 
 
@@ -744,6 +754,11 @@ def add_bounds(
             info["low_witness_value"] = float(least)
             info["low_witness_value_exact"] = str(least)
         seen = witness(lay, u, su) if u and not high_sharp else None
+        for b in per:  # the allocations attaining an always-kept category's greatest ratio
+            for at in b.high_cells:
+                v = lay.exact(*at)[1]
+                if v is not None and (seen is None or v > seen):
+                    seen = v
         if seen is not None:
             info["witness_value"] = float(seen)
             info["witness_value_exact"] = str(seen)
