@@ -161,8 +161,10 @@ class Interval:
     z0: float | None = None
     acceleration: float | None = None
     #: a score interval's exact Clopper–Pearson box at the same level
-    #: (:func:`fairpolicy.stats.sequential.exact_box`), when asked (``exact_box=True``) and the
-    #: counts are whole (None under survey weights): what confirms a sequential alarm
+    #: (:func:`fairpolicy.stats.sequential.exact_box`; a multi-class gap over classes, band or
+    #: score: :func:`fairpolicy.stats.sequential.exact_class_box`), when asked
+    #: (``exact_box=True``) and the counts are whole (None under survey weights): what
+    #: confirms (or, for an unresolved band, makes) a sequential alarm
     box: tuple[float, float] | None = None
 
 
@@ -353,7 +355,10 @@ def confidence(
     box = _class_box(rv, point, level, method, reps, valid, stats.select(keep)) if band else None
     if why is not None or valid == 0:
         # a multi-class gap whose cells are lost in too many replicates: the score box
-        return box or none(why or "no replicate has a value", valid)
+        kept = stats.select(keep)
+        if box is not None:
+            return _exact_class(box, rv, kept, level, exact_box)
+        return none(why or "no replicate has a value", valid)
     v = rv.values[ok]
     gv = rv.groups[ok]
     alpha = (1.0 - level) / 2.0
@@ -362,9 +367,9 @@ def confidence(
     if band:
         got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep), exact_box)
         if got is not None:
-            return got
+            return _exact_class(got, rv, stats.select(keep), level, exact_box)
         if box is not None:  # never the percentile fallback: it cannot cover a gap of 0
-            return box
+            return _exact_class(box, rv, stats.select(keep), level, exact_box)
         small = _too_small(stats.select(keep), method)
         if small is not None:
             return none(small, valid)
@@ -640,6 +645,23 @@ def _exact_box(
     if any(q.x != round(q.x) or q.m != round(q.m) for part in props for q in part):
         return None
     return exact_box(form.reduce, props, level, form.combine)
+
+
+def _exact_class(
+    iv: Interval, rv: ReplicateValues, kept: GroupStats, level: float, exact_box: bool
+) -> Interval:
+    """``iv`` carrying the exact Clopper–Pearson box of a multi-class gap over classes
+    (:func:`fairpolicy.stats.sequential.exact_class_box`) as its :attr:`Interval.box`, when
+    asked (``exact_box``) and the value is such a form of whole-row rates; else ``iv``."""
+    if not exact_box or iv.box is not None:
+        return iv
+    from fairpolicy.stats.sequential import exact_class_box
+
+    for form in bands.candidates(rv.base):
+        got = exact_class_box(form, rv.base, kept, level)
+        if got is not None:
+            return dataclasses.replace(iv, box=got)
+    return iv
 
 
 def _class_box(

@@ -68,7 +68,10 @@ from typing import TYPE_CHECKING, Protocol, cast
 from fairpolicy.exact import Bound, Op, compare, decimal_fraction, float_bound
 
 if TYPE_CHECKING:
+    from fairpolicy.stats.bands import Form
+    from fairpolicy.stats.groups import GroupStats
     from fairpolicy.stats.proportions import Proportion
+    from fairpolicy.stats.values import MetricValue
 
 #: H of the spending function: the window by which half of α is spent (52 weekly
 #: windows: one year). Σ_{s ≤ T} α_s = α·T/(T + H).
@@ -312,6 +315,71 @@ def exact_box(
             highs.append(max(hi))
     how = cast("Combine", combine)
     return combine_values(lows, how), combine_values(highs, how)
+
+
+def exact_class_box(
+    form: Form, mv: MetricValue, stats: GroupStats, level: float
+) -> tuple[float, float] | None:
+    """[low, high] of a multi-class gap over classes (the max or mean over classes of each
+    class's max − min over groups: the forms of
+    :func:`fairpolicy.stats.rate_forms.class_box`) from a box of exact Clopper–Pearson
+    intervals of every laid-out (group, class) rate x/m of its own denominator, each at
+    the Bonferroni level 1 − (1 − ``level``)/k (k cells), projected onto the metric
+    (:func:`fairpolicy.stats.bands.project`); None when ``form`` is not such a form of
+    whole-row rates of the count table (survey weights; no per-cell denominator).
+
+    Valid at every sample size and level: each cell's x given its m is Binomial(m, p)
+    (rows drawn independently), so its Clopper–Pearson interval misses p with probability
+    ≤ (1 − level)/k whatever m is, and by the union bound the box misses some rate with
+    probability ≤ 1 − level — no independence between cells is needed (a group's classes
+    share its rows: multinomial, where Šidák's product is not proven). When every rate
+    lies in the box, the true value lies in its projection. The alarm of a multi-class
+    window reads it (:func:`fairpolicy.decide.alarm_interval`)."""
+    from fairpolicy.stats import bands
+
+    if not form.per_class or form.reduce != "gap" or form.combine not in ("max", "mean"):
+        return None
+    if mv.cell_rows is None or stats.survey is not None:
+        return None
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    layout = bands.layout_of(form, mv)
+    parts = bands.parts_of(mv, form)
+    if parts is None or not any(len(names) >= 2 for names in layout):
+        return None
+    pts = [float(parts[j][g] or 0.0) for j, names in enumerate(layout) for g in names]
+    rows = bands.rows_behind(form, mv, layout).tolist()
+    xs = [p * m for p, m in zip(pts, rows, strict=True)]
+    if any(not 0.0 <= p <= 1.0 or abs(x - round(x)) > 1e-6 for p, x in zip(pts, xs, strict=True)):
+        return None  # not a proportion of whole rows
+    return class_projection(
+        form, [round(x) for x in xs], [round(m) for m in rows], [len(n) for n in layout], level
+    )
+
+
+def class_projection(
+    form: Form, x: Sequence[int], m: Sequence[int], sizes: Sequence[int], level: float
+) -> tuple[float, float]:
+    """The core of :func:`exact_class_box`: the (group, class) rates x/m laid out class by
+    class (``sizes``: the groups of each class), each with its Clopper–Pearson interval at
+    1 − (1 − ``level``)/k, projected onto ``form``."""
+    import numpy as np
+
+    from fairpolicy.stats import bands
+    from fairpolicy.stats import proportions as pr
+
+    alpha_each = (1.0 - level) / len(x)
+    ivs = [
+        (0.0, 1.0) if mi <= 0 else pr.clopper_pearson(float(xi), float(mi), alpha_each)
+        for xi, mi in zip(x, m, strict=True)
+    ]
+    box = bands.Band(
+        np.array([a for a, _ in ivs], dtype=np.float64),
+        np.array([b for _, b in ivs], dtype=np.float64),
+        math.nan,
+        np.zeros(len(ivs)),
+    )
+    return bands.project(form, box, sizes)
 
 
 def needs_box(method: str) -> bool:
