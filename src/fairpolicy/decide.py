@@ -383,8 +383,10 @@ class AlarmInterval:
     #: ``interval``: the window's own (bootstrap) interval; ``score+exact``: the hull of the
     #: score interval and its exact Clopper–Pearson box (beyond the threshold only when
     #: both are); ``exact``: the exact box alone (a multi-class gap whose band its
-    #: resamples do not resolve); None: the window cannot alarm (``reason``)
-    used: Literal["interval", "score+exact", "exact"] | None
+    #: resamples do not resolve); ``score+hoeffding``: under survey weights, the hull of the
+    #: score interval and its Hoeffding box on Kish's effective rows; None: the window
+    #: cannot alarm (``reason``)
+    used: Literal["interval", "score+exact", "score+hoeffding", "exact"] | None
     reason: str | None = None
 
     def as_details(self) -> dict[str, float | str | None]:
@@ -399,12 +401,15 @@ def alarm_interval(f: Finding) -> AlarmInterval:
     at such levels (:func:`fairpolicy.stats.sequential.needs_box`): the alarm reads its
     hull with the exact Clopper–Pearson box at the same level
     (:func:`fairpolicy.stats.sequential.confirmed`, ``ci.exact_box``), so it alarms only when
-    both lie beyond the threshold, and a score interval without a box (survey weights)
-    cannot alarm. A multi-class gap over classes carries the exact box of its (group,
-    class) rates (:func:`fairpolicy.stats.sequential.exact_class_box`): with its Šidák score
-    box the alarm reads their hull; with a band its resamples do not resolve, the exact box
-    alone (``exact``: valid at every level and sample size, so the band's resolution is not
-    needed). A short window (``details.window_short``) cannot alarm either."""
+    both lie beyond the threshold; under survey weights (Kish's effective counts are not
+    binomial) the box is Hoeffding's on the effective rows
+    (:func:`fairpolicy.stats.sequential.hoeffding_box`, ``score+hoeffding``); a score
+    interval without a box cannot alarm. A multi-class gap over classes carries the exact
+    box of its (group, class) rates (:func:`fairpolicy.stats.sequential.exact_class_box`):
+    with its Šidák score box the alarm reads their hull; with a band its resamples do not
+    resolve, the exact box alone (``exact``: valid at every level and sample size, so the
+    band's resolution is not needed). A short window (``details.window_short``) cannot
+    alarm either."""
     from fairpolicy.stats.sequential import confirmed, needs_box, resolution
 
     def none(reason: str) -> AlarmInterval:
@@ -428,11 +433,13 @@ def alarm_interval(f: Finding) -> AlarmInterval:
         return none(res.reason or "its interval does not resolve the window's level")
     if box is None:
         return none(
-            "its score interval has no exact Clopper–Pearson box to confirm an alarm "
-            "(survey weights: their effective counts are not binomial)"
+            "its score interval has no box valid at every level to confirm an alarm "
+            "(an exact Clopper–Pearson box, or a Hoeffding box under survey weights)"
         )
     lo, hi = confirmed((ci.low, ci.high), (box[0], box[1]))
-    return AlarmInterval(lo, hi, "score+exact")
+    return AlarmInterval(
+        lo, hi, "score+hoeffding" if ci.exact_box_kind == "hoeffding" else "score+exact"
+    )
 
 
 def window_gate(
@@ -499,6 +506,10 @@ def window_gate(
             "score interval and its exact Clopper–Pearson box both lie wholly beyond the "
             f"threshold (their hull [{a.low:.6g}, {a.high:.6g}])"
             if a.used == "score+exact"
+            else "score interval and its Hoeffding box on Kish's effective rows (survey "
+            f"weights) both lie wholly beyond the threshold (their hull [{a.low:.6g}, "
+            f"{a.high:.6g}])"
+            if a.used == "score+hoeffding"
             else "exact Clopper–Pearson box of the (group, class) rates "
             f"[{a.low:.6g}, {a.high:.6g}] lies wholly beyond the threshold"
             if a.used == "exact"

@@ -166,6 +166,10 @@ class Interval:
     #: (``exact_box=True``) and the counts are whole (None under survey weights): what
     #: confirms (or, for an unresolved band, makes) a sequential alarm
     box: tuple[float, float] | None = None
+    #: how :attr:`box` was built: None, Clopper–Pearson (whole counts); "hoeffding": Hoeffding
+    #: intervals on Kish's effective rows (survey weights,
+    #: :func:`fairpolicy.stats.sequential.hoeffding_box`)
+    box_kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -564,6 +568,7 @@ def _band(
         if scored is not None:
             s_lo, s_hi, s_groups, s_note = scored
             asked = " (BCa was asked)" if method == "bca" else ""
+            box = _exact_box(form, rv.base, kept, layout, level) if exact_box else None
             return Interval(
                 min(s_lo, point),
                 max(s_hi, point),
@@ -574,7 +579,8 @@ def _band(
                 valid,
                 groups=s_groups,
                 note=s_note + asked,
-                box=_exact_box(form, rv.base, kept, layout, level) if exact_box else None,
+                box=box,
+                box_kind="hoeffding" if box is not None and kept.survey is not None else None,
             )
         parts = bands.parts_of(rv.base, form) or []
         pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
@@ -635,13 +641,17 @@ def _exact_box(
     level: float,
 ) -> tuple[float, float] | None:
     """The exact Clopper–Pearson box of a score interval's rates at ``level``
-    (:func:`fairpolicy.stats.sequential.exact_box`); None when its counts are not whole
-    (survey weights: Kish's effective counts are not binomial)."""
-    from fairpolicy.stats.sequential import exact_box
+    (:func:`fairpolicy.stats.sequential.exact_box`); under survey weights (Kish's effective
+    counts are not binomial) the Hoeffding box
+    (:func:`fairpolicy.stats.sequential.hoeffding_box`); None when the counts are
+    otherwise not whole."""
+    from fairpolicy.stats.sequential import exact_box, hoeffding_box
 
     props = rate_forms.proportions_of(form, mv, kept, layout)
-    if props is None or kept.survey is not None:
+    if props is None:
         return None
+    if kept.survey is not None:
+        return hoeffding_box(form.reduce, props, level, form.combine)
     if any(q.x != round(q.x) or q.m != round(q.m) for part in props for q in part):
         return None
     return exact_box(form.reduce, props, level, form.combine)

@@ -281,8 +281,6 @@ def exact_box(
     Wider than the score interval: :func:`confirmed` uses it to confirm a score alarm,
     whose extreme tails are not trusted (:func:`needs_box`)."""
     from fairpolicy.stats import proportions as pr
-    from fairpolicy.stats.bands import Combine
-    from fairpolicy.stats.bands import combine as combine_values
 
     if reduce not in ("gap", "ratio", "min", "max"):
         raise ValueError(f"reduce must be gap, ratio, min or max, got {reduce!r}")
@@ -294,12 +292,67 @@ def exact_box(
             f"{reduce} needs {'one group' if reduce in ('min', 'max') else 'two groups'} per part"
         )
     alpha_each = 1.0 - pr.sidak(level, k)
-    lows, highs = [], []
+    return project_box(
+        reduce,
+        [
+            [(0.0, 1.0) if q.m <= 0 else pr.clopper_pearson(q.x, q.m, alpha_each) for q in part]
+            for part in parts
+        ],
+        combine,
+    )
+
+
+def hoeffding_box(
+    reduce: str, parts: Sequence[Sequence[Proportion]], level: float, combine: str = "one"
+) -> tuple[float, float]:
+    """:func:`exact_box` under survey weights: each (part, group) weighted rate p̂ (x/m of
+    :func:`fairpolicy.stats.proportions.rate_counts`: m is Kish's effective rows
+    (Σw)²/Σw²) gets Hoeffding's interval p̂ ± √(log(2k/(1 − level)) / (2m)), k rates
+    (Bonferroni), projected like :func:`exact_box`.
+
+    Valid at every sample size and level, conditionally on the rows' weights: with the
+    outcomes y_i independent given the weights w_i, Σ w_i(y_i − θ_i) is a sum of
+    independent terms each in a range of length w_i, so Hoeffding's inequality (Hoeffding
+    1963, Theorem 2) gives P(|p̂ − θ̄| ≥ h) ≤ 2·exp(−2h²(Σw)²/Σw²) = 2·exp(−2h²m), where
+    θ̄ = Σ w_i θ_i / Σ w_i is the weighted rate of the window's rows' outcome
+    probabilities — the quantity the Kish score interval estimates under the same model.
+    No bound on the weights is needed for it; a population rate with random unbounded
+    weights has no finite-sample interval at all (Bahadur & Savage 1956)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    k = sum(len(p) for p in parts)
+    if k == 0:
+        raise ValueError(f"{reduce} needs at least one rate")
+    log_term = math.log(2.0 * k / (1.0 - level))
+    ivs = []
     for part in parts:
-        ivs = [(0.0, 1.0) if q.m <= 0 else pr.clopper_pearson(q.x, q.m, alpha_each) for q in part]
+        row = []
+        for q in part:
+            if q.m <= 0:
+                row.append((0.0, 1.0))
+                continue
+            p, h = q.x / q.m, math.sqrt(log_term / (2.0 * q.m))
+            row.append((max(0.0, p - h), min(1.0, p + h)))
+        ivs.append(row)
+    return project_box(reduce, ivs, combine)
+
+
+def project_box(
+    reduce: str, parts: Sequence[Sequence[tuple[float, float]]], combine: str = "one"
+) -> tuple[float, float]:
+    """[low, high] of ``combine`` over the parts of ``reduce`` (gap, ratio, min, max) of
+    rates each known to lie in its interval ``parts[j][g]``: the range of the metric over
+    the box."""
+    from fairpolicy.stats.bands import Combine
+    from fairpolicy.stats.bands import combine as combine_values
+
+    if reduce not in ("gap", "ratio", "min", "max"):
+        raise ValueError(f"reduce must be gap, ratio, min or max, got {reduce!r}")
+    lows, highs = [], []
+    for ivs in parts:
         lo = [a for a, _ in ivs]
         hi = [b for _, b in ivs]
-        others = [(i, j) for i in range(len(part)) for j in range(len(part)) if i != j]
+        others = [(i, j) for i in range(len(ivs)) for j in range(len(ivs)) if i != j]
         # the extremes need two different groups; equal rates need a common point
         if reduce == "gap":
             lows.append(max(0.0, max(lo) - min(hi)))
