@@ -186,7 +186,7 @@ def test_alarm_interval_by_method() -> None:
     assert (score.low, score.high, score.used) == (0.2, 0.6, "score+exact")
     assert score.as_details() == {"low": 0.2, "high": 0.6, "used": "score+exact", "reason": None}
     bare = alarm_interval(_window_finding("score", 0))
-    assert bare.used is None and bare.reason and "Hoeffding box under survey weights" in bare.reason
+    assert bare.used is None and bare.reason and "Hoeffding box" in bare.reason
 
 
 def test_survey_weights_alarm_on_their_hoeffding_box(tmp_path: Path) -> None:

@@ -433,8 +433,8 @@ def alarm_interval(f: Finding) -> AlarmInterval:
         return none(res.reason or "its interval does not resolve the window's level")
     if box is None:
         return none(
-            "its score interval has no box valid at every level to confirm an alarm "
-            "(an exact Clopper–Pearson box, or a Hoeffding box under survey weights)"
+            "its score interval has no exact Clopper–Pearson box (under survey weights: "
+            "Hoeffding box) to confirm an alarm"
         )
     lo, hi = confirmed((ci.low, ci.high), (box[0], box[1]))
     return AlarmInterval(
