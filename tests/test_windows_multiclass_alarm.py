@@ -181,3 +181,17 @@ def test_survey_weighted_multiclass_intervals_no_longer_overflow(tmp_path: Path)
     assert w.ci is not None and w.ci.exact_box is None
     assert w.details["alarm_interval"]["used"] is None
     assert res.findings[0].status in ("inconclusive", "warn")
+
+
+@pytest.mark.parametrize("key", ["per_class_f1_gap", "multiclass_statistical_parity"])
+def test_per_class_values_that_are_not_binomial_rates_get_no_box(tmp_path: Path, key: str) -> None:
+    """F1 = 2TP/(2TP + FP + FN) is a ratio of whole counts but no binomial proportion, and
+    a pairwise distance may equal a per-class gap on the data without being one by
+    definition: neither gets a Clopper–Pearson box (nor, so, an alarm from one)."""
+    df = week_rows(WEEKS[0], 150, {"F": 0.95, "M": 0.35}, 40)
+    pol = write_policy(tmp_path, control("c", metric=key, threshold="0.05", min_samples="10"))
+    res = check(str(pol), df, window="ts=1w")
+    assert res.windows is not None
+    w = res.windows.windows[0].findings[0]
+    assert w.ci is not None and w.ci.exact_box is None
+    assert w.details["alarm_interval"]["used"] is None

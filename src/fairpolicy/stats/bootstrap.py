@@ -361,7 +361,7 @@ def confidence(
         # a multi-class gap whose cells are lost in too many replicates: the score box
         kept = stats.select(keep)
         if box is not None:
-            return _exact_class(box, rv, kept, level, exact_box)
+            return _exact_class(box, spec.key, rv, kept, level, exact_box)
         return none(why or "no replicate has a value", valid)
     v = rv.values[ok]
     gv = rv.groups[ok]
@@ -371,9 +371,9 @@ def confidence(
     if band:
         got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep), exact_box)
         if got is not None:
-            return _exact_class(got, rv, stats.select(keep), level, exact_box)
+            return _exact_class(got, spec.key, rv, stats.select(keep), level, exact_box)
         if box is not None:  # never the percentile fallback: it cannot cover a gap of 0
-            return _exact_class(box, rv, stats.select(keep), level, exact_box)
+            return _exact_class(box, spec.key, rv, stats.select(keep), level, exact_box)
         small = _too_small(stats.select(keep), method)
         if small is not None:
             return none(small, valid)
@@ -658,7 +658,7 @@ def _exact_box(
 
 
 def _exact_class(
-    iv: Interval, rv: ReplicateValues, kept: GroupStats, level: float, exact_box: bool
+    iv: Interval, key: str, rv: ReplicateValues, kept: GroupStats, level: float, exact_box: bool
 ) -> Interval:
     """``iv`` carrying the exact Clopper–Pearson box of a multi-class gap over classes
     (:func:`fairpolicy.stats.sequential.exact_class_box`) as its :attr:`Interval.box`, when
@@ -668,7 +668,7 @@ def _exact_class(
     from fairpolicy.stats.sequential import exact_class_box
 
     for form in bands.candidates(rv.base):
-        got = exact_class_box(form, rv.base, kept, level)
+        got = exact_class_box(form, rv.base, kept, level, key)
         if got is not None:
             return dataclasses.replace(iv, box=got)
     return iv

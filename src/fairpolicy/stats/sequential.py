@@ -370,8 +370,24 @@ def project_box(
     return combine_values(lows, how), combine_values(highs, how)
 
 
+#: the multi-class metrics whose per-(group, class) values are binomial proportions x/m of
+#: their cell's rows (``MetricValue.cell_rows``): prediction rates (of the group's rows),
+#: recalls (of the class's true rows) and precisions (of the class's predicted rows: given
+#: which rows are predicted c, each one's true class is an independent draw). Not F1
+#: (2TP/(2TP + FP + FN) is no binomial proportion) nor the pairwise distances.
+BINOMIAL_CLASS_RATES = frozenset(
+    {
+        "multiclass_demographic_parity",
+        "weighted_demographic_parity_multiclass",
+        "multiclass_equal_opportunity",
+        "macro_equal_opportunity_multiclass",
+        "predictive_parity_multiclass",
+    }
+)
+
+
 def exact_class_box(
-    form: Form, mv: MetricValue, stats: GroupStats, level: float
+    form: Form, mv: MetricValue, stats: GroupStats, level: float, key: str
 ) -> tuple[float, float] | None:
     """[low, high] of a multi-class gap over classes (the max or mean over classes of each
     class's max − min over groups: the forms of
@@ -379,7 +395,9 @@ def exact_class_box(
     intervals of every laid-out (group, class) rate x/m of its own denominator, each at
     the Bonferroni level 1 − (1 − ``level``)/k (k cells), projected onto the metric
     (:func:`fairpolicy.stats.bands.project`); None when ``form`` is not such a form of
-    whole-row rates of the count table (survey weights; no per-cell denominator).
+    whole-row binomial rates of the count table: metric ``key`` not in
+    :data:`BINOMIAL_CLASS_RATES`, an aggregation over classes other than the form's
+    (``weighted``), survey weights, no per-cell denominator.
 
     Valid at every sample size and level: each cell's x given its m is Binomial(m, p)
     (rows drawn independently), so its Clopper–Pearson interval misses p with probability
@@ -392,6 +410,8 @@ def exact_class_box(
 
     if not form.per_class or form.reduce != "gap" or form.combine not in ("max", "mean"):
         return None
+    if key not in BINOMIAL_CLASS_RATES or mv.details.get("aggregation") != form.combine:
+        return None  # not binomial rates, or the value is not this form by definition
     if mv.cell_rows is None or stats.survey is not None:
         return None
     if not 0 < level < 1:
