@@ -103,7 +103,9 @@ def main(argv: list[str]) -> int:
 def row(key: str, kind: str, survey: bool, frames: dict[str, pd.DataFrame], pol: Path) -> str:
     spec = REGISTRY[key]
     roles = [*spec.inputs, *spec.one_of[:1], *(r for r in spec.optional if r == "dimension")]
-    props: dict[str, str] = {"metric_key": key, "operator": "<", "threshold": "0.5"}
+    lo, hi = spec.value_range
+    first = (lo + hi) / 2 if hi < float("inf") and lo > float("-inf") else 0.5
+    props: dict[str, str] = {"metric_key": key, "operator": "<", "threshold": f"{first:g}"}
     if key in DIFFERING:
         props["dialect"] = "fairpolicy"
     for r in roles:
