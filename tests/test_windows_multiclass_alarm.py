@@ -151,13 +151,40 @@ def test_a_compliant_multiclass_control_does_not_alarm(tmp_path: Path) -> None:
         assert w.findings[0].details["alarm_interval"]["used"] == "exact"
 
 
-def test_survey_weighted_multiclass_intervals_no_longer_overflow(tmp_path: Path) -> None:
+def hoeffding_recall_box(df: pd.DataFrame, level: float) -> tuple[float, float]:
+    """The oracle of the survey-weighted box of the max-over-classes recall gap: per
+    (group, class), the weighted recall over the group's rows of that true class, ± the
+    Hoeffding half-width on their Kish rows (Σw)²/Σw², Bonferroni over the cells; the box
+    projected by its ends."""
+    cells = []
+    for c in range(3):
+        for g in ("F", "M"):
+            d = df[(df["sex"] == g) & (df["y_true"] == c)]
+            w = d["w"].to_numpy()
+            p = float((w * (d["y_pred"] == c)).sum() / w.sum())
+            cells.append((c, p, float(w.sum() ** 2 / (w * w).sum())))
+    log_term = np.log(2 * len(cells) / (1 - level))
+    lows, highs = [], []
+    for c in range(3):
+        ivs = [
+            (max(0.0, p - np.sqrt(log_term / (2 * m))), min(1.0, p + np.sqrt(log_term / (2 * m))))
+            for cc, p, m in cells
+            if cc == c
+        ]
+        (a0, b0), (a1, b1) = ivs
+        lows.append(max(0.0, a0 - b1, a1 - b0))
+        highs.append(max(b0 - a1, b1 - a0))
+    return max(lows), max(highs)
+
+
+def test_survey_weighted_multiclass_controls_alarm_on_the_hoeffding_box(tmp_path: Path) -> None:
     """Under survey weights the exact denominators are weight sums scaled to integers
-    (about 2^60), which were read as a cell's rows and overflowed the band's float floor
+    (about 2^60); they were read as a cell's rows and overflowed the band's float floor
     (OverflowError, a traceback) as soon as the control had an interval — as every window
-    of the default gate has. A survey-weighted multi-class window has no exact box."""
+    of the default gate has. Now the (group, class) weighted recalls get Hoeffding
+    intervals on their Kish rows, and a strong violation alarms on them."""
     df = pd.concat(
-        [week_rows(w, 60, {"F": 0.95, "M": 0.35}, 20 + i) for i, w in enumerate(WEEKS[:2])],
+        [week_rows(w, 900, {"F": 0.95, "M": 0.35}, 20 + i) for i, w in enumerate(WEEKS[:2])],
         ignore_index=True,
     )
     df["w"] = np.random.default_rng(3).uniform(0.5, 2.0, len(df))
@@ -173,14 +200,19 @@ def test_survey_weighted_multiclass_intervals_no_longer_overflow(tmp_path: Path)
             ci="200",
         ),
     )
-    plain = check(str(pol), df).findings[0]
+    plain = check(str(pol), df).findings[0]  # no OverflowError
     assert plain.ci is not None and plain.ci.low is not None
     res = check(str(pol), df, window="ts=1w")
     assert res.windows is not None
     w = res.windows.windows[0].findings[0]
-    assert w.ci is not None and w.ci.exact_box is None
-    assert w.details["alarm_interval"]["used"] is None
-    assert res.findings[0].status in ("inconclusive", "warn")
+    assert w.ci is not None and w.ci.exact_box_kind == "hoeffding" and w.ci.exact_box
+    week = df[df["ts"] < pd.Timestamp(WEEKS[1], tz="UTC")]
+    want = hoeffding_recall_box(week, window_level(1, 0.05))
+    assert w.ci.exact_box == pytest.approx(list(want), abs=1e-9)
+    alarm = w.details["alarm_interval"]
+    assert alarm["used"] == "hoeffding" and alarm["low"] > 0.2
+    f = res.findings[0]
+    assert f.status == "fail" and "Hoeffding box of the (group, class)" in f.message
 
 
 @pytest.mark.parametrize("key", ["per_class_f1_gap", "multiclass_statistical_parity"])

@@ -383,10 +383,10 @@ class AlarmInterval:
     #: ``interval``: the window's own (bootstrap) interval; ``score+exact``: the hull of the
     #: score interval and its exact Clopper–Pearson box (beyond the threshold only when
     #: both are); ``exact``: the exact box alone (a multi-class gap whose band its
-    #: resamples do not resolve); ``score+hoeffding``: under survey weights, the hull of the
-    #: score interval and its Hoeffding box on Kish's effective rows; None: the window
-    #: cannot alarm (``reason``)
-    used: Literal["interval", "score+exact", "score+hoeffding", "exact"] | None
+    #: resamples do not resolve; ``hoeffding`` under survey weights); ``score+hoeffding``:
+    #: under survey weights, the hull of the score interval and its Hoeffding box on Kish's
+    #: effective rows; None: the window cannot alarm (``reason``)
+    used: Literal["interval", "score+exact", "score+hoeffding", "exact", "hoeffding"] | None
     reason: str | None = None
 
     def as_details(self) -> dict[str, float | str | None]:
@@ -426,7 +426,10 @@ def alarm_interval(f: Finding) -> AlarmInterval:
         if res.ok:
             return AlarmInterval(ci.low, ci.high, "interval")
         if box is not None and resolution("score", ci.level).ok:
-            # a multi-class band its resamples do not resolve: its exact box alone
+            # a multi-class band its resamples do not resolve: its exact box alone (under
+            # survey weights Hoeffding's)
+            if ci.exact_box_kind == "hoeffding":
+                return AlarmInterval(box[0], box[1], "hoeffding")
             return AlarmInterval(box[0], box[1], "exact")
         return none(res.reason or "its interval does not resolve the window's level")
     if not res.ok:
@@ -510,6 +513,9 @@ def window_gate(
             f"weights) both lie wholly beyond the threshold (their hull [{a.low:.6g}, "
             f"{a.high:.6g}])"
             if a.used == "score+hoeffding"
+            else "Hoeffding box of the (group, class) weighted rates on Kish's effective rows "
+            f"[{a.low:.6g}, {a.high:.6g}] lies wholly beyond the threshold"
+            if a.used == "hoeffding"
             else "exact Clopper–Pearson box of the (group, class) rates "
             f"[{a.low:.6g}, {a.high:.6g}] lies wholly beyond the threshold"
             if a.used == "exact"

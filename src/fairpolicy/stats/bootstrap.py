@@ -670,7 +670,8 @@ def _exact_class(
     for form in bands.candidates(rv.base):
         got = exact_class_box(form, rv.base, kept, level, key)
         if got is not None:
-            return dataclasses.replace(iv, box=got)
+            kind = "hoeffding" if kept.survey is not None else None
+            return dataclasses.replace(iv, box=got, box_kind=kind)
     return iv
 
 

@@ -375,15 +375,15 @@ def project_box(
 #: recalls (of the class's true rows) and precisions (of the class's predicted rows: given
 #: which rows are predicted c, each one's true class is an independent draw). Not F1
 #: (2TP/(2TP + FP + FN) is no binomial proportion) nor the pairwise distances.
-BINOMIAL_CLASS_RATES = frozenset(
-    {
-        "multiclass_demographic_parity",
-        "weighted_demographic_parity_multiclass",
-        "multiclass_equal_opportunity",
-        "macro_equal_opportunity_multiclass",
-        "predictive_parity_multiclass",
-    }
-)
+#: Each key's per-class denominator: the group's rows, the class's true rows (recall)
+#: or its predicted rows (precision).
+BINOMIAL_CLASS_RATES: dict[str, str] = {
+    "multiclass_demographic_parity": "group",
+    "weighted_demographic_parity_multiclass": "group",
+    "multiclass_equal_opportunity": "true",
+    "macro_equal_opportunity_multiclass": "true",
+    "predictive_parity_multiclass": "predicted",
+}
 
 
 def exact_class_box(
@@ -395,9 +395,11 @@ def exact_class_box(
     intervals of every laid-out (group, class) rate x/m of its own denominator, each at
     the Bonferroni level 1 − (1 − ``level``)/k (k cells), projected onto the metric
     (:func:`fairpolicy.stats.bands.project`); None when ``form`` is not such a form of
-    whole-row binomial rates of the count table: metric ``key`` not in
+    binomial rates of the count table: metric ``key`` not in
     :data:`BINOMIAL_CLASS_RATES`, an aggregation over classes other than the form's
-    (``weighted``), survey weights, no per-cell denominator.
+    (``weighted``), no per-cell denominator. Under survey weights the cells get Hoeffding
+    intervals on Kish's effective rows instead (:func:`hoeffding_box`'s argument), so the
+    box is valid conditionally on the weights.
 
     Valid at every sample size and level: each cell's x given its m is Binomial(m, p)
     (rows drawn independently), so its Clopper–Pearson interval misses p with probability
@@ -412,8 +414,6 @@ def exact_class_box(
         return None
     if key not in BINOMIAL_CLASS_RATES or mv.details.get("aggregation") != form.combine:
         return None  # not binomial rates, or the value is not this form by definition
-    if mv.cell_rows is None or stats.survey is not None:
-        return None
     if not 0 < level < 1:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
     layout = bands.layout_of(form, mv)
@@ -421,6 +421,10 @@ def exact_class_box(
     if parts is None or not any(len(names) >= 2 for names in layout):
         return None
     pts = [float(parts[j][g] or 0.0) for j, names in enumerate(layout) for g in names]
+    if stats.survey is not None:
+        return _survey_class_box(form, mv, stats, layout, pts, level, BINOMIAL_CLASS_RATES[key])
+    if mv.cell_rows is None:
+        return None
     rows = bands.rows_behind(form, mv, layout).tolist()
     xs = [p * m for p, m in zip(pts, rows, strict=True)]
     if any(not 0.0 <= p <= 1.0 or abs(x - round(x)) > 1e-6 for p, x in zip(pts, xs, strict=True)):
@@ -428,6 +432,63 @@ def exact_class_box(
     return class_projection(
         form, [round(x) for x in xs], [round(m) for m in rows], [len(n) for n in layout], level
     )
+
+
+def _survey_class_box(
+    form: Form,
+    mv: MetricValue,
+    stats: GroupStats,
+    layout: Sequence[Sequence[str]],
+    pts: Sequence[float],
+    level: float,
+    denominator: str,
+) -> tuple[float, float] | None:
+    """:func:`exact_class_box` under survey weights: each (group, class) weighted rate gets
+    Hoeffding's interval on the Kish effective rows of its denominator (the weights of the
+    group's rows, of its rows of true class c, or of its rows predicted c), Bonferroni
+    over the cells, projected onto ``form`` (the argument of :func:`hoeffding_box`)."""
+    import numpy as np
+
+    from fairpolicy.stats import bands
+
+    assert stats.survey is not None
+    classes = mv.details.get("classes")
+    if not isinstance(classes, list) or [str(c) for c in classes] != list(stats.classes):
+        return None
+    k_cls = len(stats.classes)
+    index = {g: i for i, g in enumerate(stats.groups)}
+    ivs: list[tuple[float, float]] = []
+    log_term = math.log(2.0 * len(pts) / (1.0 - level))
+    at = 0
+    for j, names in enumerate(layout):
+        for g in names:
+            if g not in index:
+                return None
+            cell, weight, rows = stats.survey.units[index[g]]
+            c = np.asarray(cell, dtype=np.int64)
+            inside = (
+                np.ones(len(c), dtype=bool)
+                if denominator == "group"
+                else c // k_cls == j
+                if denominator == "true"
+                else c % k_cls == j
+            )
+            w = np.asarray(weight, np.float64)[inside]
+            r = np.asarray(rows, np.float64)[inside]
+            s1, s2 = float((w * r).sum()), float((w * w * r).sum())
+            p = pts[at]
+            at += 1
+            if s2 <= 0 or not 0.0 <= p <= 1.0:
+                return None
+            h = math.sqrt(log_term / (2.0 * s1 * s1 / s2))
+            ivs.append((max(0.0, p - h), min(1.0, p + h)))
+    box = bands.Band(
+        np.array([a for a, _ in ivs], dtype=np.float64),
+        np.array([b for _, b in ivs], dtype=np.float64),
+        math.nan,
+        np.zeros(len(ivs)),
+    )
+    return bands.project(form, box, [len(names) for names in layout])
 
 
 def class_projection(
