@@ -163,8 +163,8 @@ class Interval:
     #: a score interval's exact Clopper–Pearson box at the same level
     #: (:func:`fairpolicy.stats.sequential.exact_box`; a multi-class gap over classes, band or
     #: score: :func:`fairpolicy.stats.sequential.exact_class_box`), when asked
-    #: (``exact_box=True``) and the counts are whole (None under survey weights): what
-    #: confirms (or, for an unresolved band, makes) a sequential alarm
+    #: (``exact_box=True``); under survey weights Hoeffding's box instead (``box_kind``):
+    #: what confirms (or, for an unresolved band, makes) a sequential alarm
     box: tuple[float, float] | None = None
     #: how :attr:`box` was built: None, Clopper–Pearson (whole counts); "hoeffding": Hoeffding
     #: intervals on Kish's effective rows (survey weights,
@@ -661,8 +661,9 @@ def _exact_class(
     iv: Interval, key: str, rv: ReplicateValues, kept: GroupStats, level: float, exact_box: bool
 ) -> Interval:
     """``iv`` carrying the exact Clopper–Pearson box of a multi-class gap over classes
-    (:func:`fairpolicy.stats.sequential.exact_class_box`) as its :attr:`Interval.box`, when
-    asked (``exact_box``) and the value is such a form of whole-row rates; else ``iv``."""
+    (:func:`fairpolicy.stats.sequential.exact_class_box`; Hoeffding's under survey weights)
+    as its :attr:`Interval.box`, when asked (``exact_box``) and the value is such a form of
+    binomial rates; else ``iv``."""
     if not exact_box or iv.box is not None:
         return iv
     from fairpolicy.stats.sequential import exact_class_box

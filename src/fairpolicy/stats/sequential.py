@@ -53,8 +53,14 @@ replicates' range. :func:`resolution` says whether a method with B replicates re
 level; a window that does not cannot alarm (INCONCLUSIVE, naming the resamples needed):
 pass it to :func:`sequential_alarm` as ``(None, None)``.
 
+Every control can alarm (docs/statistics.md, "Every control can alarm"). A multi-class
+gap over classes reads :func:`exact_class_box` (Clopper–Pearson per (group, class) cell,
+Bonferroni, projected); under survey weights the boxes are Hoeffding's on Kish's
+effective rows (:func:`hoeffding_box`), valid at every level conditionally on the weights.
+
 This module imports only :mod:`fairpolicy.exact` at import time (and, when called, the
-constant :data:`fairpolicy.stats.tails.WIDEN` and :mod:`fairpolicy.stats.proportions`).
+constant :data:`fairpolicy.stats.tails.WIDEN`, :mod:`fairpolicy.stats.proportions`,
+:mod:`fairpolicy.stats.bands` and numpy).
 """
 
 from __future__ import annotations
