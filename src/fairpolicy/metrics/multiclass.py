@@ -187,7 +187,10 @@ def per_class_summary(
     shown = gap(stats, col, col_ok, undefined_reason)
     details.update({k: v for k, v in shown.details.items() if k in ("max_group", "min_group")})
     rows = None
-    if exact is not None:
+    if exact is not None and stats.survey is None:
+        # whole rows only: under survey weights the exact denominators are sums of the
+        # weights scaled to integers (stats.exactsum), not rows (read as rows, their
+        # ~2^60 overflowed the band's float floor)
         den = np.broadcast_to(np.asarray(exact[1]), values.shape)
         rows = {g: [int(x) for x in den[i]] for i, g in enumerate(stats.groups)}
     return MetricValue(
