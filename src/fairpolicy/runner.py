@@ -56,6 +56,7 @@ from fairpolicy.planning import (
 from fairpolicy.policy.binds import Binds, refuse_moves
 from fairpolicy.policy.schema import Policy
 from fairpolicy.results import FailOn, Finding, InconclusivePolicy, Results
+from fairpolicy.window_counts import Seed
 
 
 def check(
@@ -309,7 +310,9 @@ def _evaluate(
     rounded = engine_name in ("duckdb", "spark")
     grid_used = False
 
-    def evaluate(table: Table, p: Policy) -> tuple[list[Finding], list[str], Evaluator]:
+    def evaluate(
+        table: Table, p: Policy, seed: Seed | None = None
+    ) -> tuple[list[Finding], list[str], Evaluator]:
         nonlocal grid_used
         plans = plan_controls(p, table)
         ev = Evaluator(
@@ -321,6 +324,8 @@ def _evaluate(
             limits=s.caps,
             exact_box=mon is not None and mon.gate == "sequential",
         )
+        if seed is not None:  # a window's count tables, cut from the run's one count
+            seed.apply(ev)
         findings = evaluate_all(plans, ev, progress if mon is None else None)
         grid_used = grid_used or ev.grid_used
         return findings, ev.warnings, ev
@@ -349,11 +354,12 @@ def _evaluate(
                 pol,
                 mon,
                 s.record,
-                lambda t, p: evaluate(t, p)[:2],
+                lambda t, p, seed: evaluate(t, p, seed)[:2],
                 results_of,
                 against,
                 wanted,
                 strings,
+                limits=s.caps,
             )
     if progress:
         progress("done", len(findings), len(findings))
