@@ -180,32 +180,41 @@ def _utc_days(
 
     import pyarrow as pa
 
-    parts, valid_parts = [], []
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, np.int64), []
+    # each row's day, written chunk by chunk into one array (one pass, no concatenation)
+    days = np.empty(n, np.int64)
+    valid: NDArray[np.bool_] | None = None  # None: no nulls (no masks, each a pass)
+    at = 0
     for chunk in arr.chunks:
+        m = len(chunk)
         ints = chunk.cast(pa.int64())
         if chunk.null_count:
-            valid_parts.append(np.asarray(chunk.is_valid().to_numpy(zero_copy_only=False), bool))
+            if valid is None:
+                valid = np.ones(n, bool)
+            valid[at : at + m] = chunk.is_valid().to_numpy(zero_copy_only=False)
             ints = ints.fill_null(0)
-        else:
-            valid_parts.append(np.ones(len(chunk), bool))
-        parts.append(np.asarray(ints.to_numpy(zero_copy_only=False), np.int64))
-    if not parts:
-        return np.zeros(0, np.int64), []
-    days = np.floor_divide(np.concatenate(parts), _PER_DAY[unit])
-    valid = np.concatenate(valid_parts)
+        ticks = np.asarray(ints.to_numpy(zero_copy_only=False), np.int64)
+        np.floor_divide(ticks, _PER_DAY[unit], out=days[at : at + m])
+        at += m
     if weeks:  # 1970-01-01 was a Thursday: day d is (d + 3) % 7 days after a Monday
         days -= (days + 3) % 7
-    if not valid.any():
-        return np.full(len(days), -1, np.int64), []
-    lo, hi = int(days[valid].min()), int(days[valid].max())
+    if valid is not None and not valid.any():
+        return np.full(n, -1, np.int64), []
+    seen = days if valid is None else days[valid]
+    lo, hi = int(seen.min()), int(seen.max())
     epoch = dt.date(1970, 1, 1).toordinal()
     if hi - lo >= 1 << 20 or lo + epoch < 1 or hi + epoch > dt.date.max.toordinal():
         return None
-    present = np.zeros(hi - lo + 1, bool)
-    offset = days - lo
-    present[offset[valid]] = True
-    rank = np.cumsum(present) - 1
-    codes = np.where(valid, rank[np.where(valid, offset, 0)], -1).astype(np.int64)
+    if valid is not None:
+        days[~valid] = lo
+    days -= lo  # each row's day from the first (in place: days is ours)
+    present = np.bincount(days if valid is None else days[valid], minlength=hi - lo + 1) > 0
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    codes: NDArray[np.int64] = rank[days]
+    if valid is not None:
+        codes[~valid] = -1
     labels = [dt.date.fromordinal(lo + epoch + int(i)).isoformat() for i in np.flatnonzero(present)]
     return codes, labels
 
