@@ -227,3 +227,32 @@ def test_duckdb_tuples_share_the_one_count(tmp_path: Path, monkeypatch: pytest.M
         assert [(f.value, f.counts, f.status) for f in x.findings] == [
             (f.value, f.counts, f.status) for f in y.findings
         ]
+
+
+@pytest.mark.parametrize("window", ["ts=1d", "day"])
+def test_the_prefetch_reads_the_window_column_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: str
+) -> None:
+    """A monitoring run takes the speculative read (with its window column: a time column
+    as it is, a discrete one as text) instead of reading the file a second time; the
+    results equal a run without the prefetch."""
+    from fairpolicy.data.prefetch import Prefetch
+    from fairpolicy.data.sources import arrow_files
+
+    rng = np.random.default_rng(8)
+    df = days_frame(rng, 4, 30, False, 2, 0.5, 0.0, 0.0)
+    df["day"] = df["ts"].dt.strftime("%Y-%m-%d")
+    df.to_parquet(tmp_path / "d.parquet")
+    pol = write_policy(tmp_path, control("dp", threshold="0.2"))
+    reads: list[Any] = []
+    real = arrow_files.read_file
+    monkeypatch.setattr(arrow_files, "read_file", lambda *a, **k: reads.append(a) or real(*a, **k))
+    kw: dict[str, Any] = {"window": window, "window_gate": "any", "deterministic": True}
+    if window.startswith("ts"):
+        kw["window_tz"] = "UTC"
+    fast = check(str(pol), str(tmp_path / "d.parquet"), **kw)
+    assert reads == []  # the table came from the prefetch
+    monkeypatch.setattr(Prefetch, "start", classmethod(lambda cls, *args: None))
+    slow = check(str(pol), str(tmp_path / "d.parquet"), **kw)
+    assert len(reads) == 1
+    assert whole(fast) == whole(slow)
