@@ -256,3 +256,44 @@ def test_the_prefetch_reads_the_window_column_too(
     slow = check(str(pol), str(tmp_path / "d.parquet"), **kw)
     assert len(reads) == 1
     assert whole(fast) == whole(slow)
+
+
+@pytest.mark.parametrize("period", ["d", "w"])
+@pytest.mark.parametrize("kind", ["TIMESTAMPTZ", "TIMESTAMP"])
+def test_duckdb_utc_day_numbers_give_the_calendar_labels(period: str, kind: str) -> None:
+    """DuckDB groups UTC days and weeks on whole day numbers (data/window.duckdb_day_key)
+    and labels the groups afterwards: the same labels as the calendar SQL
+    (duckdb_key: zone conversion, date_trunc, strftime) on every instant, including
+    microseconds either side of midnight, dates before 1970 and nulls."""
+    duckdb = pytest.importorskip("duckdb")
+    import pyarrow as pa
+
+    from fairpolicy.data.window import (
+        duckdb_day_key,
+        duckdb_day_label,
+        duckdb_key,
+        parse_window,
+    )
+
+    rng = np.random.default_rng(9)
+    us = 86_400_000_000
+    days = rng.integers(-30_000, 30_000, 3000)
+    ticks = np.concatenate(
+        [days * us + rng.integers(0, us, 3000), days * us, days * us - 1, [0, -1, 1]]
+    )
+    values = pa.array(
+        [*ticks.tolist(), None], pa.timestamp("us", tz="UTC" if kind == "TIMESTAMPTZ" else None)
+    )
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'Pacific/Auckland'")  # the session's zone plays no part
+    con.register("t", pa.table({"ts": values}))
+    spec = parse_window(f"ts=1{period}", "UTC")
+    ref = '"ts"'
+    day = duckdb_day_key(kind, spec, ref)
+    assert day is not None
+    fast = con.sql(f"SELECT {duckdb_day_label(day)} FROM t").fetchall()
+    slow = con.sql(f"SELECT {duckdb_key(ref, kind, spec, False)} FROM t").fetchall()
+    assert fast == slow
+    assert fast[-1] == (None,)
+    assert duckdb_day_key(kind, parse_window("ts=1d", "Europe/Paris"), '"ts"') is None
+    assert duckdb_day_key("DATE", spec, '"ts"') is None

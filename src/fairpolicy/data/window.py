@@ -296,6 +296,34 @@ def duckdb_key(ref: str, column_type: str, spec: WindowSpec, text: bool) -> str:
     return f"CASE WHEN {ref} IS NULL THEN NULL ELSE '!' || CAST({ref} AS VARCHAR) END"
 
 
+#: microseconds per day
+_US_PER_DAY = 86_400_000_000
+
+
+def duckdb_day_key(column_type: str, spec: WindowSpec, ref: str) -> str | None:
+    """SQL for a UTC day or week (from Monday) of a timestamp as a whole number of days
+    since 1970-01-01 (the first day of the week for weeks), or None when the window
+    needs the calendar path (another zone or period, text or dates). An integer is
+    cheaper to compute and to group on than a label; :func:`duckdb_day_label` turns the
+    grouped numbers into the labels :func:`duckdb_key` writes. A UTC day is a fixed number
+    of ticks, and a naive timestamp is read as UTC."""
+    if spec.period not in ("d", "w") or spec.tz != "UTC":
+        return None
+    if not column_type.upper().startswith("TIMESTAMP"):
+        return None
+    us, d = f"epoch_us({ref})", _US_PER_DAY
+    floor_mod = f"((({us}) % {d}) + {d}) % {d}"  # a floor whatever the sign
+    day = f"((({us}) - {floor_mod}) // {d})"
+    if spec.period == "w":  # 1970-01-01 was a Thursday: day d is (d + 3) mod 7 after Monday
+        day = f"({day} - ((({day} + 3) % 7) + 7) % 7)"
+    return day
+
+
+def duckdb_day_label(day: str) -> str:
+    """SQL for the label ``YYYY-MM-DD`` of a :func:`duckdb_day_key` number (NULL: NULL)."""
+    return f"strftime(DATE '1970-01-01' + CAST({day} AS INTEGER), '%Y-%m-%d')"
+
+
 def refuse_bad_keys(labels: list[str], spec: WindowSpec, file: str | None) -> None:
     """DataError naming the first engine label that is no timestamp (``'!' || value``)."""
     bad = [x for x in labels if x.startswith("!")]
