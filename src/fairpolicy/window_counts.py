@@ -5,8 +5,8 @@ window's rows are a contiguous slice. Instead of encoding each window's labels a
 again and counting its rows into a count table of its own, :func:`window_seeds` encodes the
 labels and groups of all the rows once and counts them with ONE ``bincount`` over
 (window, group cell, true class, predicted class). Each window's count tables are then
-built from its slice of that array (its non-empty cells, one weighted entry each, through
-the same :func:`~fairpolicy.stats.build_group_stats`), and handed to the window's
+summed from that array for every window at once (each grouping's cells into its groups,
+:func:`_marginals`), and handed to the window's
 :class:`~fairpolicy.evaluator.Evaluator` as already computed (:meth:`Seed.apply`). The
 statistics are exactly those a separate check on the window's rows builds: integer counts
 are exact in any order, and a count table's groups are the sorted names of its non-empty
@@ -42,7 +42,8 @@ from fairpolicy.errors import FairpolicyError
 from fairpolicy.evaluator import Evaluator, GroupRule, group_rule
 from fairpolicy.planning import Plan, plan_controls
 from fairpolicy.policy.schema import Policy
-from fairpolicy.stats import GroupStats, build_group_stats
+from fairpolicy.stats import GroupStats
+from fairpolicy.stats.groups import group_name
 
 #: the largest (window × cell × class²) count array built at once (int64: 8 bytes each)
 MAX_BINS = 8_000_000
@@ -169,10 +170,13 @@ def window_seeds(
         seen_p = counts.sum(axis=(1, 2)) > 0
         seen = seen_t | seen_p if key.prediction != key.target else seen_t
         everywhere = seen.any(axis=0)
-        for w in range(n_w):
-            if not np.array_equal(seen[w], everywhere):
-                continue  # other classes than a separate check: encoded from its rows
-            stats = _window_stats(counts[w], cols, radix, dims, lab, requests)
+        ok = np.flatnonzero((seen == everywhere).all(axis=1))  # else: other classes
+        per_request = [(req, _marginals(counts[ok], cols, radix, dims, req)) for req in requests]
+        for j, w in enumerate(ok.tolist()):
+            stats = {
+                req: _stats_of(req, keys, grouped[j], unknown[j], lab)
+                for req, (keys, grouped, unknown) in per_request
+            }
             try:
                 for st in stats.values():
                     _limits.check_groups(
@@ -199,22 +203,58 @@ def window_seeds(
     return seeds
 
 
-def _window_stats(
+def _marginals(
     counts: NDArray[np.int64],
     cols: list[str],
     radix: list[int],
     dims: dict[str, tuple[NDArray[np.integer], list[str]]],
+    req: tuple[str, ...],
+) -> tuple[list[tuple[str, ...]], NDArray[np.int64], NDArray[np.int64]]:
+    """Every window's counts summed into the groups of ``req`` at once: (the group keys,
+    sorted as :func:`~fairpolicy.stats.counts.marginalize` sorts them; counts (windows,
+    groups, K, K); the counts of rows missing a value of ``req`` (windows, K, K)).
+
+    ``counts`` is (windows, cells, K, K) over the mixed-radix cells of ``cols`` (slot
+    ``len(names)`` of a column: missing). Only cells with rows in some window are read."""
+    n_w, _, k, _ = counts.shape
+    used = np.flatnonzero(counts.sum(axis=(0, 2, 3)))
+    values: list[tuple[str | None, ...]] = []
+    for cid in used.tolist():
+        row: list[str | None] = []
+        for c, card in zip(reversed(cols), reversed(radix), strict=True):
+            cid, code = divmod(cid, card)
+            names = dims[c][1]
+            row.append(None if code == len(names) else names[code])
+        values.append(tuple(reversed(row)))
+    pos = [cols.index(c) for c in req]
+    cell_keys = [tuple(v[j] for j in pos) for v in values]
+    keys = sorted({key for key in cell_keys if all(x is not None for x in key)})
+    index = {key: i for i, key in enumerate(keys)}
+    grouped = np.zeros((n_w, len(keys) + 1, k, k), dtype=np.int64)  # last: missing
+    for cid, key in zip(used.tolist(), cell_keys, strict=True):
+        grouped[:, index.get(key, len(keys))] += counts[:, cid]
+    return keys, grouped[:, : len(keys)], grouped[:, len(keys)]  # type: ignore[return-value]
+
+
+def _stats_of(
+    req: tuple[str, ...],
+    keys: list[tuple[str, ...]],
+    grouped: NDArray[np.int64],
+    unknown: NDArray[np.int64],
     lab: Labels,
-    requests: list[tuple[str, ...]],
-) -> dict[tuple[str, ...], GroupStats]:
-    """One window's count tables from its (cell, t, p) counts: each non-empty bin is one
-    entry weighing its count, grouped by the data's group codes and names."""
-    cell, t, p = np.nonzero(counts)
-    weights = counts[cell, t, p]
-    dimensions: dict[str, tuple[NDArray[np.integer], list[str]]] = {}
-    rest = cell.astype(np.int64)
-    for c, card in zip(reversed(cols), reversed(radix), strict=True):
-        rest, code = np.divmod(rest, card)
-        names = dims[c][1]
-        dimensions[c] = (np.where(code == len(names), -1, code), names)
-    return build_group_stats(t, p, lab.classes, dimensions, requests, lab.positive, weights)
+) -> GroupStats:
+    """One window's count table of ``req`` from its row of :func:`_marginals`: the groups
+    with rows in the window, as :func:`~fairpolicy.stats.build_group_stats` builds them
+    from the window's rows."""
+    present = np.flatnonzero(grouped.sum(axis=(1, 2)))
+    mine = [keys[i] for i in present.tolist()]
+    return GroupStats(
+        unknown_counts=np.array(unknown, dtype=np.int64),
+        group_keys=tuple(mine),
+        dimension=req,
+        groups=tuple(group_name(key) for key in mine),
+        classes=lab.classes,
+        counts=grouped[present],
+        positive=lab.positive,
+        unknown_n=int(unknown.sum()),
+    )
