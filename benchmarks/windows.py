@@ -88,8 +88,9 @@ def generate(path: Path, rows: int) -> None:
 
 
 def run(policy: Path, data: Path, engine: str, extra: list[str], out: str = "out") -> float:
+    """One child run's wall time; its JSON goes to ``out``.json beside the policy."""
     cmd = [sys.executable, "-m", "fairpolicy", "check", str(policy), str(data)]
-    cmd += ["--engine", engine, "-o", f"json={data.parent / (out + '.json')}", *extra]
+    cmd += ["--engine", engine, "-o", f"json={policy.parent / (out + '.json')}", *extra]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
     wall = time.perf_counter() - start
@@ -117,12 +118,19 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--engines", default="embedded,duckdb")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument(
+        "--data",
+        type=Path,
+        help="use this Parquet file (generated there first if missing; never deleted), "
+        "e.g. to time two versions of the code on one file",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="fairpolicy-windows-") as tmp:
-        data = Path(tmp) / "year.parquet"
-        t = time.perf_counter()
-        generate(data, args.rows)
-        print(f"generated {args.rows:,} rows over 365 days in {time.perf_counter() - t:.1f} s")
+        data = args.data or Path(tmp) / "year.parquet"
+        if not data.exists():
+            t = time.perf_counter()
+            generate(data, args.rows)
+            print(f"generated {args.rows:,} rows over 365 days in {time.perf_counter() - t:.1f} s")
         policy = Path(tmp) / "policy.yaml"
         policy.write_text(POLICY)
         print(f"load average {os.getloadavg()[0]:.1f} at {time.strftime('%H:%M:%S')} UTC")

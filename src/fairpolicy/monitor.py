@@ -5,7 +5,11 @@ window column once: the embedded engine reads the rows and sorts them by window 
 and Spark group on each row's window label inside their one ``GROUP BY``
 (:mod:`fairpolicy.data.window`). Each window's rows (or tuples) are then a table of their
 own, and every control is planned, measured and decided on it exactly as a separate
-``check`` on that window's rows would be (the tests compare them). Across the windows,
+``check`` on that window's rows would be (the tests compare them). The count tables of
+the count metrics are not rebuilt per window: labels and groups are encoded once and
+counted with one ``bincount`` over (window, cell, classes), and each window's tables are
+slices of it (:mod:`fairpolicy.window_counts`; a window whose label values differ from
+the data's is counted from its own rows). Across the windows,
 :func:`fairpolicy.decide.window_gate` decides each control once (``--window-gate``); the
 results' findings are those decisions, and ``results.windows`` holds every window's
 findings.
