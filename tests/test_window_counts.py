@@ -297,3 +297,24 @@ def test_duckdb_utc_day_numbers_give_the_calendar_labels(period: str, kind: str)
     assert fast[-1] == (None,)
     assert duckdb_day_key(kind, parse_window("ts=1d", "Europe/Paris"), '"ts"') is None
     assert duckdb_day_key("DATE", spec, '"ts"') is None
+
+
+def test_counting_block_by_block_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one count runs over blocks of rows (window_counts._BLOCK_ROWS); blocks that
+    cut windows apart give the same results as one block."""
+    rng = np.random.default_rng(10)
+    df = days_frame(rng, 5, 40, True, 2, 0.5, 0.1, 0.0)
+    pol = write_policy(
+        tmp_path,
+        control("dp", threshold="0.2", positive_label="yes"),
+        control("eo", metric="equal_opportunity_diff", positive_label="yes"),
+    )
+    kw: dict[str, Any] = {"window": "ts=1d", "window_tz": "UTC", "window_gate": "any"}
+    one = check(str(pol), df, **kw)
+    monkeypatch.setattr(window_counts, "_BLOCK_ROWS", 7)
+    calls = counted(monkeypatch)
+    blocks = check(str(pol), df, **kw)
+    assert len(calls) == 1  # shared, in blocks of 80 rows (5 windows × 4 cells × 2²)
+    assert whole(one) == whole(blocks)

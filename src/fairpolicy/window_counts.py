@@ -102,7 +102,7 @@ def window_seeds(
     ev = Evaluator(table, strings=strings, limits=limits)
     bounds: NDArray[np.int64] = np.asarray(starts, dtype=np.int64)
     lengths = bounds[1:] - bounds[:-1]
-    window_of: NDArray[np.int64] | None = None
+    window_of: NDArray[np.int32] | None = None
     noisy: set[str] = set()
     done: set[tuple[LabelKey, GroupRule]] = set()
     for plan in plans:
@@ -146,25 +146,9 @@ def window_seeds(
         except FairpolicyError:
             continue
         if window_of is None:
-            window_of = np.repeat(np.arange(n_w, dtype=np.int64), lengths)
-        # one bincount over (window, cell, true class, predicted class)
-        index = window_of.copy()
-        for c, card in zip(cols, radix, strict=True):
-            codes, names = dims[c]
-            index *= card
-            index += np.where(codes < 0, len(names), codes)
-        index *= k
-        index += lab.true_codes
-        index *= k
-        index += lab.pred_codes
-        if lab.weights is None:
-            flat = np.bincount(index, minlength=n_w * total_cells * k * k)
-        else:
-            flat = np.rint(
-                np.bincount(index, weights=lab.weights, minlength=n_w * total_cells * k * k)
-            )
-        del index
-        counts = flat.astype(np.int64).reshape(n_w, total_cells, k, k)
+            window_of = np.repeat(np.arange(n_w, dtype=np.int32), lengths)
+        flat = _count(window_of, cols, radix, dims, lab, n_w * total_cells * k * k)
+        counts = flat.reshape(n_w, total_cells, k, k)
         # the label values each window observes (target or prediction), against the data's
         seen_t = counts.sum(axis=(1, 3)) > 0
         seen_p = counts.sum(axis=(1, 2)) > 0
@@ -201,6 +185,44 @@ def window_seeds(
             for req, st in stats.items():
                 seeds[w].stats[(key, req, False, None, rule)] = st
     return seeds
+
+
+#: rows counted at a time (the index of a block stays small: no array as long as the data)
+_BLOCK_ROWS = 1 << 20
+
+
+def _count(
+    window_of: NDArray[np.int32],
+    cols: list[str],
+    radix: list[int],
+    dims: dict[str, tuple[NDArray[np.integer], list[str]]],
+    lab: Labels,
+    n_bins: int,
+) -> NDArray[np.int64]:
+    """The rows counted into (window, cell, true class, predicted class) bins, flat,
+    block by block (integer counts are exact in any order)."""
+    k = len(lab.classes)
+    flat = np.zeros(n_bins, np.int64)
+    n = len(window_of)
+    step = max(_BLOCK_ROWS, n_bins)  # each block's bincount costs its rows + the bins
+    for lo in range(0, n, step):
+        hi = min(lo + step, n)
+        index = window_of[lo:hi].astype(np.int64)
+        for c, card in zip(cols, radix, strict=True):
+            codes, names = dims[c]
+            block = codes[lo:hi]
+            index *= card
+            index += np.where(block < 0, len(names), block)
+        index *= k
+        index += lab.true_codes[lo:hi]
+        index *= k
+        index += lab.pred_codes[lo:hi]
+        if lab.weights is None:
+            flat += np.bincount(index, minlength=n_bins)
+        else:
+            w = lab.weights[lo:hi]
+            flat += np.rint(np.bincount(index, weights=w, minlength=n_bins)).astype(np.int64)
+    return flat
 
 
 def _marginals(
