@@ -27,6 +27,12 @@ from fairpolicy.data.sources import Table, peek_columns, read_table
 MEASURED_ROLES = ("columns", "fields", "sensitive_columns")
 
 
+#: the pseudo-roles of a monitoring run's window column (``--window``): a time column read
+#: as it is, and a discrete period column read as text
+WINDOW_ROLE = "--window"
+WINDOW_TEXT_ROLE = "--window (discrete)"
+
+
 def bound_columns(
     available: list[str], bindings: list[tuple[str, str]]
 ) -> tuple[list[str], list[str]]:
@@ -45,7 +51,7 @@ def bound_columns(
             cols = [c.strip() for c in value.split(",") if c.strip()]
             wanted += cols
             strings += cols
-        elif role == "site":
+        elif role in ("site", WINDOW_TEXT_ROLE):
             wanted.append(value)
             strings.append(value)
         elif role == "score":
