@@ -6,11 +6,16 @@ prevalence π, which also sets the selection rate) ∈ {0.1, 0.5}; true gap 0 or
 threshold (``--gaps``, default 0 and 0.1); metrics (``--metrics``): ``dp``
 (demographic_parity_diff), ``dpr`` (demographic_parity_ratio), ``eo``
 (equal_opportunity_diff), ``fpr`` (fpr_diff), ``ppv`` (predictive_parity_diff), ``eqodds``
-(equalized_odds_diff), ``f1`` (weighted_f1_gap, the bootstrap band), ``theil``
-(theil_index, the widened percentile interval), ``btheil`` (between_group_theil_index,
-the percentile interval floored at 0 when the groups are not shown to differ), ``meq`` /
-``meo`` (multiclass_equal_opportunity: max over classes; macro_equal_opportunity_multiclass:
-mean; 3 classes, the band or the Šidák score box; unweighted only); weights
+(equalized_odds_diff), ``f1`` (weighted_f1_gap, the bootstrap band; group 0's TPR moved
+down by the gap), ``theil`` (theil_index, the widened percentile interval), ``ge``
+(generalized_entropy_index, α = 2), ``btheil`` (between_group_theil_index, the percentile
+interval floored at 0 when the groups are not shown to differ) — the gap does not move
+these three; ``meq`` / ``meo`` (multiclass_equal_opportunity: max over classes;
+macro_equal_opportunity_multiclass: mean; 3 classes, the band or the Šidák score box;
+every weighting; under survey weights the weight-4 stratum's recall of class 0 is 0.1
+lower), ``auc`` (auc_gap: binormal scores, negatives N(0, 1), positives N(d_g, 1), so
+AUC_g = Φ(d_g/√2) exactly; AUC 0.856 (d = 1.5) in every group but group 0, whose AUC is
+lower by the gap; unweighted only); weights
 (``--weights``): ``none``, ``frequency`` (the rows aggregated into one record per
 (group, y, ŷ) whose weight is its count: the frequency reading of such a table is the
 table of the rows) and ``survey`` (two strata of sampling weight 2 and 4, informative:
