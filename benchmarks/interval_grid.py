@@ -313,7 +313,14 @@ def _reference_width(cell: Cell, stats, level: float) -> float | None:  # type: 
     return hi - lo
 
 
-def run_cell(cell: Cell, reps: int, resamples: int, level: float, threshold: float | None) -> dict:  # type: ignore[type-arg]
+def run_cell(
+    cell: Cell,
+    reps: int,
+    resamples: int,
+    level: float,
+    threshold: float | None,
+    method: str = "percentile",
+) -> dict:  # type: ignore[type-arg]
     spec = REGISTRY[KEYS[cell.metric]]
     t = truth(cell)
     # a stable seed per cell (hash() of strings changes with PYTHONHASHSEED per process)
@@ -330,7 +337,7 @@ def run_cell(cell: Cell, reps: int, resamples: int, level: float, threshold: flo
             none += 1
             continue
         b = resamples if cell.metric in BOOT else 50
-        iv = bs.confidence(spec, st, keep, {}, mv.value, rs.draw(st, b, r), level, "percentile")
+        iv = bs.confidence(spec, st, keep, {}, mv.value, rs.draw(st, b, r), level, method)
         if iv.low is None or iv.high is None:
             none += 1
             continue
@@ -436,6 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument(
+        "--method", default="percentile", choices=("percentile", "bca"), help="--ci-method"
+    )
+    ap.add_argument(
         "--baseline-change",
         action="store_true",
         help="the change against a baseline instead of the grid (--n, --reps)",
@@ -464,7 +474,9 @@ def main(argv: list[str] | None = None) -> int:
                     for gap in map(float, a.gaps.split(",")):
                         for w in a.weights.split(","):
                             cell = Cell(metric, g, n, base, gap, w)
-                            res = run_cell(cell, a.reps, a.resamples, a.level, a.threshold)
+                            res = run_cell(
+                                cell, a.reps, a.resamples, a.level, a.threshold, a.method
+                            )
                             r = res["R"]
                             thr = (
                                 f"{res['pass']:.3f} ({res['ref_pass']:.3f})"
