@@ -32,6 +32,19 @@ first runs of every cell are decided both ways and must agree.
 computed exactly by enumerating (x₁, x₂) (mass beyond ±9 s.d. ignored and reported),
 and summed over the 52 windows — the union bound the gate rests on, without Monte Carlo.
 
+``--parts multiclass,survey`` (issue 30, "every control can alarm"): the same 52 weekly
+windows for the two kinds that could not alarm before. ``multiclass``: a multi-class
+recall gap (max over 3 classes of |recall_A − recall_B|, true classes uniform, n rows per
+group; class 0 carries the gap of :func:`gaps`, the others none), whose alarm reads the
+exact Clopper–Pearson box of the 6 (group, class) recalls at the Bonferroni level
+(:func:`fairpolicy.stats.sequential.class_projection`). ``survey``: the DP gap with
+survey weights drawn afresh each window (uniform on [0.5, 3]); the step is to a gap of
+:data:`KIND_STEP`; each rate is the weighted
+rate on Kish's effective rows, and the alarm reads the hull of the score interval and the
+Hoeffding box (:func:`fairpolicy.stats.sequential.hoeffding_box`). Both against
+``any`` + point. A window whose point value satisfies the threshold cannot alarm (each box
+holds the point), so only the others are computed.
+
 Run: ``nice -n 10 python benchmarks/monitoring_sim.py --runs 4000`` (prints Markdown).
 """
 
@@ -267,8 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--parts",
         default="null,drift",
-        help="which tables: null, drift, ratio (and --exact's)",
+        help="which tables: null, drift, ratio, multiclass, survey (and --exact's)",
     )
+    ap.add_argument("--kind-sizes", default="300,1000", help="multiclass/survey rows per group")
     args = ap.parse_args(argv)
     alpha, runs = args.alpha, args.runs
     drift_runs = args.drift_runs or runs
@@ -308,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
         print(f"\n({time.time() - start:.0f} s)")
+    for kind in ("multiclass", "survey"):
+        if kind in parts:
+            kind_table(kind, args.kind_sizes, runs, drift_runs, alpha, args.seed)
+            print(f"\n({time.time() - start:.0f} s)")
     return 0
 
 
@@ -363,6 +381,115 @@ def exact(sizes: str, alpha: float) -> None:
                     f"{sq.spent(WINDOWS, alpha):.4g} | {worst:.3f} | {ign:.1e} |",
                     flush=True,
                 )
+
+
+KIND_STEP = 0.3  # the strong violation of the multiclass/survey tables: gap 0 → 0.3 at K
+MC_RECALL = 0.7  # group B's recall of every class; group A's is this + the gap (class 0)
+KIND_RULES = ("sequential", "any + point")
+
+
+def multiclass_first(
+    gap: np.ndarray, n: int, rng: np.random.Generator, alpha: float
+) -> list[int | None]:
+    """(first sequential alarm, first point violation) over the windows, 1-based."""
+    from fairpolicy.stats.bands import CLASSES, Form
+
+    form = Form("gap", "max", (CLASSES,))
+    out: list[int | None] = [None, None]
+    thr = float(THRESHOLD)
+    for t, g in enumerate(gap, start=1):
+        m = np.stack([rng.multinomial(n, [1 / 3] * 3) for _ in range(2)], axis=1)  # (class, group)
+        r = np.array([[MC_RECALL + g, MC_RECALL], [MC_RECALL] * 2, [MC_RECALL] * 2])
+        x = rng.binomial(m, r)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            point = float(np.nanmax(np.abs(x[:, 0] / m[:, 0] - x[:, 1] / m[:, 1])))
+        if Fraction(point) <= THRESHOLD or point <= thr:
+            continue
+        if out[1] is None:
+            out[1] = t
+        if out[0] is None:
+            lo, _ = sq.class_projection(
+                form,
+                x.reshape(-1).tolist(),
+                m.reshape(-1).tolist(),
+                [2, 2, 2],
+                sq.window_level(t, alpha),
+            )
+            if lo > thr:
+                out[0] = t
+        if out[0] is not None:
+            break
+    return out
+
+
+def survey_first(
+    gap: np.ndarray, n: int, rng: np.random.Generator, alpha: float
+) -> list[int | None]:
+    out: list[int | None] = [None, None]
+    thr = float(THRESHOLD)
+    for t, g in enumerate(gap, start=1):
+        props = []
+        for p in (BASE + g, BASE):
+            w = rng.uniform(0.5, 3.0, n)
+            y = rng.random(n) < p
+            s1, s2 = float(w.sum()), float((w * w).sum())
+            m_eff = s1 * s1 / s2
+            props.append(pr.Proportion(float((w * y).sum()) / s1 * m_eff, m_eff))
+        point = abs(props[0].p - props[1].p)
+        if point <= thr:
+            continue
+        if out[1] is None:
+            out[1] = t
+        if out[0] is None:
+            level = sq.window_level(t, alpha)
+            iv = sq.confirmed(
+                rf.bounds("gap", "one", [props], level), sq.hoeffding_box("gap", [props], level)
+            )
+            if iv[0] is not None and iv[1] is not None and sq.violates(*iv, THRESHOLD, OP):
+                out[0] = t
+        if out[0] is not None:
+            break
+    return out
+
+
+def kind_table(kind: str, sizes: str, runs: int, drift_runs: int, alpha: float, seed: int) -> None:
+    first_of = multiclass_first if kind == "multiclass" else survey_first
+    what = (
+        f"multi-class recall gap (max over 3 classes; recalls {MC_RECALL} + gap on class 0)"
+        if kind == "multiclass"
+        else f"survey-weighted DP gap (rates {BASE} + gap and {BASE}; weights U[0.5, 3])"
+    )
+    print(
+        f"\n{what}, {OP} {THRESHOLD}, 52 windows. No drift: horizon false-alarm rate "
+        f"(R = {runs}); step 0 → {KIND_STEP} at window {K}: median delay [95 % MC interval], "
+        f"detected by week 52, alarm before k (R = {drift_runs}).\n"
+    )
+    print("| scenario | n per group | rule | false alarm / detected | median delay | before k |")
+    print("|---|---:|---|---:|---|---:|")
+    for scenario in ("at threshold", "zero", "step"):
+        for n in (int(v) for v in sizes.split(",")):
+            r_runs = drift_runs if scenario == "step" else runs
+            rng = np.random.default_rng((seed, n, SCENARIOS.index(scenario), len(kind)))
+            g = np.asarray(gaps(scenario))
+            if scenario == "step":
+                g = np.where(np.arange(1, WINDOWS + 1) >= K, KIND_STEP, 0.0)
+            got = [first_of(g, n, rng, alpha) for _ in range(r_runs)]
+            for i, rule in enumerate(KIND_RULES):
+                first = [f[i] for f in got]
+                if scenario == "step":
+                    det = sum(w is not None and w >= K for w in first)
+                    early = sum(w is not None and w < K for w in first)
+                    print(
+                        f"| {scenario} | {n} | {rule} | {rate_text(det, r_runs)} | "
+                        f"{median_delay(first)} | {rate_text(early, r_runs)} |",
+                        flush=True,
+                    )
+                else:
+                    hits = sum(w is not None for w in first)
+                    print(
+                        f"| {scenario} | {n} | {rule} | {rate_text(hits, r_runs)} | — | — |",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

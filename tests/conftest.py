@@ -12,8 +12,9 @@ import atexit
 import json
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,18 @@ def run() -> Callable[..., Finding]:
         return run_controls([c], df).findings[0]
 
     return go
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _modules_come_from_this_interpreter() -> Iterator[None]:
+    """At the end of every test process (each pytest-xdist worker too, where no file is
+    sure to run last), every module imported comes from this interpreter's own paths: the
+    guard of ``tests/test_zz_interpreter.py`` over everything the process's tests imported.
+    A failure is reported as an error at the teardown of the process's last test."""
+    yield
+    from tests.test_zz_interpreter import modules_from_outside
+
+    outside = modules_from_outside()
+    assert not outside, (
+        f"modules imported from outside {sys.executable}'s own paths:\n" + "\n".join(outside)
+    )

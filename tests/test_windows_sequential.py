@@ -186,12 +186,13 @@ def test_alarm_interval_by_method() -> None:
     assert (score.low, score.high, score.used) == (0.2, 0.6, "score+exact")
     assert score.as_details() == {"low": 0.2, "high": 0.6, "used": "score+exact", "reason": None}
     bare = alarm_interval(_window_finding("score", 0))
-    assert bare.used is None and bare.reason and "survey weights" in bare.reason
+    assert bare.used is None and bare.reason and "Hoeffding box" in bare.reason
 
 
-def test_survey_weights_have_no_box_and_cannot_alarm(tmp_path: Path) -> None:
-    """Kish's effective counts are not binomial: no exact box, so even a gap of 1 does not
-    alarm; the gate is inconclusive and says why (never a pass)."""
+def test_survey_weights_alarm_on_their_hoeffding_box(tmp_path: Path) -> None:
+    """Kish's effective counts are not binomial: no Clopper–Pearson box, but Hoeffding's
+    (valid at every level, conditionally on the weights): a gap of 1 on 60 rows per group
+    alarms, reading the hull of the score interval and that box."""
     df = rows(WEEK1, {"F": (60, 60), "M": (0, 60)}, 3).assign(w=1.5)
     pol = write_policy(
         tmp_path,
@@ -200,9 +201,11 @@ def test_survey_weights_have_no_box_and_cannot_alarm(tmp_path: Path) -> None:
     res = check(str(pol), df, window="ts=1w")
     assert res.windows is not None
     f = res.windows.windows[0].findings[0]
-    assert f.ci is not None and f.ci.method == "score" and f.ci.exact_box is None
-    assert f.ci.low is not None and f.ci.low > 0.3  # the score interval alone would alarm
+    assert f.ci is not None and f.ci.method == "score" and f.ci.exact_box_kind == "hoeffding"
+    # equal weights: Kish's rows are the 60 rows; Bonferroni over the two rates
+    h = float(np.sqrt(np.log(2 * 2 / (1 - window_level(1, 0.05))) / (2 * 60)))
+    assert f.ci.exact_box == pytest.approx([1 - 2 * h, 1.0], abs=1e-12)
     alarm = f.details["alarm_interval"]
-    assert alarm["used"] is None and "survey weights" in alarm["reason"]
+    assert alarm["used"] == "score+hoeffding" and alarm["low"] == pytest.approx(1 - 2 * h)
     gated = res.findings[0]
-    assert gated.status == "inconclusive" and "survey weights" in gated.message
+    assert gated.status == "fail" and "Hoeffding box" in gated.message

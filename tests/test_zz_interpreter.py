@@ -8,8 +8,10 @@ fails in a venv, and CI only saw the system Python. Two guards:
 
 - statically, no test spawns another interpreter or borrows another interpreter's
   packages (as code: a string argument or an attribute, not a docstring explaining it);
-- at run time (this file is collected last), every module imported so far comes from this
-  interpreter's own paths, the repository or a temporary folder a test made.
+- at run time (this file is collected last, and ``tests/conftest.py`` repeats it at the
+  end of every test process, each pytest-xdist worker too), every module imported so far
+  comes from this interpreter's own paths, the repository or a temporary folder a test
+  made.
 """
 
 from __future__ import annotations
@@ -88,7 +90,9 @@ def _own_roots() -> list[Path]:
     return [r.resolve() for r in roots]
 
 
-def test_every_imported_module_comes_from_this_interpreter() -> None:
+def modules_from_outside() -> list[str]:
+    """Every imported module whose file lies outside this interpreter's own paths (also
+    run by ``tests/conftest.py`` at the end of every test process)."""
     roots = _own_roots()
     outside = []
     for name, module in sorted(sys.modules.items()):
@@ -98,9 +102,14 @@ def test_every_imported_module_comes_from_this_interpreter() -> None:
         path = Path(file).resolve()
         if not any(path.is_relative_to(root) for root in roots):
             outside.append(f"{name}: {path}")
+    return outside
+
+
+def test_every_imported_module_comes_from_this_interpreter() -> None:
+    outside = modules_from_outside()
     assert not outside, (
         f"modules imported from outside {sys.executable}'s own paths "
-        f"({', '.join(map(str, roots))}):\n" + "\n".join(outside)
+        f"({', '.join(map(str, _own_roots()))}):\n" + "\n".join(outside)
     )
 
 

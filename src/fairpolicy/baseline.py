@@ -38,6 +38,7 @@ from fairpolicy.errors import DataError, UsageError
 from fairpolicy.exact import (
     decimal_fraction,
     exact_decimal,
+    level_percent,
     written_bounds,
     written_number,
     written_threshold,
@@ -541,7 +542,7 @@ def change_text(c: Change) -> str:
     if word is not None and amount is not None:
         out += f" ({word} by {amount:.6g}" if word != "unchanged" else " (unchanged"
         if c.low is not None and c.high is not None and c.level is not None:
-            out += f"; {c.level:.0%} CI of the worsening [{c.low:.6g}, {c.high:.6g}]"
+            out += f"; {level_percent(c.level)}% CI of the worsening [{c.low:.6g}, {c.high:.6g}]"
         out += ")"
     if c.max_regression is not None:
         out += f"; {delta_text(c)}: {c.verdict}"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from fairpolicy.exact import compare, float_bound
+from fairpolicy.exact import compare, float_bound, level_percent
 from fairpolicy.exact import shown as shown_text
 from fairpolicy.policy.schema import Control, EnforcementMode, Operator, Threshold
 from fairpolicy.results import (
@@ -194,7 +194,7 @@ def describe(
         return f"inconclusive: {reason or 'value undefined'} (required {cond})"
     shown = _shown(value, control)
     if ci is not None and ci.low is not None and ci.high is not None:
-        shown += f" ({ci.level:.0%} CI [{ci.low:.6g}, {ci.high:.6g}], {ci.method})"
+        shown += f" ({level_percent(ci.level)}% CI [{ci.low:.6g}, {ci.high:.6g}], {ci.method})"
     if status == "inconclusive":
         return f"inconclusive: {control.metric_key} = {shown}; {reason} (required {cond})"
     mode = control.enforcement_mode
@@ -382,8 +382,11 @@ class AlarmInterval:
     high: float | None
     #: ``interval``: the window's own (bootstrap) interval; ``score+exact``: the hull of the
     #: score interval and its exact Clopper–Pearson box (beyond the threshold only when
-    #: both are); None: the window cannot alarm (``reason``)
-    used: Literal["interval", "score+exact"] | None
+    #: both are); ``exact``: the exact box alone (a multi-class gap whose band its
+    #: resamples do not resolve; ``hoeffding`` under survey weights); ``score+hoeffding``:
+    #: under survey weights, the hull of the score interval and its Hoeffding box on Kish's
+    #: effective rows; None: the window cannot alarm (``reason``)
+    used: Literal["interval", "score+exact", "score+hoeffding", "exact", "hoeffding"] | None
     reason: str | None = None
 
     def as_details(self) -> dict[str, float | str | None]:
@@ -398,9 +401,15 @@ def alarm_interval(f: Finding) -> AlarmInterval:
     at such levels (:func:`fairpolicy.stats.sequential.needs_box`): the alarm reads its
     hull with the exact Clopper–Pearson box at the same level
     (:func:`fairpolicy.stats.sequential.confirmed`, ``ci.exact_box``), so it alarms only when
-    both lie beyond the threshold, and a score interval without a box (survey weights; the
-    multi-class score box of :func:`fairpolicy.stats.rate_forms.class_box`) cannot alarm.
-    A short window (``details.window_short``) cannot alarm either."""
+    both lie beyond the threshold; under survey weights (Kish's effective counts are not
+    binomial) the box is Hoeffding's on the effective rows
+    (:func:`fairpolicy.stats.sequential.hoeffding_box`, ``score+hoeffding``); a score
+    interval without a box cannot alarm. A multi-class gap over classes carries the exact
+    box of its (group, class) rates (:func:`fairpolicy.stats.sequential.exact_class_box`):
+    with its Šidák score box the alarm reads their hull; with a band its resamples do not
+    resolve, the exact box alone (``exact``: valid at every level and sample size, so the
+    band's resolution is not needed). A short window (``details.window_short``) cannot
+    alarm either."""
     from fairpolicy.stats.sequential import confirmed, needs_box, resolution
 
     def none(reason: str) -> AlarmInterval:
@@ -412,18 +421,28 @@ def alarm_interval(f: Finding) -> AlarmInterval:
     if ci is None or ci.low is None or ci.high is None:
         return none("the window has no interval" + (f": {ci.reason}" if ci and ci.reason else ""))
     res = resolution(ci.method, ci.level, ci.resamples)
+    box = ci.exact_box
+    if not needs_box(ci.method):
+        if res.ok:
+            return AlarmInterval(ci.low, ci.high, "interval")
+        if box is not None and resolution("score", ci.level).ok:
+            # a multi-class band its resamples do not resolve: its exact box alone (under
+            # survey weights Hoeffding's)
+            if ci.exact_box_kind == "hoeffding":
+                return AlarmInterval(box[0], box[1], "hoeffding")
+            return AlarmInterval(box[0], box[1], "exact")
+        return none(res.reason or "its interval does not resolve the window's level")
     if not res.ok:
         return none(res.reason or "its interval does not resolve the window's level")
-    if not needs_box(ci.method):
-        return AlarmInterval(ci.low, ci.high, "interval")
-    if ci.exact_box is None:
+    if box is None:
         return none(
-            "its score interval has no exact Clopper–Pearson box to confirm an alarm "
-            "(survey weights, whose effective counts are not binomial, or a multi-class "
-            "score box)"
+            "its score interval has no exact Clopper–Pearson box (under survey weights: "
+            "Hoeffding box) to confirm an alarm"
         )
-    lo, hi = confirmed((ci.low, ci.high), (ci.exact_box[0], ci.exact_box[1]))
-    return AlarmInterval(lo, hi, "score+exact")
+    lo, hi = confirmed((ci.low, ci.high), (box[0], box[1]))
+    return AlarmInterval(
+        lo, hi, "score+hoeffding" if ci.exact_box_kind == "hoeffding" else "score+exact"
+    )
 
 
 def window_gate(
@@ -490,6 +509,16 @@ def window_gate(
             "score interval and its exact Clopper–Pearson box both lie wholly beyond the "
             f"threshold (their hull [{a.low:.6g}, {a.high:.6g}])"
             if a.used == "score+exact"
+            else "score interval and its Hoeffding box on Kish's effective rows (survey "
+            f"weights) both lie wholly beyond the threshold (their hull [{a.low:.6g}, "
+            f"{a.high:.6g}])"
+            if a.used == "score+hoeffding"
+            else "Hoeffding box of the (group, class) weighted rates on Kish's effective rows "
+            f"[{a.low:.6g}, {a.high:.6g}] lies wholly beyond the threshold"
+            if a.used == "hoeffding"
+            else "exact Clopper–Pearson box of the (group, class) rates "
+            f"[{a.low:.6g}, {a.high:.6g}] lies wholly beyond the threshold"
+            if a.used == "exact"
             else f"interval [{a.low:.6g}, {a.high:.6g}] lies wholly beyond the threshold"
         )
         return (

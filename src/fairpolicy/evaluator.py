@@ -473,6 +473,7 @@ class Evaluator:
             note=iv.note,
             resample="rows" if rows else "stratified",
             exact_box=None if iv.box is None else [iv.box[0], iv.box[1]],
+            exact_box_kind="hoeffding" if iv.box_kind == "hoeffding" else None,
         )
         return ci, dict(iv.groups or {})
 

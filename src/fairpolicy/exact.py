@@ -292,3 +292,18 @@ def fraction_text(x: Fraction | None) -> str | None:
     if x is None:
         return None
     return str(x)
+
+
+def level_percent(level: float) -> str:
+    """A confidence level as a percentage without the ``%`` sign, with as many decimals as
+    its distance from 100 % needs: 0.95 → ``95``, 0.975 → ``97.5``, a monitoring window's
+    0.999155844 → ``99.916``; never ``100`` for a level below 1 (``:.0%`` printed a
+    window's 99.92 % interval as a "100% CI")."""
+    x = level * 100.0
+    if not math.isfinite(x) or x >= 100.0:
+        return f"{x:g}"
+    decimals = min(12, max(0, 1 - math.floor(math.log10(100.0 - x))))
+    text = f"{x:.{decimals}f}"
+    if float(text) >= 100.0:  # within 1e-12 of 100 %: round down instead
+        text = "99." + "9" * decimals
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -5,7 +5,11 @@ window column once: the embedded engine reads the rows and sorts them by window 
 and Spark group on each row's window label inside their one ``GROUP BY``
 (:mod:`fairpolicy.data.window`). Each window's rows (or tuples) are then a table of their
 own, and every control is planned, measured and decided on it exactly as a separate
-``check`` on that window's rows would be (the tests compare them). Across the windows,
+``check`` on that window's rows would be (the tests compare them). The count tables of
+the count metrics are not rebuilt per window: labels and groups are encoded once and
+counted with one ``bincount`` over (window, cell, classes), and each window's tables are
+slices of it (:mod:`fairpolicy.window_counts`; a window whose label values differ from
+the data's is counted from its own rows). Across the windows,
 :func:`fairpolicy.decide.window_gate` decides each control once (``--window-gate``); the
 results' findings are those decisions, and ``results.windows`` holds every window's
 findings.
@@ -43,6 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairpolicy.assemble import RunRecord
+from fairpolicy.data.limits import Limits
 from fairpolicy.data.sources import Bound, Table
 from fairpolicy.data.window import (
     KEY,
@@ -63,6 +68,7 @@ from fairpolicy.results import (
     WindowsInfo,
     gate_effect,
 )
+from fairpolicy.window_counts import Seed, window_seeds
 
 #: bootstrap resamples a control without ``ci`` gets under the ``sequential`` gate (a score
 #: interval, e.g. of a binary rate gap, is computed in closed form at any level)
@@ -434,8 +440,9 @@ def _pool(group: list[tuple[str, NDArray[np.int64]]]) -> tuple[str, NDArray[np.i
     return label, np.sort(np.concatenate([i for _, i in group])), [w for w, _ in group]
 
 
-#: evaluates a policy on a table: its findings and warnings
-Evaluate = Callable[[Table, Policy], tuple[list[Finding], list[str]]]
+#: evaluates a policy on a table (with a window's count tables already built, or None):
+#: its findings and warnings
+Evaluate = Callable[[Table, Policy, Seed | None], tuple[list[Finding], list[str]]]
 
 
 def _at_level(pol: Policy, t: int) -> tuple[Policy, float]:
@@ -462,6 +469,7 @@ def run_windows(
     compare_with: Callable[[Results, Results], Results] | None,
     wanted: Sequence[str] = (),
     strings: Sequence[str] = (),
+    limits: Limits | None = None,
 ) -> tuple[list[Finding], WindowsInfo, list[str]]:
     """Every control in every window; the gated findings, the windows, warnings."""
     file = table.path
@@ -511,7 +519,7 @@ def run_windows(
             )
         ref_table = take(table, np.sort(np.concatenate(inside)))
         if m.gate != "sequential":  # under sequential: at each window's own level, below
-            ref_findings, _ = evaluate(ref_table, pol)
+            ref_findings, _ = evaluate(ref_table, pol, None)
             reference = results_of(ref_table, ref_findings, [])
     if m.gate == "sequential" and any(not c.params.get("ci") for c in pol.controls):
         warnings.append(
@@ -520,20 +528,23 @@ def run_windows(
         )
     blocks: list[WindowResult] = []
     seen: dict[str, list[str]] = {}
-    for t, (w, idx, members) in enumerate(pooled(windows, table, m), start=1):
+    runs = pooled(windows, table, m)
+    # every window's count tables from one count over (window, cell, classes)
+    seeds = window_seeds(table, pol, _starts([idx for _, idx, _ in runs]), strings, limits)
+    for t, (w, idx, members) in enumerate(runs, start=1):
         sub = take(table, idx)
         level = None
         wpol = pol
         if m.gate == "sequential":
             wpol, level = _at_level(pol, t)
-        findings, notes = evaluate(sub, wpol)
+        findings, notes = evaluate(sub, wpol, seeds[t - 1] if seeds else None)
         for n in notes:
             seen.setdefault(n, []).append(w)
         if compare_with is not None and m.reference is not None:
             if m.gate == "sequential":
                 # the reference at the window's level: a change is the MOVER of two intervals
                 # at one level, and the controls compared must have the same parameters
-                ref_findings, _ = evaluate(ref_table, wpol)
+                ref_findings, _ = evaluate(ref_table, wpol, None)
                 reference = results_of(ref_table, ref_findings, [])
             assert reference is not None
             findings = compare_with(results_of(sub, findings, []), reference).findings
@@ -589,6 +600,18 @@ def run_windows(
         state=kept,
     )
     return gated, info, warnings
+
+
+def _starts(runs: list[NDArray[np.int64]]) -> list[int]:
+    """Where each window's rows start in the sorted table (and where the last ends); []
+    when the windows are not consecutive slices of it (then nothing is shared)."""
+    starts = [0]
+    for idx in runs:
+        lo = starts[-1]
+        if len(idx) == 0 or int(idx[0]) != lo or int(idx[-1]) != lo + len(idx) - 1:
+            return []
+        starts.append(lo + len(idx))
+    return starts
 
 
 def _short(f: Finding, reason: str) -> Finding:

@@ -36,6 +36,7 @@ from fairpolicy.exact import (
     compare,
     decimal_fraction,
     exact_decimal,
+    level_percent,
     threshold_text,
 )
 from fairpolicy.stats.rate_forms import decided_share, rows_needed
@@ -221,7 +222,7 @@ def render(
     head = (
         f"{p.metric} {op} {threshold_text(threshold)}: {len(rates)} groups at rates "
         f"{', '.join(f'{r:g}' for r in rates)} (expected value {p.expected:.4g}, "
-        f"{'complies' if p.complies else 'violates'}); {level:.0%} {method} score "
+        f"{'complies' if p.complies else 'violates'}); {level_percent(level)}% {method} score "
         f"intervals; share of rows in the rate's denominator {share:g}; "
         f"{sims} simulated samples per size\n"
     )

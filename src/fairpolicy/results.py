@@ -152,8 +152,15 @@ class ConfidenceInterval(Record):
     #: (:func:`fairpolicy.stats.sequential.exact_box`): set in a ``--window-gate
     #: sequential`` run only, whose alarm needs the score interval and this box both beyond
     #: the threshold (their hull: the finding's ``details.alarm_interval``); absent
-    #: elsewhere, and under survey weights (not binomial counts)
+    #: elsewhere. Under survey weights (not binomial counts) it is the Hoeffding box on
+    #: Kish's effective rows (:func:`fairpolicy.stats.sequential.hoeffding_box`) and
+    #: ``exact_box_kind`` says so
     exact_box: Annotated[list[float] | None, Field(exclude_if=lambda v: v is None)] = None
+    #: how ``exact_box`` was built: absent for Clopper–Pearson intervals (whole counts),
+    #: ``hoeffding`` under survey weights
+    exact_box_kind: Annotated[
+        Literal["hoeffding"] | None, Field(exclude_if=lambda v: v is None)
+    ] = None
 
 
 @record

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from fairpolicy.assemble import assemble
 from fairpolicy.data.bind.count_table import expand_counts
 from fairpolicy.data.bind.weights import apply_weights
-from fairpolicy.data.prefetch import Prefetch
+from fairpolicy.data.prefetch import WINDOW_ROLE, WINDOW_TEXT_ROLE, Prefetch
 from fairpolicy.data.sources import Bound, Table, resolve_engine
 from fairpolicy.data.sources.opened import Opened
 from fairpolicy.evaluation import evaluate_all
@@ -56,6 +56,7 @@ from fairpolicy.planning import (
 from fairpolicy.policy.binds import Binds, refuse_moves
 from fairpolicy.policy.schema import Policy
 from fairpolicy.results import FailOn, Finding, InconclusivePolicy, Results
+from fairpolicy.window_counts import Seed
 
 
 def check(
@@ -205,7 +206,7 @@ def check(
         s = _monitored(s, mon, baseline)
     referenced = mon is not None and mon.reference is not None
     old = _baseline(baseline, None if referenced else max_regression)
-    opened = _open(policy, data, s)
+    opened = _open(policy, data, s, mon)
     pol, decimals, engine_name, notes = _prepare(policy, opened, s)
     if mon is not None:
         try:
@@ -269,11 +270,11 @@ def _against_reference(
     return against
 
 
-def _open(policy: Any, data: Any, s: Settings) -> Opened:
+def _open(policy: Any, data: Any, s: Settings, mon: Monitoring | None = None) -> Opened:
     """Step 1: the data, opened once; its speculative read starts now, beside the policy's
-    validation (data/prefetch.py)."""
+    validation (data/prefetch.py), with a monitoring run's window column."""
     opened = Opened(data, s.budget)
-    opened.start_prefetch(lambda: _prefetch(policy, data, s))
+    opened.start_prefetch(lambda: _prefetch(policy, data, s, mon))
     return opened
 
 
@@ -309,7 +310,9 @@ def _evaluate(
     rounded = engine_name in ("duckdb", "spark")
     grid_used = False
 
-    def evaluate(table: Table, p: Policy) -> tuple[list[Finding], list[str], Evaluator]:
+    def evaluate(
+        table: Table, p: Policy, seed: Seed | None = None
+    ) -> tuple[list[Finding], list[str], Evaluator]:
         nonlocal grid_used
         plans = plan_controls(p, table)
         ev = Evaluator(
@@ -321,6 +324,8 @@ def _evaluate(
             limits=s.caps,
             exact_box=mon is not None and mon.gate == "sequential",
         )
+        if seed is not None:  # a window's count tables, cut from the run's one count
+            seed.apply(ev)
         findings = evaluate_all(plans, ev, progress if mon is None else None)
         grid_used = grid_used or ev.grid_used
         return findings, ev.warnings, ev
@@ -349,11 +354,12 @@ def _evaluate(
                 pol,
                 mon,
                 s.record,
-                lambda t, p: evaluate(t, p)[:2],
+                lambda t, p, seed: evaluate(t, p, seed)[:2],
                 results_of,
                 against,
                 wanted,
                 strings,
+                limits=s.caps,
             )
     if progress:
         progress("done", len(findings), len(findings))
@@ -417,14 +423,20 @@ def _baseline(
     return load_baseline(os.fspath(path))
 
 
-def _prefetch(policy: Any, data: Any, s: Settings) -> Prefetch | None:
+def _prefetch(
+    policy: Any, data: Any, s: Settings, mon: Monitoring | None = None
+) -> Prefetch | None:
     """The speculative read — only for the embedded engine and a file small enough that
     reading it cannot hurt (with no --max-rows or --memory-budget: those limits are
-    checked by the real read)."""
+    checked by the real read). A monitoring run's window column is read with the rest
+    (as text for a discrete window), else the prefetch is thrown away and read again."""
     speculate = (
         s.max_rows is None and s.memory_budget is None and prefetchable(s.engine, data, s.budget)
     )
-    return Prefetch.start(policy, data, s.bind.prefetch_pairs()) if speculate else None
+    pairs = s.bind.prefetch_pairs()
+    if mon is not None:
+        pairs[WINDOW_ROLE if mon.spec.period else WINDOW_TEXT_ROLE] = mon.spec.column
+    return Prefetch.start(policy, data, pairs) if speculate else None
 
 
 def _columns_read(wanted: list[str], table: Table, ev: Evaluator) -> list[str]:

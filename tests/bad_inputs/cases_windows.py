@@ -58,6 +58,14 @@ CASES = [
         column="note",
     ),
     Case(
+        "window-timestamps-written-two-ways",
+        ("not timestamps or dates", "'03/01/2024 12:00'"),
+        data=DATA.replace("2024-03-02T12:00:00Z", "03/01/2024 12:00", 1),
+        args=("--window", "ts=1d"),
+        column="ts",
+        note="named no value: a timestamp column with one row written otherwise read as text",
+    ),
+    Case(
         "window-column-numeric",
         ("not timestamps or dates",),
         data=DATA,

@@ -112,7 +112,7 @@ def test_every_format_names_the_comparator() -> None:
         assert "min_share_scope" in text, fmt
 
 
-def test_the_summary_names_the_comparator_beside_each_ratio_and_what_is_not_sharp(
+def test_the_summary_names_the_comparator_beside_each_ratio_and_what_is_sharp(
     tmp_path: Path,
 ) -> None:
     from fairpolicy.formatters import RenderOptions, get
@@ -127,17 +127,41 @@ def test_the_summary_names_the_comparator_beside_each_ratio_and_what_is_not_shar
     md, html, text = (get(f)(r, opts) for f in ("markdown", "html", "ll144-csv"))
     for body in (md, html):
         assert "Compared with" in body and "White (highest_above_min_share)" in body
-        assert "sharp: false" in body and "†" in body
+        assert "sharp: false" not in body
         assert "2025-01-01..2025-12-31" in body and "2026-02-15" in body
         assert "Applicants of unknown category: 151" in body
     rows = list(csv.DictReader(x for x in text.splitlines() if not x.startswith("#")))
     black = next(x for x in rows if x["level"] == "race" and x["category"] == "Black")
-    assert black["compared_with"] == "White" and black["bounds_sharp"] == "False"
-    assert black["comparator"].startswith("comparator: highest_above_min_share")
-    sex = next(x for x in rows if x["level"] == "sex")
-    assert sex["bounds_sharp"] == "True"
-    # the lowest value found is attained by an allocation, the 0.0303 end is only a bound
-    assert "one allocation gives 0.3030" in text and "at least 0.0303" in text
-    # the text report and the JSON name them too
+    assert black["compared_with"] == "White" and black["comparator"].startswith(
+        "comparator: highest_above_min_share"
+    )
+    # race and the intersection move with Native American, yet every ratio's range is
+    # exact above the enumeration cap: the single level's least and greatest ratios, and
+    # the intersection's under the category reading (docs/ll144.md)
+    assert {x["bounds_sharp"] for x in rows} == {"True"}
+    # the lowest value is attained: every unselected unknown a Native American man, every
+    # selected one a Native American woman (57/1880)
+    assert "every allocation of the unknowns: 0.0303 (their selection observed)" in text
+    bounds = r.findings[0].details["bounds"]
+    assert bounds["value_low_exact"] == "57/1880" and bounds["value_low_sharp"]
+    assert '"sharp": true' in get("json")(r, opts)
+
+
+def test_bounds_not_sharp_are_marked_in_every_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the intersection's exact methods switched off (their candidate budget at 0),
+    its bounds are valid but not attained: every format marks them."""
+    from fairpolicy.formatters import RenderOptions, get
+    from fairpolicy.metrics import ll144_cells
+
+    monkeypatch.setattr(ll144_cells, "MAX_TABLE", 0)
+    r = check(EX / "policy.yaml", EX / "counts.csv", deterministic=True)
+    opts = RenderOptions(deterministic=True)
+    md, html, text = (get(f)(r, opts) for f in ("markdown", "html", "ll144-csv"))
+    for body in (md, html):
+        assert "sharp: false" in body and "†" in body
+    rows = list(csv.DictReader(x for x in text.splitlines() if not x.startswith("#")))
+    cell = next(x for x in rows if x["level"] == "sex,race" and x["category"] == "Female & Black")
+    race = next(x for x in rows if x["level"] == "race" and x["category"] == "Black")
+    assert cell["bounds_sharp"] == "False" and race["bounds_sharp"] == "True"
     assert "sharp: false" in get("text")(r, opts)
     assert '"sharp": false' in get("json")(r, opts)

@@ -201,8 +201,9 @@ def test_a_small_category_brought_in_by_the_unknowns_becomes_the_comparator() ->
 
 
 # race Z (14 of 49 rows) is under min_share 0.3 (14.7 rows) as observed; the one unknown
-# applicant can bring it in. The true least value is 9/11 (≥ 0.8: worst_case passes), but
-# above the cap the intersection's bound under the category reading is 3/4 (not sharp).
+# applicant can bring it in. The true least value is 9/11 (≥ 0.8: worst_case passes).
+# Above the cap the intersection's least ratios under the category reading are exact
+# too (ll144_cells), so worst_case passes there as well.
 NEAR = {
     ("F", "X"): (7, 5),
     ("F", "Y"): (11, 6),
@@ -212,8 +213,19 @@ NEAR = {
     ("M", "Z"): (8, 5),
 }
 
+# race X (5 of 22 rows, need 6) can cross with the one unknown; race Y is then the only
+# always-kept race, so the race level has no exact method above the cap: its least value
+# 4/9 is a bound, the true least 7/15 (worst_case at 0.45 passes under the cap)
+LOOSE = {
+    ("F", "X"): (3, 1),
+    ("F", "Y"): (7, 5),
+    ("M", "X"): (2, 1),
+    ("M", "Y"): (5, 3),
+    ("M", "Z"): (4, 1),
+}
 
-def test_a_bound_that_is_not_sharp_leaves_worst_case_inconclusive_not_failed() -> None:
+
+def test_the_intersection_under_the_category_reading_is_exact_above_the_cap() -> None:
     from tests.ll144.test_bounds import _cells
     from tests.ll144.test_bounds import _run as run_metric
 
@@ -224,16 +236,37 @@ def test_a_bound_that_is_not_sharp_leaves_worst_case_inconclusive_not_failed() -
     assert exact.status == "pass" and exact.details["bounds"]["sharp"]
     with patch.object(ll144_enum, "ENUMERATION_CAP", 0):
         f = run_metric(df, decision="worst_case", min_share="0.3")
-        best = run_metric(df, decision="best_case", min_share="0.3")
     b = f.details["bounds"]
-    assert b["sharp"] is False and "Z can cross min_share" in b["sharp_reason"]
-    assert b["value_low"] == 0.75 and not b["value_low_sharp"]
+    assert Fraction(b["value_low_exact"]) == Fraction(9, 11) and b["value_low_sharp"]
+    assert f.status == "pass"
+    levels = {lv["level"]: lv for lv in f.details["levels"]}
+    assert levels["sex,race"]["bounds_sharp"] and "bounds_note" not in levels["sex,race"]
+    # race has one always-kept category (Y): no exact method there
+    assert not levels["race"]["bounds_sharp"] and "Z can cross min_share" in b["sharp_reason"]
+
+
+def test_a_bound_that_is_not_sharp_leaves_worst_case_inconclusive_not_failed() -> None:
+    from tests.ll144.test_bounds import _cells
+    from tests.ll144.test_bounds import _run as run_metric
+
+    share = Fraction(1, 4)
+    _, value, _ = _oracle(LOOSE, 1, 1, "highest_above_min_share", "category", share)
+    assert value is not None and value[0] == Fraction(7, 15)  # ≥ 0.45: every one passes
+    df = _cells([(a, b, n, s) for (a, b), (n, s) in LOOSE.items()] + [(None, "X", 1, 1)])
+    exact = run_metric(df, decision="worst_case", min_share="0.25", threshold=0.45)
+    assert exact.status == "pass" and exact.details["bounds"]["sharp"]
+    with patch.object(ll144_enum, "ENUMERATION_CAP", 0):
+        f = run_metric(df, decision="worst_case", min_share="0.25", threshold=0.45)
+        best = run_metric(df, decision="best_case", min_share="0.25", threshold=0.45)
+    b = f.details["bounds"]
+    assert b["sharp"] is False and "X can cross min_share" in b["sharp_reason"]
+    assert Fraction(b["value_low_exact"]) == Fraction(4, 9) and not b["value_low_sharp"]
     assert f.status == "inconclusive" and "not shown to be attained" in (f.reason or "")
     # best_case: an allocation found (the witness) satisfies the threshold
     assert best.status == "pass"
     levels = {lv["level"]: lv for lv in f.details["levels"]}
-    assert levels["sex"]["bounds_sharp"] and not levels["sex,race"]["bounds_sharp"]
-    assert "bounds_note" in levels["sex,race"]
+    assert levels["sex"]["bounds_sharp"] and not levels["race"]["bounds_sharp"]
+    assert "bounds_note" in levels["race"]
 
 
 def test_worst_case_fails_when_an_allocation_brings_a_small_category_in_as_comparator() -> None:

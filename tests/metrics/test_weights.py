@@ -297,7 +297,7 @@ def test_sizes_and_min_samples_count_weight() -> None:
 def test_weighted_bootstrap_and_permutations_are_those_of_the_repeated_rows() -> None:
     df = _binary(5, 300)
     w = df["w"].to_numpy()
-    kw = {"bootstrap": 200, "p_value": 100, "seed": 11}
+    kw = {"bootstrap": 40, "p_value": 20, "seed": 11}
     weighted = run(df, 2, "w", **kw)
     # weight 1 on every repeated row: the same inputs, so the same per-control seeds
     repeated = run(expand(df, w).assign(w=1), 2, "w", **kw)

@@ -86,7 +86,7 @@ def test_the_pairwise_form_is_recognised_and_rebuilds_the_value(
     assert got == pytest.approx(mv.value, abs=1e-12)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     kind=hst.sampled_from(bands.PAIRWISE),
     agg=hst.sampled_from(["max", "mean"]),

@@ -27,6 +27,12 @@ from fairpolicy.data.sources import Table, peek_columns, read_table
 MEASURED_ROLES = ("columns", "fields", "sensitive_columns")
 
 
+#: the pseudo-roles of a monitoring run's window column (``--window``): a time column read
+#: as it is, and a discrete period column read as text
+WINDOW_ROLE = "--window"
+WINDOW_TEXT_ROLE = "--window (discrete)"
+
+
 def bound_columns(
     available: list[str], bindings: list[tuple[str, str]]
 ) -> tuple[list[str], list[str]]:
@@ -45,7 +51,7 @@ def bound_columns(
             cols = [c.strip() for c in value.split(",") if c.strip()]
             wanted += cols
             strings += cols
-        elif role == "site":
+        elif role in ("site", WINDOW_TEXT_ROLE):
             wanted.append(value)
             strings.append(value)
         elif role == "score":
@@ -85,6 +91,23 @@ def guess_bindings(document: Any, bind: Mapping[str, str] | None) -> list[tuple[
     return out
 
 
+def _import_what_the_read_imports() -> None:
+    """Import here, in the calling thread, the fairpolicy modules the read thread would
+    import lazily, so that no module of ours is first imported in that thread. Under pytest,
+    whose plugin entry point (``fairpolicy.pytest_plugin``) marks every fairpolicy module
+    for assertion rewriting, each first import parses the module's source with
+    ``ast.parse``, and CPython 3.11 keeps the AST converter's recursion depth per
+    interpreter: a read thread and the main thread each importing one of our modules at
+    once failed with "SystemError: AST constructor recursion depth mismatch" (the user's
+    ``fairpolicy_check`` fixture, and our suite under pytest-xdist)."""
+    import fairpolicy.data.bind.scores
+    import fairpolicy.data.kernels
+    import fairpolicy.data.sources.arrow_files
+    import fairpolicy.data.sources.csv_guard
+    import fairpolicy.errors
+    import fairpolicy.files  # noqa: F401
+
+
 class Prefetch:
     """A speculative :func:`read_table` in a background thread."""
 
@@ -95,6 +118,7 @@ class Prefetch:
         self.strings: set[str] = set()
         self._table: Table | None = None
         self._failed = False
+        _import_what_the_read_imports()
         self._thread = threading.Thread(target=self._run, name="fairpolicy-read", daemon=True)
         self._thread.start()
 

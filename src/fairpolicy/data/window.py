@@ -135,6 +135,25 @@ def _not_a_timestamp(spec: WindowSpec, kind: str, file: str | None) -> DataError
     )
 
 
+def _first_unparsable(arr: pa.ChunkedArray) -> tuple[int, str] | None:
+    """The first row (1-based, as a data row of the file) whose text is not an ISO 8601
+    timestamp or date, and its text; None when every value reads as one (the column was
+    still read as text, e.g. for offsets that differ from row to row)."""
+    import datetime as dt
+
+    row = 0
+    for chunk in arr.chunks:
+        for value in chunk.to_pylist():
+            row += 1
+            if value is None or not value.strip():
+                continue
+            try:
+                dt.datetime.fromisoformat(value.strip())
+            except ValueError:
+                return row, value if len(value) <= 60 else value[:57] + "..."
+    return None
+
+
 def window_keys(
     arr: pa.ChunkedArray, spec: WindowSpec, file: str | None
 ) -> tuple[NDArray[np.int64], list[str]]:
@@ -159,7 +178,12 @@ def window_keys(
     elif pa.types.is_date(t):
         local = arr.cast(pa.timestamp("s"))
     else:
-        raise _not_a_timestamp(spec, f"values of type {t}", file)
+        kind = f"values of type {t}"
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            bad = _first_unparsable(arr)
+            if bad is not None:
+                kind += f" (data row {bad[0]} holds {bad[1]!r}, not an ISO 8601 timestamp)"
+        raise _not_a_timestamp(spec, kind, file)
     unit = PERIODS[spec.period][0]
     floored = pc.floor_temporal(local, unit=unit, week_starts_monday=True)
     return _index(floored.cast(pa.timestamp("s")).cast(pa.date32()))
@@ -180,32 +204,41 @@ def _utc_days(
 
     import pyarrow as pa
 
-    parts, valid_parts = [], []
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, np.int64), []
+    # each row's day, written chunk by chunk into one array (one pass, no concatenation)
+    days = np.empty(n, np.int64)
+    valid: NDArray[np.bool_] | None = None  # None: no nulls (no masks, each a pass)
+    at = 0
     for chunk in arr.chunks:
+        m = len(chunk)
         ints = chunk.cast(pa.int64())
         if chunk.null_count:
-            valid_parts.append(np.asarray(chunk.is_valid().to_numpy(zero_copy_only=False), bool))
+            if valid is None:
+                valid = np.ones(n, bool)
+            valid[at : at + m] = chunk.is_valid().to_numpy(zero_copy_only=False)
             ints = ints.fill_null(0)
-        else:
-            valid_parts.append(np.ones(len(chunk), bool))
-        parts.append(np.asarray(ints.to_numpy(zero_copy_only=False), np.int64))
-    if not parts:
-        return np.zeros(0, np.int64), []
-    days = np.floor_divide(np.concatenate(parts), _PER_DAY[unit])
-    valid = np.concatenate(valid_parts)
+        ticks = np.asarray(ints.to_numpy(zero_copy_only=False), np.int64)
+        np.floor_divide(ticks, _PER_DAY[unit], out=days[at : at + m])
+        at += m
     if weeks:  # 1970-01-01 was a Thursday: day d is (d + 3) % 7 days after a Monday
         days -= (days + 3) % 7
-    if not valid.any():
-        return np.full(len(days), -1, np.int64), []
-    lo, hi = int(days[valid].min()), int(days[valid].max())
+    if valid is not None and not valid.any():
+        return np.full(n, -1, np.int64), []
+    seen = days if valid is None else days[valid]
+    lo, hi = int(seen.min()), int(seen.max())
     epoch = dt.date(1970, 1, 1).toordinal()
     if hi - lo >= 1 << 20 or lo + epoch < 1 or hi + epoch > dt.date.max.toordinal():
         return None
-    present = np.zeros(hi - lo + 1, bool)
-    offset = days - lo
-    present[offset[valid]] = True
-    rank = np.cumsum(present) - 1
-    codes = np.where(valid, rank[np.where(valid, offset, 0)], -1).astype(np.int64)
+    if valid is not None:
+        days[~valid] = lo
+    days -= lo  # each row's day from the first (in place: days is ours)
+    present = np.bincount(days if valid is None else days[valid], minlength=hi - lo + 1) > 0
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    codes: NDArray[np.int64] = rank[days]
+    if valid is not None:
+        codes[~valid] = -1
     labels = [dt.date.fromordinal(lo + epoch + int(i)).isoformat() for i in np.flatnonzero(present)]
     return codes, labels
 
@@ -285,6 +318,34 @@ def duckdb_key(ref: str, column_type: str, spec: WindowSpec, text: bool) -> str:
     if t.startswith("TIMESTAMP"):
         return floor(f"timezone({tz}, timezone('UTC', {ref}))")
     return f"CASE WHEN {ref} IS NULL THEN NULL ELSE '!' || CAST({ref} AS VARCHAR) END"
+
+
+#: microseconds per day
+_US_PER_DAY = 86_400_000_000
+
+
+def duckdb_day_key(column_type: str, spec: WindowSpec, ref: str) -> str | None:
+    """SQL for a UTC day or week (from Monday) of a timestamp as a whole number of days
+    since 1970-01-01 (the first day of the week for weeks), or None when the window
+    needs the calendar path (another zone or period, text or dates). An integer is
+    cheaper to compute and to group on than a label; :func:`duckdb_day_label` turns the
+    grouped numbers into the labels :func:`duckdb_key` writes. A UTC day is a fixed number
+    of ticks, and a naive timestamp is read as UTC."""
+    if spec.period not in ("d", "w") or spec.tz != "UTC":
+        return None
+    if not column_type.upper().startswith("TIMESTAMP"):
+        return None
+    us, d = f"epoch_us({ref})", _US_PER_DAY
+    floor_mod = f"((({us}) % {d}) + {d}) % {d}"  # a floor whatever the sign
+    day = f"((({us}) - {floor_mod}) // {d})"
+    if spec.period == "w":  # 1970-01-01 was a Thursday: day d is (d + 3) mod 7 after Monday
+        day = f"({day} - ((({day} + 3) % 7) + 7) % 7)"
+    return day
+
+
+def duckdb_day_label(day: str) -> str:
+    """SQL for the label ``YYYY-MM-DD`` of a :func:`duckdb_day_key` number (NULL: NULL)."""
+    return f"strftime(DATE '1970-01-01' + CAST({day} AS INTEGER), '%Y-%m-%d')"
 
 
 def refuse_bad_keys(labels: list[str], spec: WindowSpec, file: str | None) -> None:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
-from fairpolicy.exact import ExactFloat, shown, written_parts
+from fairpolicy.exact import ExactFloat, level_percent, shown, written_parts
 
 if TYPE_CHECKING:
     from fairpolicy.results import Finding, Results
@@ -285,7 +285,7 @@ def ci_phrase(f: Finding) -> str:
     """``95% CI [0.1400, 0.2200] (percentile, 1000 resamples)``, or ``""``."""
     if f.ci is None:
         return ""
-    level = f"{f.ci.level * 100:g}% CI"
+    level = f"{level_percent(f.ci.level)}% CI"
     if f.ci.low is None or f.ci.high is None:
         return f"{level} undefined" + (f" ({f.ci.reason})" if f.ci.reason else "")
     return f"{level} {ci_text(f)} ({f.ci.method}, {f.ci.resamples} resamples)"

@@ -57,6 +57,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from fairpolicy.exact import level_percent
 from fairpolicy.formatters import _ci, _svg
 from fairpolicy.formatters._ci import about, ci_text, value_text
 from fairpolicy.formatters._html_assets import CSS, ICONS
@@ -178,7 +179,7 @@ def _value_text(f: Finding) -> str:
     if ci is not None:
         if ci.low is not None and ci.high is not None:
             out += (
-                f" · {ci.level * 100:g} % CI [{ci.low:.4g}, {ci.high:.4g}] "
+                f" · {level_percent(ci.level)} % CI [{ci.low:.4g}, {ci.high:.4g}] "
                 f"<span class='muted'>({esc(ci.method)} bootstrap, {ci.resamples:,} resamples, "
                 f"{ci.valid:,} valid, seed {ci.seed})</span>"
             )

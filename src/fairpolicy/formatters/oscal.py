@@ -72,6 +72,7 @@ import json
 from typing import TYPE_CHECKING
 
 from fairpolicy import gate_settings
+from fairpolicy.exact import level_percent
 from fairpolicy.formatters import _ci
 from fairpolicy.formatters._ci import value_text
 from fairpolicy.formatters._oscal_common import (
@@ -599,7 +600,9 @@ class _Renderer:
             )
             title = f"{f.control_id}: {f.metric_key} could not be evaluated"
         if f.ci is not None and f.ci.low is not None and f.ci.high is not None:
-            statement += f" {f.ci.level:.0%} interval [{short(f.ci.low)}, {short(f.ci.high)}]."
+            statement += (
+                f" {level_percent(f.ci.level)}% interval [{short(f.ci.low)}, {short(f.ci.high)}]."
+            )
         if f.worst_group:
             n = next((g.n for g in f.groups if g.group == f.worst_group), None)
             statement += f" Worst group: {f.worst_group}" + (f" (n={n})." if n else ".")

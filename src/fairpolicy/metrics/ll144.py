@@ -15,8 +15,11 @@ r_c and of IR_c over every allocation (where IR_c is defined), as exact fraction
 bring a kept-out category across ``min_share`` and change K and the comparator:
 :func:`add_bounds` re-derives K per allocation — by visiting every allocation
 (``ll144_enum``) when there are few enough, else level by level (exact where K cannot
-move, valid but flagged ``sharp: false`` where it can). Rates and ratios are those of
-whole applicants: the bounds need whole counts.
+move; on a single level where it can, the least ratios by ``ll144_enum.least_ratios`` and
+the greatest by :func:`greatest_ratios`; on the intersection under the category reading,
+attained where a named allocation of ``ll144_cells`` reaches them; elsewhere valid but
+flagged ``sharp: false``). Rates and ratios are those of whole applicants: the bounds need
+whole counts.
 """
 
 from __future__ import annotations
@@ -24,12 +27,13 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from fairpolicy.metrics.ll144_cells import End, greatest_cells, least_cells, possible_cells
 from fairpolicy.metrics.ll144_enum import (
     Layout,
     count_allocations,
@@ -104,6 +108,11 @@ def _greedy_tops(cats: Sequence[Category], units: int) -> tuple[np.ndarray, np.n
         heapq.heappush(heap, (-cats[i].selected / (cats[i].n + add[i]), i))
         record(step)
     return tops_s, tops_d
+
+
+def _tops(n: Sequence[int], s: Sequence[int], units: int) -> tuple[np.ndarray, np.ndarray]:
+    """m(A), A = 0…units, of always-kept categories (n, s): :func:`_greedy_tops`."""
+    return _greedy_tops([Category(a, b, True) for a, b in zip(n, s, strict=True)], units)
 
 
 def _pick(
@@ -217,6 +226,219 @@ def ratio_bounds(
     return lo, hi
 
 
+@dataclass(frozen=True)
+class Greatest:
+    """The greatest IR_c of a category on one level whose kept set moves, and the
+    allocation that attains it (docs/ll144.md, "exact greatest ratios"): ``to_c_selected``
+    selected and ``to_c_unselected`` unselected unknowns to c, ``greedy_units`` unselected
+    ones placed by the greedy of :func:`_greedy_tops` among the always-kept others, every
+    other selected unknown to a category that stays kept out. ``attained`` is false only
+    when those selected unknowns cannot all stay out (then ``value`` is a valid bound)."""
+
+    value: Fraction
+    attained: bool
+    to_c_selected: int
+    to_c_unselected: int
+    greedy_units: int
+
+
+def greatest_ratios(
+    n: Sequence[int],
+    s: Sequence[int],
+    kept: Sequence[bool],
+    cross: Sequence[bool],
+    need: int,
+    unknown: int,
+    unknown_selected: int | None,
+) -> list[Greatest | None]:
+    """The exact greatest impact ratio of every category of one level over every
+    allocation, when the kept set moves: a category is kept iff it is ``kept`` (always)
+    or ``cross`` and holds at least ``need`` rows after the allocation. None for a
+    category the proof does not cover: fewer than two always-kept categories, or no
+    always-kept category other than c with a selected applicant.
+
+    With m(A) the greedy's least highest rate of the always-kept others after A
+    unselected unknowns and f(b, e) = (S_c + b)/(n_c + b + e), the candidates are
+    f(b, 0)/m(U − b) for every b (S_U free; capped at 1 where c is kept: always, or
+    crossable with n_c + b ≥ need), and, S_U observed, f(S_U, 0)/m(U − S_U) for a category
+    that cannot cross; for a crossable one, kept out: f(min(S_U, p), 0)/m(U − S_U) with
+    p = need − n_c − 1 (attained when the other selected unknowns fit where they stay out),
+    and kept: min(1, f(S_U, e)/m(U − S_U − e)) with e = max(0, need − n_c − S_U)."""
+    cats = len(n)
+    u, su = unknown, unknown_selected
+    out: list[Greatest | None] = []
+    if sum(kept) < 2:
+        return [None] * cats
+    for c in range(cats):
+        others = [Category(n[d], s[d], True) for d in range(cats) if d != c and kept[d]]
+        units = u if su is None else u - su
+        if not any(o.selected > 0 for o in others):
+            # c always kept, the others with no selected applicant: IR_c ≤ 1, and every
+            # selected unknown to c (every unknown, selected, when S_U is free) leaves
+            # the others at 0 and c positive, so 1 is attained — if c can be positive
+            to_c = u if su is None else su
+            ok = kept[c] and s[c] + to_c > 0
+            rest = 0 if su is None else units
+            out.append(Greatest(Fraction(1), True, to_c, 0, rest) if ok else None)
+            continue
+        tops_s, tops_d = _greedy_tops(others, units)
+        crossable = cross[c] and not kept[c]
+        room = need - n[c] - 1  # the most unknowns c can take and stay out
+        # candidates: (selected to c, unselected to c, greedy units, capped at 1, attained)
+        cand: list[tuple[int, int, int, bool, bool]] = []
+        floor = Fraction(0)  # a lower bound of the comparator of the first candidate
+        if su is None:
+            cand = [(b, 0, u - b, kept[c] or (crossable and b > room), True) for b in range(u + 1)]
+        elif not crossable:
+            cand = [(su, 0, units, kept[c], True)]
+        else:
+            never = any(not kept[d] and not cross[d] for d in range(cats) if d != c)
+            dump = sum(need - n[d] - 1 for d in range(cats) if d != c and cross[d] and not kept[d])
+            b = min(su, room)
+            fits = never or su - b <= dump
+            cand = [(b, 0, units, False, fits)]
+            if not fits:  # the rest joins K ∖ {c}: its pooled rate bounds the comparator
+                left = su - b - dump
+                rows_k = sum(n[d] for d in range(cats) if d != c and (kept[d] or cross[d]))
+                sel_k = sum(s[d] for d in range(cats) if d != c and kept[d])
+                floor = Fraction(sel_k + left, rows_k + left + units)
+            e = max(0, need - n[c] - su)
+            if e <= units:
+                cand.append((su, e, units - e, True, True))
+        arr = np.array([x[:3] for x in cand], dtype=np.int64).reshape(-1, 3)
+        capped = np.array([x[3] for x in cand], dtype=bool)
+        num = (s[c] + arr[:, 0]) / (n[c] + arr[:, 0] + arr[:, 1])
+        top = tops_s[arr[:, 2]] / tops_d[arr[:, 2]]
+        val = num / top
+        val = np.where(capped, np.minimum(val, 1.0), val)
+        best = float(val.max())
+        near = np.flatnonzero(val >= best - 1e-12 * max(best, 1e-300))[:64].tolist()
+        if su is not None:
+            near = list(range(len(cand)))
+
+        scored = [
+            (
+                _candidate(s[c], n[c], cand[i], tops_s, tops_d, floor if i == 0 else None),
+                cand[i][4],
+                i,
+            )
+            for i in near
+        ]
+        top_v = max(v for v, _, _ in scored)
+        hits = [i for v, ok, i in scored if v == top_v and ok]
+        i = hits[0] if hits else next(i for v, _, i in scored if v == top_v)
+        b, e, a, _, _ = cand[i]
+        g = Greatest(top_v, bool(hits), b, e, a)
+        if not hits:  # the selected unknowns that do not fit out of K join it: if the
+            # allocation that places them (greatest_allocation) still reaches the bound,
+            # it is attained
+            add = greatest_allocation(n, s, kept, cross, need, u, su, c, g)
+            got = _ratio_at(n, s, kept, cross, need, add, c)
+            g = Greatest(top_v, got == top_v, b, e, a)
+        out.append(g)
+    return out
+
+
+def _candidate(
+    sel: int,
+    rows: int,
+    cand: tuple[int, int, int, bool, bool],
+    tops_s: np.ndarray,
+    tops_d: np.ndarray,
+    floor: Fraction | None = None,
+) -> Fraction:
+    """f(b, e)/max(m(A), floor), capped at 1 where c is kept, in exact fractions."""
+    b, e, a, cap, _ = cand
+    top = Fraction(int(tops_s[a]), int(tops_d[a]))
+    v = Fraction(sel + b, rows + b + e) / max(top, floor or Fraction(0))
+    return min(v, Fraction(1)) if cap else v
+
+
+def _ratio_at(
+    n: Sequence[int],
+    s: Sequence[int],
+    kept: Sequence[bool],
+    cross: Sequence[bool],
+    need: int,
+    add: tuple[list[int], list[int]],
+    c: int,
+) -> Fraction | None:
+    """IR_c of one level after the allocation ``add``, the kept set re-derived."""
+    nn = [a + b for a, b in zip(n, add[0], strict=True)]
+    ss = [a + b for a, b in zip(s, add[1], strict=True)]
+    keep = [k or (x and m >= need) for k, x, m in zip(kept, cross, nn, strict=True)]
+    kr = [Fraction(a, b) for a, b, k in zip(ss, nn, keep, strict=True) if k]
+    if len(kr) < 2 or max(kr) == 0:
+        return None
+    return Fraction(ss[c], nn[c]) / max(kr)
+
+
+def _greedy_place(cats: Sequence[Category], units: int) -> list[int]:
+    """The greedy's placement of ``units`` unselected applicants (per category), ordered
+    in floats (for naming an allocation, which is then evaluated exactly;
+    :func:`_greedy_tops` gives the greedy's rates)."""
+    add = [0] * len(cats)
+    heap = [(-c.selected / c.n, i) for i, c in enumerate(cats)]
+    heapq.heapify(heap)
+    for _ in range(units):
+        _, i = heapq.heappop(heap)
+        add[i] += 1
+        heapq.heappush(heap, (-cats[i].selected / (cats[i].n + add[i]), i))
+    return add
+
+
+def _raise_least(
+    idx: Sequence[int],
+    n: Sequence[int],
+    s: Sequence[int],
+    add_n: list[int],
+    add_s: list[int],
+    left: int,
+) -> None:
+    """Place ``left`` selected unknowns among ``idx``, each where it raises a rate least
+    (floats order them; the allocation is evaluated exactly afterwards)."""
+    heap = [((s[d] + add_s[d] + 1) / (n[d] + add_n[d] + 1), d) for d in idx]
+    heapq.heapify(heap)
+    for _ in range(left):
+        _, d = heapq.heappop(heap)
+        add_n[d] += 1
+        add_s[d] += 1
+        heapq.heappush(heap, ((s[d] + add_s[d] + 1) / (n[d] + add_n[d] + 1), d))
+
+
+def greatest_allocation(
+    n: Sequence[int],
+    s: Sequence[int],
+    kept: Sequence[bool],
+    cross: Sequence[bool],
+    need: int,
+    unknown: int,
+    unknown_selected: int | None,
+    c: int,
+    g: Greatest,
+) -> tuple[list[int], list[int]]:
+    """The allocation (add_n, add_s per category) :class:`Greatest` names for category c:
+    the selected unknowns c does not take go first to categories that can never cross,
+    then to crossable ones up to one row below ``need``."""
+    cats = len(n)
+    add_n, add_s = [0] * cats, [0] * cats
+    add_n[c], add_s[c] = g.to_c_selected + g.to_c_unselected, g.to_c_selected
+    idx = [d for d in range(cats) if d != c and kept[d]]
+    left = 0 if unknown_selected is None else unknown_selected - g.to_c_selected
+    sinks = [d for d in range(cats) if d != c and not kept[d] and not cross[d]]
+    spill = [d for d in range(cats) if d != c and not kept[d] and cross[d]]
+    for d in sinks + spill:
+        take = left if d in sinks else min(left, need - n[d] - 1)
+        add_n[d] += take
+        add_s[d] += take
+        left -= take
+    _raise_least(idx, n, s, add_n, add_s, left)
+    now = [Category(n[d] + add_n[d], s[d] + add_s[d], True) for d in idx]
+    for d, k in zip(idx, _greedy_place(now, g.greedy_units), strict=True):
+        add_n[d] += k
+    return add_n, add_s
+
+
 def all_ratios(cats: Sequence[Category], alloc: Sequence[tuple[int, int]]) -> list[Fraction | None]:
     """IR_c of every category after the allocation ``alloc`` ((k_c, j_c) per category):
     the definition, used by the brute-force tests and the best-case witness."""
@@ -275,9 +497,12 @@ class _LevelBounds:
     low_sharp: bool  # ``low`` attained
     high_sharp: bool
     always: bool  # the level is compared under every allocation
-    #: an allocation (to the finest cells) attaining the least ratio of a category kept
-    #: under every allocation: the control's value there is one some allocation gives
-    low_cells: tuple[list[int], list[int]] | None = None
+    #: allocations (to the finest cells) attaining the least ratios of the level's
+    #: categories: the control's value at each is one some allocation gives
+    low_cells: list[tuple[list[int], list[int]]] = field(default_factory=list)
+    #: allocations attaining the greatest ratios of always-kept categories: the control's
+    #: value at each is a value some allocation gives (a witness near the maximum)
+    high_cells: list[tuple[list[int], list[int]]] = field(default_factory=list)
 
 
 def _fixed(cats: list[Category], u: int, su: int | None) -> list[tuple[Fraction, Fraction] | None]:
@@ -312,20 +537,38 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
         sub = enumerate_bounds(single_level(lay, li), u, su, cap)
         if sub is not None:  # this level's own allocations: few enough to visit
             lo, hi = sub.value if sub.value is not None else (None, None)
-            at = None if sub.low_at is None else _to_cells(lay, li, sub.low_at)
+            at = [] if sub.low_at is None else [_to_cells(lay, li, sub.low_at)]
             return _LevelBounds(sub.ratios[0], lo, hi, True, True, True, True, always, at)
     if not moving and sum(kept) < 2:  # never compared
         return _LevelBounds([None] * len(n), None, None, True, True, True, True, False)
     # the kept set lies between the observed one (it only grows as categories gain
     # applicants) and the observed one plus every category that can cross min_share
     kmax = [k or i in moving for i, k in enumerate(kept)]
+    if moving and not single and sum(kept) >= 2:  # the cells some allocation can keep
+        kmax = possible_cells(lay, u)
     lows_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kmax, strict=True)], u, su)
-    highs_c = _fixed([Category(a, b, k) for a, b, k in zip(n, s, kept, strict=True)], u, su)
+    fixed_k0 = [Category(a, b, k) for a, b, k in zip(n, s, kept, strict=True)]
     least = None
+    greatest: list[Greatest | None] = [None] * len(n)
     work = len(n) ** 2 * (u + 1 if su is None else 1)
+    cross = [i in moving for i in range(len(n))]
     if sum(kept) >= 2 and (single or not moving) and work <= LEAST_WORK:  # exact, attained
-        cross = [i in moving for i in range(len(n))]
         least = least_ratios(n, s, kept, cross, lay.need, u, su)
+    if moving and single and sum(kept) >= 2:  # exact where attained (docs/ll144.md)
+        greatest = greatest_ratios(n, s, kept, cross, lay.need, u, su)
+    # the intersection under the category reading, a column category moving: bounds
+    # attained where a named allocation reaches them (ll144_cells, docs/ll144.md)
+    cell_lows: list[End | None] = [None] * len(n)
+    cell_highs: list[End | None] = [None] * len(n)
+    if moving and not single and sum(kept) >= 2:
+        cell_highs = greatest_cells(lay, u, su, _tops)
+        cell_lows = least_cells(lay, u, su, [None if r is None else r[0] for r in lows_c])
+    highs_exact = True
+    lows_exact = least is not None or not moving
+    if moving and not single:
+        lows_exact = all(
+            e is not None and e.attained for e, r in zip(cell_lows, lows_c, strict=True) if r
+        )
     ratios: list[tuple[Fraction, Fraction] | None] = []
     for i in range(len(n)):
         lo_i = lows_c[i]
@@ -334,40 +577,65 @@ def _level_bounds(lay: Layout, li: int, u: int, su: int | None, cap: int) -> _Le
             ratios.append(None)  # no allocation compares this level
             continue
         low = lo_i[0] if exact_low is None else exact_low[0]
+        cl = cell_lows[i]
+        if cl is not None:  # the exact least, or the fixed-K₁ bound (attained or not)
+            low = cl.bound
+        ch = cell_highs[i]
+        if ch is not None:
+            ratios.append((low, ch.bound))
+            highs_exact = highs_exact and ch.attained
+            continue
         # the fixed-K high is exact when K cannot move; when it can, it bounds the ratio
         # wherever K₀ alone has a positive comparator (docs/ll144.md)
         ok = not moving or kept[i] or any(kept[d] and s[d] > 0 for d in range(len(n)) if d != i)
-        hi_i = highs_c[i]
-        if ok and hi_i is not None:
+        g = greatest[i]
+        hi_i = None if g is not None or not ok else ratio_bounds(fixed_k0, i, u, su)
+        if g is not None:
+            ratios.append((low, g.value))
+            highs_exact = highs_exact and g.attained
+        elif ok and hi_i is not None:
             ratios.append((low, hi_i[1]))
+            highs_exact = highs_exact and not moving
         else:  # a kept comparator with a selected applicant has a rate ≥ 1/total
             top = rate_bounds(Category(n[i], s[i], False), u, su)[1] * lay.total
             ratios.append((low, max(Fraction(1), top)))
+            highs_exact = False
+    # every bound attained: the low ends exact (K fixed, or the least ratios) and the high
+    # ends exact (K fixed, or the greatest ratios attained)
+    sharp = not moving or (lows_exact and highs_exact)
     lows = [(r[0], i) for i, r in enumerate(ratios) if kmax[i] and r is not None]
     highs = [r[1] for r, k in zip(ratios, kept, strict=True) if k and r is not None]
     if not lows:
-        return _LevelBounds(ratios, None, None, not moving, True, True, True, always)
+        return _LevelBounds(ratios, None, None, sharp, True, True, True, always)
     low, at_i = min(lows)
     # the level's least value is the least ratio of a category kept under every
     # allocation (exact, with its allocation) unless a category that can cross is lower
     attained = not moving or (least is not None and kept[at_i] and least[at_i] is not None)
-    low_cells = None
+    # the allocations attaining each category's least ratio: the control's value at each
+    # is attained (add_bounds; a crossable category's own least may fall where it is out)
+    low_cells = [e.at for e in cell_lows if e and e.attained and e.at is not None]
+    firm_cells = [e for e, k in zip(cell_lows, kept, strict=True) if k and e and e.attained]
+    if firm_cells:  # an always-kept cell's attained least is a value of the level
+        attained = attained or min(e.bound for e in firm_cells) == low
     if least is not None:
-        firm = [(t[0], i) for i, t in enumerate(least) if kept[i] and t is not None]
-        if firm:
-            hit = least[min(firm)[1]]
-            assert hit is not None
-            low_cells = _to_cells(lay, li, (hit[1], hit[2]))
+        low_cells += [_to_cells(lay, li, (t[1], t[2])) for t in least if t is not None]
+    high_cells = [e.at for e, k in zip(cell_highs, kept, strict=True) if k and e and e.at]
+    cross_now = [i in moving for i in range(len(n))]
+    for i, g in enumerate(greatest):
+        if g is not None and kept[i] and g.attained:
+            where = greatest_allocation(n, s, kept, cross_now, lay.need, u, su, i, g)
+            high_cells.append(_to_cells(lay, li, where))
     return _LevelBounds(
         ratios,
         low,
         min(highs, default=None) if not moving else min([Fraction(1), *highs]),
-        not moving,
-        least is not None or not moving,
+        sharp,
+        lows_exact,
         attained,
         not moving and len(highs) == 1,
         always,
         low_cells,
+        high_cells,
     )
 
 
@@ -438,8 +706,8 @@ def add_bounds(
         per = [_level_bounds(lay, li, u, su, cap) for li in range(len(levels))]
         lows = [(b.low, b.low_sharp) for b in per if b.low is not None]
         for b in per:
-            if b.low_cells is not None:
-                v = lay.exact(*b.low_cells)[1]
+            for at in b.low_cells:
+                v = lay.exact(*at)[1]
                 if v is not None:
                     low_values.append(v)
         if lows:
@@ -486,6 +754,11 @@ def add_bounds(
             info["low_witness_value"] = float(least)
             info["low_witness_value_exact"] = str(least)
         seen = witness(lay, u, su) if u and not high_sharp else None
+        for b in per:  # the allocations attaining an always-kept category's greatest ratio
+            for at in b.high_cells:
+                v = lay.exact(*at)[1]
+                if v is not None and (seen is None or v > seen):
+                    seen = v
         if seen is not None:
             info["witness_value"] = float(seen)
             info["witness_value_exact"] = str(seen)

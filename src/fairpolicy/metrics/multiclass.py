@@ -213,6 +213,8 @@ def per_class_summary(
     shown = gap(stats, col, col_ok, undefined_reason)
     details.update({k: v for k, v in shown.details.items() if k in ("max_group", "min_group")})
     rows = None
+    # under fractional weights the exact denominators are sums of the weights scaled to
+    # integers (stats.exactsum), not rows: the rows come from the survey units instead
     weighted = stats.survey is not None or stats.exact_counts is not None
     behind = exact[1] if exact is not None and not weighted else None
     if weighted and exact is not None and parts is not None and stats.survey is not None:

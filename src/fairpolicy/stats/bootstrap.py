@@ -79,6 +79,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairpolicy.exact import level_percent
 from fairpolicy.stats import bands, rate_forms
 from fairpolicy.stats import jackknife as jk
 from fairpolicy.stats.groups import GroupStats
@@ -161,9 +162,15 @@ class Interval:
     z0: float | None = None
     acceleration: float | None = None
     #: a score interval's exact Clopper–Pearson box at the same level
-    #: (:func:`fairpolicy.stats.sequential.exact_box`), when asked (``exact_box=True``) and the
-    #: counts are whole (None under survey weights): what confirms a sequential alarm
+    #: (:func:`fairpolicy.stats.sequential.exact_box`; a multi-class gap over classes, band or
+    #: score: :func:`fairpolicy.stats.sequential.exact_class_box`), when asked
+    #: (``exact_box=True``); under survey weights Hoeffding's box instead (``box_kind``):
+    #: what confirms (or, for an unresolved band, makes) a sequential alarm
     box: tuple[float, float] | None = None
+    #: how :attr:`box` was built: None, Clopper–Pearson (whole counts); "hoeffding": Hoeffding
+    #: intervals on Kish's effective rows (survey weights,
+    #: :func:`fairpolicy.stats.sequential.hoeffding_box`)
+    box_kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -353,7 +360,10 @@ def confidence(
     box = _class_box(rv, point, level, method, reps, valid, stats.select(keep)) if band else None
     if why is not None or valid == 0:
         # a multi-class gap whose cells are lost in too many replicates: the score box
-        return box or none(why or "no replicate has a value", valid)
+        kept = stats.select(keep)
+        if box is not None:
+            return _exact_class(box, spec.key, rv, kept, level, exact_box)
+        return none(why or "no replicate has a value", valid)
     v = rv.values[ok]
     gv = rv.groups[ok]
     alpha = (1.0 - level) / 2.0
@@ -362,9 +372,9 @@ def confidence(
     if band:
         got = _band(spec, rv, ok, point, level, method, reps, valid, stats.select(keep), exact_box)
         if got is not None:
-            return got
+            return _exact_class(got, spec.key, rv, stats.select(keep), level, exact_box)
         if box is not None:  # never the percentile fallback: it cannot cover a gap of 0
-            return box
+            return _exact_class(box, spec.key, rv, stats.select(keep), level, exact_box)
         small = _too_small(stats.select(keep), method)
         if small is not None:
             return none(small, valid)
@@ -559,6 +569,7 @@ def _band(
         if scored is not None:
             s_lo, s_hi, s_groups, s_note = scored
             asked = " (BCa was asked)" if method == "bca" else ""
+            box = _exact_box(form, rv.base, kept, layout, level) if exact_box else None
             return Interval(
                 min(s_lo, point),
                 max(s_hi, point),
@@ -569,7 +580,8 @@ def _band(
                 valid,
                 groups=s_groups,
                 note=s_note + asked,
-                box=_exact_box(form, rv.base, kept, layout, level) if exact_box else None,
+                box=box,
+                box_kind="hoeffding" if box is not None and kept.survey is not None else None,
             )
         parts = bands.parts_of(rv.base, form) or []
         pts = np.array([parts[i][g] for i, lay in enumerate(layout) for g in lay], np.float64)
@@ -611,7 +623,7 @@ def _band(
             }
         asked = " (BCa was asked)" if method == "bca" else ""
         note = (
-            f"simultaneous {level:.0%} sup-t band of the {len(pts)} per-group values "
+            f"simultaneous {level_percent(level)}% sup-t band of the {len(pts)} per-group values "
             f"(critical value {bd.critical:.3g} standard errors), projected onto "
             f"{form.describe()}: percentile and BCa intervals are not valid for this "
             f"non-smooth statistic{asked}; conservative"
@@ -630,16 +642,39 @@ def _exact_box(
     level: float,
 ) -> tuple[float, float] | None:
     """The exact Clopper–Pearson box of a score interval's rates at ``level``
-    (:func:`fairpolicy.stats.sequential.exact_box`); None when its counts are not whole
-    (survey weights: Kish's effective counts are not binomial)."""
-    from fairpolicy.stats.sequential import exact_box
+    (:func:`fairpolicy.stats.sequential.exact_box`); under survey weights (Kish's effective
+    counts are not binomial) the Hoeffding box
+    (:func:`fairpolicy.stats.sequential.hoeffding_box`); None when the counts are
+    otherwise not whole."""
+    from fairpolicy.stats.sequential import exact_box, hoeffding_box
 
     props = rate_forms.proportions_of(form, mv, kept, layout)
-    if props is None or kept.survey is not None:
+    if props is None:
         return None
+    if kept.survey is not None:
+        return hoeffding_box(form.reduce, props, level, form.combine)
     if any(q.x != round(q.x) or q.m != round(q.m) for part in props for q in part):
         return None
     return exact_box(form.reduce, props, level, form.combine)
+
+
+def _exact_class(
+    iv: Interval, key: str, rv: ReplicateValues, kept: GroupStats, level: float, exact_box: bool
+) -> Interval:
+    """``iv`` carrying the exact Clopper–Pearson box of a multi-class gap over classes
+    (:func:`fairpolicy.stats.sequential.exact_class_box`; Hoeffding's under survey weights)
+    as its :attr:`Interval.box`, when asked (``exact_box``) and the value is such a form of
+    binomial rates; else ``iv``."""
+    if not exact_box or iv.box is not None:
+        return iv
+    from fairpolicy.stats.sequential import exact_class_box
+
+    for form in bands.candidates(rv.base):
+        got = exact_class_box(form, rv.base, kept, level, key)
+        if got is not None:
+            kind = "hoeffding" if kept.survey is not None else None
+            return dataclasses.replace(iv, box=got, box_kind=kind)
+    return iv
 
 
 def _class_box(

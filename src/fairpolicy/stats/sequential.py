@@ -53,8 +53,14 @@ replicates' range. :func:`resolution` says whether a method with B replicates re
 level; a window that does not cannot alarm (INCONCLUSIVE, naming the resamples needed):
 pass it to :func:`sequential_alarm` as ``(None, None)``.
 
+Every control can alarm (docs/statistics.md, "Every control can alarm"). A multi-class
+gap over classes reads :func:`exact_class_box` (Clopper–Pearson per (group, class) cell,
+Bonferroni, projected); under survey weights the boxes are Hoeffding's on Kish's
+effective rows (:func:`hoeffding_box`), valid at every level conditionally on the weights.
+
 This module imports only :mod:`fairpolicy.exact` at import time (and, when called, the
-constant :data:`fairpolicy.stats.tails.WIDEN` and :mod:`fairpolicy.stats.proportions`).
+constant :data:`fairpolicy.stats.tails.WIDEN`, :mod:`fairpolicy.stats.proportions`,
+:mod:`fairpolicy.stats.bands` and numpy).
 """
 
 from __future__ import annotations
@@ -68,7 +74,10 @@ from typing import TYPE_CHECKING, Protocol, cast
 from fairpolicy.exact import Bound, Op, compare, decimal_fraction, float_bound
 
 if TYPE_CHECKING:
+    from fairpolicy.stats.bands import Form
+    from fairpolicy.stats.groups import GroupStats
     from fairpolicy.stats.proportions import Proportion
+    from fairpolicy.stats.values import MetricValue
 
 #: H of the spending function: the window by which half of α is spent (52 weekly
 #: windows: one year). Σ_{s ≤ T} α_s = α·T/(T + H).
@@ -278,8 +287,6 @@ def exact_box(
     Wider than the score interval: :func:`confirmed` uses it to confirm a score alarm,
     whose extreme tails are not trusted (:func:`needs_box`)."""
     from fairpolicy.stats import proportions as pr
-    from fairpolicy.stats.bands import Combine
-    from fairpolicy.stats.bands import combine as combine_values
 
     if reduce not in ("gap", "ratio", "min", "max"):
         raise ValueError(f"reduce must be gap, ratio, min or max, got {reduce!r}")
@@ -291,12 +298,67 @@ def exact_box(
             f"{reduce} needs {'one group' if reduce in ('min', 'max') else 'two groups'} per part"
         )
     alpha_each = 1.0 - pr.sidak(level, k)
-    lows, highs = [], []
+    return project_box(
+        reduce,
+        [
+            [(0.0, 1.0) if q.m <= 0 else pr.clopper_pearson(q.x, q.m, alpha_each) for q in part]
+            for part in parts
+        ],
+        combine,
+    )
+
+
+def hoeffding_box(
+    reduce: str, parts: Sequence[Sequence[Proportion]], level: float, combine: str = "one"
+) -> tuple[float, float]:
+    """:func:`exact_box` under survey weights: each (part, group) weighted rate p̂ (x/m of
+    :func:`fairpolicy.stats.proportions.rate_counts`: m is Kish's effective rows
+    (Σw)²/Σw²) gets Hoeffding's interval p̂ ± √(log(2k/(1 − level)) / (2m)), k rates
+    (Bonferroni), projected like :func:`exact_box`.
+
+    Valid at every sample size and level, conditionally on the rows' weights: with the
+    outcomes y_i independent given the weights w_i, Σ w_i(y_i − θ_i) is a sum of
+    independent terms each in a range of length w_i, so Hoeffding's inequality (Hoeffding
+    1963, Theorem 2) gives P(|p̂ − θ̄| ≥ h) ≤ 2·exp(−2h²(Σw)²/Σw²) = 2·exp(−2h²m), where
+    θ̄ = Σ w_i θ_i / Σ w_i is the weighted rate of the window's rows' outcome
+    probabilities — the quantity the Kish score interval estimates under the same model.
+    No bound on the weights is needed for it; a population rate with random unbounded
+    weights has no finite-sample interval at all (Bahadur & Savage 1956)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    k = sum(len(p) for p in parts)
+    if k == 0:
+        raise ValueError(f"{reduce} needs at least one rate")
+    log_term = math.log(2.0 * k / (1.0 - level))
+    ivs = []
     for part in parts:
-        ivs = [(0.0, 1.0) if q.m <= 0 else pr.clopper_pearson(q.x, q.m, alpha_each) for q in part]
+        row = []
+        for q in part:
+            if q.m <= 0:
+                row.append((0.0, 1.0))
+                continue
+            p, h = q.x / q.m, math.sqrt(log_term / (2.0 * q.m))
+            row.append((max(0.0, p - h), min(1.0, p + h)))
+        ivs.append(row)
+    return project_box(reduce, ivs, combine)
+
+
+def project_box(
+    reduce: str, parts: Sequence[Sequence[tuple[float, float]]], combine: str = "one"
+) -> tuple[float, float]:
+    """[low, high] of ``combine`` over the parts of ``reduce`` (gap, ratio, min, max) of
+    rates each known to lie in its interval ``parts[j][g]``: the range of the metric over
+    the box."""
+    from fairpolicy.stats.bands import Combine
+    from fairpolicy.stats.bands import combine as combine_values
+
+    if reduce not in ("gap", "ratio", "min", "max"):
+        raise ValueError(f"reduce must be gap, ratio, min or max, got {reduce!r}")
+    lows, highs = [], []
+    for ivs in parts:
         lo = [a for a, _ in ivs]
         hi = [b for _, b in ivs]
-        others = [(i, j) for i in range(len(part)) for j in range(len(part)) if i != j]
+        others = [(i, j) for i in range(len(ivs)) for j in range(len(ivs)) if i != j]
         # the extremes need two different groups; equal rates need a common point
         if reduce == "gap":
             lows.append(max(0.0, max(lo) - min(hi)))
@@ -312,6 +374,152 @@ def exact_box(
             highs.append(max(hi))
     how = cast("Combine", combine)
     return combine_values(lows, how), combine_values(highs, how)
+
+
+#: the multi-class metrics whose per-(group, class) values are binomial proportions x/m of
+#: their cell's rows (``MetricValue.cell_rows``): prediction rates (of the group's rows),
+#: recalls (of the class's true rows) and precisions (of the class's predicted rows: given
+#: which rows are predicted c, each one's true class is an independent draw). Not F1
+#: (2TP/(2TP + FP + FN) is no binomial proportion) nor the pairwise distances.
+#: Each key's per-class denominator: the group's rows, the class's true rows (recall)
+#: or its predicted rows (precision).
+BINOMIAL_CLASS_RATES: dict[str, str] = {
+    "multiclass_demographic_parity": "group",
+    "weighted_demographic_parity_multiclass": "group",
+    "multiclass_equal_opportunity": "true",
+    "macro_equal_opportunity_multiclass": "true",
+    "predictive_parity_multiclass": "predicted",
+}
+
+
+def exact_class_box(
+    form: Form, mv: MetricValue, stats: GroupStats, level: float, key: str
+) -> tuple[float, float] | None:
+    """[low, high] of a multi-class gap over classes (the max or mean over classes of each
+    class's max − min over groups: the forms of
+    :func:`fairpolicy.stats.rate_forms.class_box`) from a box of exact Clopper–Pearson
+    intervals of every laid-out (group, class) rate x/m of its own denominator, each at
+    the Bonferroni level 1 − (1 − ``level``)/k (k cells), projected onto the metric
+    (:func:`fairpolicy.stats.bands.project`); None when ``form`` is not such a form of
+    binomial rates of the count table: metric ``key`` not in
+    :data:`BINOMIAL_CLASS_RATES`, an aggregation over classes other than the form's
+    (``weighted``), no per-cell denominator. Under survey weights the cells get Hoeffding
+    intervals on Kish's effective rows instead (:func:`hoeffding_box`'s argument), so the
+    box is valid conditionally on the weights.
+
+    Valid at every sample size and level: each cell's x given its m is Binomial(m, p)
+    (rows drawn independently), so its Clopper–Pearson interval misses p with probability
+    ≤ (1 − level)/k whatever m is, and by the union bound the box misses some rate with
+    probability ≤ 1 − level — no independence between cells is needed (a group's classes
+    share its rows: multinomial, where Šidák's product is not proven). When every rate
+    lies in the box, the true value lies in its projection. The alarm of a multi-class
+    window reads it (:func:`fairpolicy.decide.alarm_interval`)."""
+    from fairpolicy.stats import bands
+
+    if not form.per_class or form.reduce != "gap" or form.combine not in ("max", "mean"):
+        return None
+    if key not in BINOMIAL_CLASS_RATES or mv.details.get("aggregation") != form.combine:
+        return None  # not binomial rates, or the value is not this form by definition
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    layout = bands.layout_of(form, mv)
+    parts = bands.parts_of(mv, form)
+    if parts is None or not any(len(names) >= 2 for names in layout):
+        return None
+    pts = [float(parts[j][g] or 0.0) for j, names in enumerate(layout) for g in names]
+    if stats.survey is not None:
+        return _survey_class_box(form, mv, stats, layout, pts, level, BINOMIAL_CLASS_RATES[key])
+    if mv.cell_rows is None:
+        return None
+    rows = bands.rows_behind(form, mv, layout).tolist()
+    xs = [p * m for p, m in zip(pts, rows, strict=True)]
+    if any(not 0.0 <= p <= 1.0 or abs(x - round(x)) > 1e-6 for p, x in zip(pts, xs, strict=True)):
+        return None  # not a proportion of whole rows
+    return class_projection(
+        form, [round(x) for x in xs], [round(m) for m in rows], [len(n) for n in layout], level
+    )
+
+
+def _survey_class_box(
+    form: Form,
+    mv: MetricValue,
+    stats: GroupStats,
+    layout: Sequence[Sequence[str]],
+    pts: Sequence[float],
+    level: float,
+    denominator: str,
+) -> tuple[float, float] | None:
+    """:func:`exact_class_box` under survey weights: each (group, class) weighted rate gets
+    Hoeffding's interval on the Kish effective rows of its denominator (the weights of the
+    group's rows, of its rows of true class c, or of its rows predicted c), Bonferroni
+    over the cells, projected onto ``form`` (the argument of :func:`hoeffding_box`)."""
+    import numpy as np
+
+    from fairpolicy.stats import bands
+
+    assert stats.survey is not None
+    classes = mv.details.get("classes")
+    if not isinstance(classes, list) or [str(c) for c in classes] != list(stats.classes):
+        return None
+    k_cls = len(stats.classes)
+    index = {g: i for i, g in enumerate(stats.groups)}
+    ivs: list[tuple[float, float]] = []
+    log_term = math.log(2.0 * len(pts) / (1.0 - level))
+    at = 0
+    for j, names in enumerate(layout):
+        for g in names:
+            if g not in index:
+                return None
+            cell, weight, rows = stats.survey.units[index[g]]
+            c = np.asarray(cell, dtype=np.int64)
+            inside = (
+                np.ones(len(c), dtype=bool)
+                if denominator == "group"
+                else c // k_cls == j
+                if denominator == "true"
+                else c % k_cls == j
+            )
+            w = np.asarray(weight, np.float64)[inside]
+            r = np.asarray(rows, np.float64)[inside]
+            s1, s2 = float((w * r).sum()), float((w * w * r).sum())
+            p = pts[at]
+            at += 1
+            if s2 <= 0 or not 0.0 <= p <= 1.0:
+                return None
+            h = math.sqrt(log_term / (2.0 * s1 * s1 / s2))
+            ivs.append((max(0.0, p - h), min(1.0, p + h)))
+    box = bands.Band(
+        np.array([a for a, _ in ivs], dtype=np.float64),
+        np.array([b for _, b in ivs], dtype=np.float64),
+        math.nan,
+        np.zeros(len(ivs)),
+    )
+    return bands.project(form, box, [len(names) for names in layout])
+
+
+def class_projection(
+    form: Form, x: Sequence[int], m: Sequence[int], sizes: Sequence[int], level: float
+) -> tuple[float, float]:
+    """The core of :func:`exact_class_box`: the (group, class) rates x/m laid out class by
+    class (``sizes``: the groups of each class), each with its Clopper–Pearson interval at
+    1 − (1 − ``level``)/k, projected onto ``form``."""
+    import numpy as np
+
+    from fairpolicy.stats import bands
+    from fairpolicy.stats import proportions as pr
+
+    alpha_each = (1.0 - level) / len(x)
+    ivs = [
+        (0.0, 1.0) if mi <= 0 else pr.clopper_pearson(float(xi), float(mi), alpha_each)
+        for xi, mi in zip(x, m, strict=True)
+    ]
+    box = bands.Band(
+        np.array([a for a, _ in ivs], dtype=np.float64),
+        np.array([b for _, b in ivs], dtype=np.float64),
+        math.nan,
+        np.zeros(len(ivs)),
+    )
+    return bands.project(form, box, sizes)
 
 
 def needs_box(method: str) -> bool:

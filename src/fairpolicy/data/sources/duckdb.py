@@ -270,13 +270,18 @@ class DuckDBSource:
             select.append(f"abs({total} - 1) > {SUM_TOLERANCE!r} AS __sum{j}")
         window = request.window if request.window and request.window.period else None
         if window is not None:
-            from fairpolicy.data.window import KEY, duckdb_key
+            from fairpolicy.data.window import KEY, duckdb_day_key, duckdb_key
 
             self._duplicate_check([window.column])
             ref, kind = self.refs[window.column], self.types.get(window.column, "")
-            select.append(f"{duckdb_key(ref, kind, window, self.text)} AS {KEY}")
+            day = None if self.text else duckdb_day_key(kind, window, ref)
+            select.append(f"{day or duckdb_key(ref, kind, window, self.text)} AS {KEY}")
         fields = ", ".join([*select, f"count(*) AS {WEIGHT}"])
         sql = f"SELECT {fields} FROM {self.from_sql}" + (" GROUP BY ALL" if select else "")
+        if window is not None and day is not None:  # grouped on day numbers: label the groups
+            from fairpolicy.data.window import duckdb_day_label
+
+            sql = f"SELECT * REPLACE ({duckdb_day_label(KEY)} AS {KEY}) FROM ({sql})"
         self.con.execute("SET preserve_insertion_order = false")
         result = self._run(sql)
         # the result's "#r" names for rounded text scores
