@@ -6,7 +6,9 @@ standard-error floor) was read from the metric's *exact* denominators. Under fra
 weights those are the weights' exact sums in units of 2**-1074 (``stats/exactsum.py``),
 integers of some 330 digits: the band then stopped with ``OverflowError: int too large to
 convert to float`` — every survey-weighted multi-class control with an interval was an
-internal error. The rows behind a rate are now counted from the survey units.
+internal error. (Main meanwhile dropped ``cell_rows`` to None under survey weights, which
+also ends the crash but floors the band at the groups' total *weight*.) The rows behind a
+rate are now counted from the survey units.
 """
 
 from __future__ import annotations
