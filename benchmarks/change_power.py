@@ -10,8 +10,17 @@ script counts how often the change is *flagged* (the low end of its 95 % interva
 - ``stored``: the MOVER of the two runs' stored score intervals (``baseline.mover`` of
   ``rate_forms.bounds``), the method before;
 - ``wald``: the signed Wald interval of (p̂₁ − p̂₂)ₙₑ𝓌 − (p̂₁ − p̂₂)ₒₗ𝒹 (two groups only):
-  not an interval of the change of |gap| (it flags a gap that merely changed sign).
+  not an interval of the change of |gap| (it flags a gap that merely changed sign);
+- ``abs Wald``: the Wald interval of the change of the metric itself (two groups only),
+  |δ̂ₙₑ𝓌| − |δ̂ₒₗ𝒹| ± z·√(vₙₑ𝓌 + vₒₗ𝒹), v the Wald variance of each run's difference.
+  It is the intersection–union test of ``counts`` with Wald parts in place of the MOVER
+  of Newcombe intervals: min(s₁, s₂) = δₙ − |δₒ| for δₙ > 0, so low > c exactly when both
+  Wald bounds of s₁ = δₙ − δₒ and s₂ = δₙ + δₒ exceed c (docs/statistics.md, "Issue 28,
+  third part").
 
+The cells include the null's least-favourable points for a claim "the gap grew": an
+unchanged gap of 0, 0.05 and 0.20 (same sign) and a gap that only changed sign (0.05,
+0.10), where a valid rule flags at most 2.5 %,
 and the coverage of the true change of max − min by ``counts``. MC s.e. in brackets.
 
     python benchmarks/change_power.py --reps 1000
@@ -41,6 +50,8 @@ CELLS: list[tuple[str, list[float], list[float]]] = [
     ("unchanged gap 0", [0.5, 0.5], [0.5, 0.5]),
     ("unchanged gap 0.05", [0.5, 0.45], [0.5, 0.45]),
     ("sign flip 0.05 → 0.05", [0.45, 0.5], [0.5, 0.45]),
+    ("unchanged gap 0.20", [0.5, 0.3], [0.5, 0.3]),
+    ("sign flip 0.10 → 0.10", [0.4, 0.5], [0.5, 0.4]),
     ("3 groups +0.10 from 0.05", [0.5, 0.45, 0.48], [0.5, 0.35, 0.48]),
     ("3 groups unchanged 0.05", [0.5, 0.45, 0.48], [0.5, 0.45, 0.48]),
 ]
@@ -63,11 +74,14 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
     print(f"{args.reps} release pairs per cell, {args.n} rows per group, δ = {args.delta:g}")
-    print("| cell | true change | flagged: counts | stored | Wald (signed) | coverage (counts) |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| cell | true change | flagged: counts | stored | Wald (signed) | Wald of |gap| change "
+        "| coverage (counts) |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for label, old_r, new_r in CELLS:
         truth = (max(new_r) - min(new_r)) - (max(old_r) - min(old_r))
-        hits = {"counts": 0, "stored": 0, "wald": 0, "cover": 0}
+        hits = {"counts": 0, "stored": 0, "wald": 0, "abs": 0, "cover": 0}
         for _ in range(args.reps):
             old = [pr.Proportion(float(rng.binomial(args.n, p)), args.n) for p in old_r]
             new = [pr.Proportion(float(rng.binomial(args.n, p)), args.n) for p in new_r]
@@ -81,6 +95,8 @@ def main() -> None:
                 d = (new[0].p - new[1].p) - (old[0].p - old[1].p)
                 var = sum(p.p * (1 - p.p) / p.m for p in (*new, *old))
                 hits["wald"] += d - Z * math.sqrt(var) > args.delta
+                c = abs(new[0].p - new[1].p) - abs(old[0].p - old[1].p)
+                hits["abs"] += c - Z * math.sqrt(var) > args.delta
         r = args.reps
 
         def cell(k: str, hits: dict[str, int] = hits, r: int = r) -> str:
@@ -88,9 +104,10 @@ def main() -> None:
             return f"{p:.3f} ({math.sqrt(p * (1 - p) / r):.3f})"
 
         wald = cell("wald") if len(old_r) == 2 else "—"
+        absw = cell("abs") if len(old_r) == 2 else "—"
         print(
             f"| {label} | {truth:+.2f} | {cell('counts')} | {cell('stored')} | {wald} | "
-            f"{cell('cover')} |"
+            f"{absw} | {cell('cover')} |"
         )
     print(f"({time.perf_counter() - t0:.0f} s)")
 

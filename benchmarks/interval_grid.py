@@ -6,11 +6,16 @@ prevalence π, which also sets the selection rate) ∈ {0.1, 0.5}; true gap 0 or
 threshold (``--gaps``, default 0 and 0.1); metrics (``--metrics``): ``dp``
 (demographic_parity_diff), ``dpr`` (demographic_parity_ratio), ``eo``
 (equal_opportunity_diff), ``fpr`` (fpr_diff), ``ppv`` (predictive_parity_diff), ``eqodds``
-(equalized_odds_diff), ``f1`` (weighted_f1_gap, the bootstrap band), ``theil``
-(theil_index, the widened percentile interval), ``btheil`` (between_group_theil_index,
-the percentile interval floored at 0 when the groups are not shown to differ), ``meq`` /
-``meo`` (multiclass_equal_opportunity: max over classes; macro_equal_opportunity_multiclass:
-mean; 3 classes, the band or the Šidák score box; unweighted only); weights
+(equalized_odds_diff), ``f1`` (weighted_f1_gap, the bootstrap band; group 0's TPR moved
+down by the gap), ``theil`` (theil_index, the widened percentile interval), ``ge``
+(generalized_entropy_index, α = 2), ``btheil`` (between_group_theil_index, the percentile
+interval floored at 0 when the groups are not shown to differ) — the gap does not move
+these three; ``meq`` / ``meo`` (multiclass_equal_opportunity: max over classes;
+macro_equal_opportunity_multiclass: mean; 3 classes, the band or the Šidák score box;
+every weighting; under survey weights the weight-4 stratum's recall of class 0 is 0.1
+lower), ``auc`` (auc_gap: binormal scores, negatives N(0, 1), positives N(d_g, 1), so
+AUC_g = Φ(d_g/√2) exactly; AUC 0.856 (d = 1.5) in every group but group 0, whose AUC is
+lower by the gap; unweighted only); weights
 (``--weights``): ``none``, ``frequency`` (the rows aggregated into one record per
 (group, y, ŷ) whose weight is its count: the frequency reading of such a table is the
 table of the rows) and ``survey`` (two strata of sampling weight 2 and 4, informative:
@@ -44,8 +49,10 @@ import argparse
 import math
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 
@@ -57,6 +64,8 @@ from fairpolicy.stats import proportions as pr
 from fairpolicy.stats import resample as rs
 from fairpolicy.stats.counts import build_group_stats
 from fairpolicy.stats.survey import build_survey_stats
+
+_N = NormalDist()
 
 KEYS = {
     "dp": "demographic_parity_diff",
@@ -70,11 +79,18 @@ KEYS = {
     "btheil": "between_group_theil_index",
     "meq": "multiclass_equal_opportunity",
     "meo": "macro_equal_opportunity_multiclass",
+    "ge": "generalized_entropy_index",
+    "auc": "auc_gap",
 }
 #: multi-class metrics: 3 classes, priors MC_PRIOR, P(ŷ = y) = 0.7 (errors split evenly);
 #: group 0's recall of class 0 moved down by the gap
 MULTI = {"meq", "meo"}
 MC_PRIOR = np.array([0.5, 0.3, 0.2])
+#: AUC gap: binormal scores, negatives N(0, 1), positives N(d_g, 1), AUC_g = Φ(d_g/√2);
+#: every group at AUC_D except group 0, lowered by the gap
+AUC_D = 1.5
+#: metrics whose interval is a bootstrap (B = --resamples)
+BOOT = {"f1", "theil", "btheil", "meq", "meo", "ge", "auc"}
 #: the rate a metric's score interval is about (width ratios), None: not a rate metric
 RATE = {"dp": "selection_rate", "dpr": "selection_rate", "eo": "tpr", "fpr": "fpr", "ppv": "ppv"}
 RATIO = {"dpr"}
@@ -104,7 +120,7 @@ def _params(cell: Cell) -> list[tuple[float, float, float]]:
         k = 1 - gap  # both rates scaled: selection rate × (1 − gap)
         g0 = (pi, tpr * k, fpr * k)
         assert abs((pi * g0[1] + (1 - pi) * g0[2]) - sel * k) < 1e-12
-    elif cell.metric in ("eo", "eqodds"):
+    elif cell.metric in ("eo", "eqodds", "f1"):
         g0 = (pi, tpr - gap, fpr)
     elif cell.metric == "fpr":
         g0 = (pi, tpr, fpr + gap)
@@ -149,6 +165,9 @@ def truth(cell: Cell) -> float:
         fp = [_rate(t, "fpr") for t in tables]
         return max(max(tp) - min(tp), max(fp) - min(fp))
     # f1 / theil / multi-class: the metric on a very large expected table (counts ∝ shares)
+    if cell.metric == "auc":
+        auc = [_N.cdf(_auc_d(cell, g) / math.sqrt(2.0)) for g in range(cell.groups)]
+        return max(auc) - min(auc)
     if cell.metric in MULTI:
         st = _mc_stats(np.rint(_mc_expected(cell) * 10**9).astype(np.int64))
         v = REGISTRY[KEYS[cell.metric]].fn(st, {}).value
@@ -167,16 +186,50 @@ def _stats_of(counts: np.ndarray):  # type: ignore[no-untyped-def]
     return GroupStats(("g",), names, ("0", "1"), counts, positive=1)
 
 
+def _mc_strata(cell: Cell, g: int) -> list[tuple[float, np.ndarray]]:
+    """(weight × share of the sample, P(ŷ | y)) per stratum of group g's multi-class model:
+    one stratum, or under survey weights half at weight 2 and half at weight 4 whose
+    recall of class 0 is 0.1 lower (informative sampling)."""
+    m = np.full((3, 3), 0.15)
+    np.fill_diagonal(m, 0.7)
+    if g == 0:
+        m[0] = [0.7 - cell.gap, 0.15 + cell.gap / 2, 0.15 + cell.gap / 2]
+    if cell.weights != "survey":
+        return [(1.0, m)]
+    m4 = m.copy()
+    m4[0] = [m[0, 0] - 0.1, m[0, 1] + 0.05, m[0, 2] + 0.05]
+    return [(0.5 * 2, m), (0.5 * 4, m4)]
+
+
 def _mc_expected(cell: Cell) -> np.ndarray:
-    """(G, 3, 3) expected confusion shares of the multi-class model."""
+    """(G, 3, 3) expected confusion shares of the multi-class model (weighted)."""
     out = []
     for g in range(cell.groups):
-        m = np.full((3, 3), 0.15)
-        np.fill_diagonal(m, 0.7)
-        if g == 0:
-            m[0] = [0.7 - cell.gap, 0.15 + cell.gap / 2, 0.15 + cell.gap / 2]
-        out.append(MC_PRIOR[:, None] * m)
+        t = sum(w * MC_PRIOR[:, None] * m for w, m in _mc_strata(cell, g))
+        out.append(t / t.sum())
     return np.array(out)
+
+
+def _auc_d(cell: Cell, g: int) -> float:
+    """The positives' mean score d_g: AUC_g = Φ(d_g/√2) = Φ(AUC_D/√2) − gap for group 0."""
+    if g:
+        return AUC_D
+    return math.sqrt(2.0) * _N.inv_cdf(_N.cdf(AUC_D / math.sqrt(2.0)) - cell.gap)
+
+
+def _sample_auc(cell: Cell, rng: np.random.Generator):  # type: ignore[no-untyped-def]
+    from fairpolicy.stats import GroupStats, build_score_stats, confusion_counts
+
+    g = np.repeat(np.arange(cell.groups), cell.n)
+    y = (rng.random(len(g)) < cell.base).astype(np.int64)
+    d = np.array([_auc_d(cell, i) for i in range(cell.groups)])[g]
+    score = rng.normal(d * y, 1.0)
+    pred = (score > AUC_D / 2).astype(np.int64)
+    counts = confusion_counts(g, y, pred, cell.groups, 2)
+    names = tuple(f"g{i}" for i in range(cell.groups))
+    st = GroupStats(("g",), names, ("0", "1"), counts, positive=1)
+    scores = build_score_stats(g, cell.groups, y, score[:, None], ("y_score",), 2)
+    return st.with_extras(scores=scores)
 
 
 def _mc_stats(counts: np.ndarray):  # type: ignore[no-untyped-def]
@@ -188,11 +241,29 @@ def _mc_stats(counts: np.ndarray):  # type: ignore[no-untyped-def]
 
 def sample(cell: Cell, rng: np.random.Generator):  # type: ignore[no-untyped-def]
     """One data set of the cell as the product's GroupStats."""
-    if cell.metric in MULTI:  # unweighted only
+    if cell.metric == "auc":  # unweighted only
+        return _sample_auc(cell, rng)
+    if cell.metric in MULTI and cell.weights == "none":
         shares = _mc_expected(cell).reshape(cell.groups, -1)
         return _mc_stats(np.stack([rng.multinomial(cell.n, p) for p in shares]).reshape(-1, 3, 3))
+    classes = ("0", "1", "2") if cell.metric in MULTI else ("0", "1")
+    k = len(classes)
+    positive = None if cell.metric in MULTI else 1
     ys, ps, gs, ws = [], [], [], []
-    for g, (pi, tpr, fpr) in enumerate(_params(cell)):
+    for g in range(cell.groups):
+        if cell.metric in MULTI:  # rows: y from the prior, ŷ from the stratum's P(ŷ | y)
+            n = cell.n
+            strata = _mc_strata(cell, g)
+            y = rng.choice(3, n, p=MC_PRIOR)
+            s4 = rng.random(n) < 0.5 if len(strata) == 2 else np.zeros(n, dtype=bool)
+            cum = np.where(s4[:, None], strata[-1][1][y].cumsum(1), strata[0][1][y].cumsum(1))
+            p = (rng.random(n)[:, None] > cum[:, :2]).sum(1)
+            ys.append(y.astype(np.int64))
+            ps.append(p.astype(np.int64))
+            gs.append(np.full(n, g, dtype=np.int64))
+            ws.append(np.where(s4, 4.0, 2.0) if cell.weights == "survey" else None)
+            continue
+        pi, tpr, fpr = _params(cell)[g]
         n = cell.n
         y = rng.random(n) < pi
         if cell.weights == "survey":
@@ -210,15 +281,15 @@ def sample(cell: Cell, rng: np.random.Generator):  # type: ignore[no-untyped-def
     dims = {"g": (g, [f"g{i}" for i in range(cell.groups)])}
     if cell.weights == "survey":
         w = np.concatenate(ws)
-        return build_survey_stats(y, p, ("0", "1"), dims, [("g",)], 1, None, w)[("g",)]
+        return build_survey_stats(y, p, classes, dims, [("g",)], positive, None, w)[("g",)]
     weights = None
     if cell.weights == "frequency":  # the same rows aggregated: one record per (g, y, ŷ)
-        key = g * 4 + y * 2 + p
+        key = (g * k + y) * k + p
         cells, counts = np.unique(key, return_counts=True)
-        g, y, p = cells // 4, (cells // 2) % 2, cells % 2
+        g, y, p = cells // (k * k), (cells // k) % k, cells % k
         weights = counts.astype(np.int64)
         dims = {"g": (g, [f"g{i}" for i in range(cell.groups)])}
-    return build_group_stats(y, p, ("0", "1"), dims, [("g",)], 1, weights)[("g",)]
+    return build_group_stats(y, p, classes, dims, [("g",)], positive, weights)[("g",)]
 
 
 def _reference_width(cell: Cell, stats, level: float) -> float | None:  # type: ignore[no-untyped-def]
@@ -242,10 +313,18 @@ def _reference_width(cell: Cell, stats, level: float) -> float | None:  # type: 
     return hi - lo
 
 
-def run_cell(cell: Cell, reps: int, resamples: int, level: float, threshold: float | None) -> dict:  # type: ignore[type-arg]
+def run_cell(
+    cell: Cell,
+    reps: int,
+    resamples: int,
+    level: float,
+    threshold: float | None,
+    method: str = "percentile",
+) -> dict:  # type: ignore[type-arg]
     spec = REGISTRY[KEYS[cell.metric]]
     t = truth(cell)
-    rng = np.random.default_rng(abs(hash(cell)) % 2**32)
+    # a stable seed per cell (hash() of strings changes with PYTHONHASHSEED per process)
+    rng = np.random.default_rng(zlib.crc32(repr(cell).encode()))
     keep = np.ones(cell.groups, dtype=bool)
     hits = below = above = none = passed = ref_passed = 0
     widths: list[float] = []
@@ -257,8 +336,8 @@ def run_cell(cell: Cell, reps: int, resamples: int, level: float, threshold: flo
         if mv.value is None:
             none += 1
             continue
-        b = resamples if cell.metric in ("f1", "theil", "btheil", "meq", "meo") else 50
-        iv = bs.confidence(spec, st, keep, {}, mv.value, rs.draw(st, b, r), level, "percentile")
+        b = resamples if cell.metric in BOOT else 50
+        iv = bs.confidence(spec, st, keep, {}, mv.value, rs.draw(st, b, r), level, method)
         if iv.low is None or iv.high is None:
             none += 1
             continue
@@ -364,6 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument(
+        "--method", default="percentile", choices=("percentile", "bca"), help="--ci-method"
+    )
+    ap.add_argument(
         "--baseline-change",
         action="store_true",
         help="the change against a baseline instead of the grid (--n, --reps)",
@@ -392,7 +474,9 @@ def main(argv: list[str] | None = None) -> int:
                     for gap in map(float, a.gaps.split(",")):
                         for w in a.weights.split(","):
                             cell = Cell(metric, g, n, base, gap, w)
-                            res = run_cell(cell, a.reps, a.resamples, a.level, a.threshold)
+                            res = run_cell(
+                                cell, a.reps, a.resamples, a.level, a.threshold, a.method
+                            )
                             r = res["R"]
                             thr = (
                                 f"{res['pass']:.3f} ({res['ref_pass']:.3f})"

@@ -254,7 +254,7 @@ def evaluate(plan: Plan, plans: Sequence[Plan], ev: Evaluator) -> Finding:
             if keep[i]
         }
         details.setdefault("classes", list(stats.classes))
-        if ci is not None:
+        if ci is not None and stats.survey is None:  # binomial draws of whole rows
             bias = _parity_bias(mv)
             if bias is not None:
                 details["bias"] = bias

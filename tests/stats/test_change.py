@@ -85,6 +85,25 @@ def test_low_end_is_the_intersection_union_test(
         assert (low > c) == _low_rule(dn - do, dn + do, r, c)
 
 
+@given(
+    hst.floats(-0.5, 0.5),
+    hst.floats(-0.5, 0.5),
+    hst.floats(0.001, 0.2),
+    hst.floats(0.001, 0.2),
+)
+@settings(max_examples=300, deadline=None)
+def test_with_wald_parts_the_low_end_is_the_wald_interval_of_the_change(
+    dn: float, do: float, sn: float, so: float
+) -> None:
+    """The "Wald interval of the change" of a gap metric, |δ̂ₙ| − |δ̂ₒ| − z·√(σₙ² + σₒ²),
+    is this module's low end with Wald parts (min(s₁, s₂) = δₙ − |δₒ|): the benchmark's
+    ``abs Wald`` column and ``counts`` differ only by Newcombe vs Wald parts."""
+    new = (dn, dn - Z95 * sn, dn + Z95 * sn)
+    old = (do, do - Z95 * so, do + Z95 * so)
+    low, _ = ch.abs_change(new, old, new, old)
+    assert low == pytest.approx(abs(dn) - abs(do) - Z95 * math.hypot(sn, so), abs=1e-12)
+
+
 def _exact_errors(tn: float, to: float) -> tuple[float, float]:
     """Exact one-sided errors in the normal limit with σₙ = σₒ = 1 (ŝ₁ = δ̂ₙ − δ̂ₒ and
     ŝ₂ = δ̂ₙ + δ̂ₒ independent, each N(s, 2)): P(low > C) and P(high < C) of the rule of

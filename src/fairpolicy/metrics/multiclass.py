@@ -15,7 +15,7 @@ where holisticai would invent a uniform 1/K rate, fairpolicy reports the cell.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -124,6 +124,29 @@ def predicted_share(stats: GroupStats) -> FloatArray:
     return pooled / total if total > 0 else pooled
 
 
+Parts = Callable[[GroupStats], tuple[NDArray[Any], NDArray[Any]]]
+
+
+def row_table(stats: GroupStats) -> GroupStats:
+    """``stats`` with its count table replaced by the data rows per cell: itself unless
+    fractional sample weights hold the weighted sums (then the rows behind each cell,
+    from the survey units)."""
+    if stats.survey is None:
+        return stats
+    import dataclasses
+
+    k = stats.num_classes
+    table = np.stack(
+        [
+            np.bincount(cell, weights=rows, minlength=k * k)[: k * k]
+            for cell, _, rows in stats.survey.units
+        ]
+    ).reshape(-1, k, k)
+    return dataclasses.replace(
+        stats, counts=np.rint(table).astype(np.int64), survey=None, exact_counts=None
+    )
+
+
 def per_class_summary(
     stats: GroupStats,
     values: FloatArray,
@@ -133,6 +156,7 @@ def per_class_summary(
     weights: FloatArray | None = None,
     exact: tuple[NDArray[Any], NDArray[Any]] | None = None,
     exact_weights: NDArray[Any] | None = None,
+    parts: Parts | None = None,
 ) -> MetricValue:
     """Reduce a (G, K) per-group-per-class rate matrix to one number.
 
@@ -140,7 +164,9 @@ def per_class_summary(
     defined class gaps) or ``weighted`` (Σ_c w_c·gap_c over defined classes,
     weights renormalised over those classes). ``exact``: the matrix's integer
     (numerators, denominators) and ``exact_weights`` the integer class weights (counts),
-    for the exact value (``MetricValue.exact``).
+    for the exact value (``MetricValue.exact``). ``parts``: the function that gave
+    ``exact``, for the rows behind each rate (``MetricValue.cell_rows``) under fractional
+    sample weights, whose exact sums are not rows (issue 28); without it there are none.
     """
     gaps, ok = class_gaps(values, defined)
     details: dict[str, Any] = {
@@ -187,11 +213,14 @@ def per_class_summary(
     shown = gap(stats, col, col_ok, undefined_reason)
     details.update({k: v for k, v in shown.details.items() if k in ("max_group", "min_group")})
     rows = None
-    if exact is not None and stats.survey is None:
-        # whole rows only: under survey weights the exact denominators are sums of the
-        # weights scaled to integers (stats.exactsum), not rows (read as rows, their
-        # ~2^60 overflowed the band's float floor)
-        den = np.broadcast_to(np.asarray(exact[1]), values.shape)
+    # under fractional weights the exact denominators are sums of the weights scaled to
+    # integers (stats.exactsum), not rows: the rows come from the survey units instead
+    weighted = stats.survey is not None or stats.exact_counts is not None
+    behind = exact[1] if exact is not None and not weighted else None
+    if weighted and exact is not None and parts is not None and stats.survey is not None:
+        behind = parts(row_table(stats))[1]  # the rows, not the weights' exact sums
+    if behind is not None:
+        den = np.broadcast_to(np.asarray(behind), values.shape)
         rows = {g: [int(x) for x in den[i]] for i, g in enumerate(stats.groups)}
     return MetricValue(
         value,
@@ -225,7 +254,13 @@ def multiclass_demographic_parity(stats: GroupStats, params: Mapping[str, Any]) 
     values, defined = prediction_rates(stats)
     agg = "max" if params.get("aggregation", "max") == "max" else "mean"
     return per_class_summary(
-        stats, values, defined, _REASON["sr"], agg, exact=exact_parts(prediction_parts, stats)
+        stats,
+        values,
+        defined,
+        _REASON["sr"],
+        agg,
+        exact=exact_parts(prediction_parts, stats),
+        parts=prediction_parts,
     )
 
 
@@ -244,7 +279,13 @@ def multiclass_equal_opportunity(stats: GroupStats, params: Mapping[str, Any]) -
     """
     values, defined = recalls(stats)
     return per_class_summary(
-        stats, values, defined, _REASON["tpr"], "max", exact=exact_parts(recall_parts, stats)
+        stats,
+        values,
+        defined,
+        _REASON["tpr"],
+        "max",
+        exact=exact_parts(recall_parts, stats),
+        parts=recall_parts,
     )
 
 
@@ -265,7 +306,13 @@ def macro_equal_opportunity_multiclass(stats: GroupStats, params: Mapping[str, A
     """
     values, defined = recalls(stats)
     return per_class_summary(
-        stats, values, defined, _REASON["tpr"], "mean", exact=exact_parts(recall_parts, stats)
+        stats,
+        values,
+        defined,
+        _REASON["tpr"],
+        "mean",
+        exact=exact_parts(recall_parts, stats),
+        parts=recall_parts,
     )
 
 
@@ -294,7 +341,9 @@ def weighted_demographic_parity_multiclass(
     values, defined = prediction_rates(stats)
     parts = exact_parts(prediction_parts, stats)
     if strategy == "macro":
-        return per_class_summary(stats, values, defined, _REASON["sr"], "max", exact=parts)
+        return per_class_summary(
+            stats, values, defined, _REASON["sr"], "max", exact=parts, parts=prediction_parts
+        )
     if strategy == "weighted":
         return per_class_summary(
             stats,
@@ -395,7 +444,9 @@ def predictive_parity_multiclass(stats: GroupStats, params: Mapping[str, Any]) -
             exact=parts,
             exact_weights=_class_weights(stats),
         )
-    return per_class_summary(stats, values, defined, _REASON["ppv"], "max", exact=parts)
+    return per_class_summary(
+        stats, values, defined, _REASON["ppv"], "max", exact=parts, parts=precision_parts
+    )
 
 
 def multiclass_confusion_metrics(stats: GroupStats, params: Mapping[str, Any]) -> MetricValue:

@@ -26,8 +26,13 @@ rule makes: ``regressed`` needs low > δ ≥ 0) is at most α/2 in the normal li
 is that of the signed Wald interval whenever the baseline's sign is clear (from a baseline
 gap of 0.05 or 0.10 the two flag a +0.10 regression at 2 × 1000 rows equally often),
 and the product of two such tests at a baseline gap of exactly 0 (≈ 0.885² ≈ 0.78 against
-0.885 there). The low end of an *improvement* to a new gap near 0 (C < 0) can miss with
-probability up to α (both branches' errors add); no rule reads it.
+0.885 there). No test valid for the change of |gap| reaches the signed interval's 0.885
+there: by a Neyman–Pearson bound against the least-favourable null points δₒ = ±δₙ ≈
+0.054, none exceeds 0.802 at 2 × 1000 rows (docs/statistics.md, "Issue 28, third
+part"); with Wald parts in place of the MOVER this low end *is* the Wald interval of
+|δₙ| − |δₒ| (min(s₁, s₂) = δₙ − |δₒ|). The low end of an *improvement* to a new gap
+near 0 (C < 0) can miss with probability up to α (both branches' errors add); no rule
+reads it.
 
 The high end reads the four bounds at the family level 1 − α/2: whichever of U₁, U₂ is
 smaller bounds C, and both are tight when δₒ ≈ 0, so their errors add; halving each keeps
