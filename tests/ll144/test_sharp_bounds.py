@@ -147,7 +147,7 @@ def _check_valid(levels, info, per, value, values, exact_when_sharp: bool):
             assert Fraction(info[key]) in values, key
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(moving_tables())
 def test_every_allocation_visited_equals_brute_force(case) -> None:
     """Under the cap: every bound exact, the kept set re-derived per allocation."""
@@ -165,7 +165,7 @@ def test_every_allocation_visited_equals_brute_force(case) -> None:
         assert (Fraction(info["value_low_exact"]), Fraction(info["value_high_exact"])) == value
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(moving_tables())
 def test_level_by_level_with_the_cap_forced_to_zero(case) -> None:
     """Above the cap (forced to 0): every bound valid; exact where it says it is sharp,
