@@ -25,10 +25,12 @@ findings.
   (:func:`fairpolicy.stats.sequential.window_level`, α = 1 − the control's ``ci_level``);
   a control without ``ci`` gets :data:`SEQUENTIAL_RESAMPLES` (a warning says so). A score
   interval (binary rates) alarms only when its exact Clopper–Pearson box at the same level
-  lies beyond the threshold too (:func:`fairpolicy.decide.alarm_interval`): each window's
-  finding shows its score interval as ``ci`` (the box as ``ci.exact_box``) and records the
-  interval the alarm read as ``details.alarm_interval`` (low, high, ``used``: ``interval``
-  or ``score+exact``; null ends and a ``reason`` when the window cannot alarm).
+  lies beyond the threshold too (:func:`fairpolicy.decide.alarm_interval`); a multi-class
+  gap over classes reads the exact box of its (group, class) rates, and survey weights
+  Hoeffding's box on Kish's effective rows. Each window's finding shows its interval as
+  ``ci`` (the box as ``ci.exact_box``) and records the interval the alarm read as
+  ``details.alarm_interval`` (low, high, ``used``: which of them; null ends and a
+  ``reason`` when the window cannot alarm).
 
 Not supported with windows (exit 2): regression and ranking metrics (their engines run
 aggregations of their own), count-table inputs, and ``--baseline`` (use ``--reference``).
