@@ -34,6 +34,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,10 @@ def build_chain(folder: Path, name: str, policy: str, data: str | None, mode: st
     return out
 
 
+#: seconds to wait for .ci/run's validator venvs still being built
+BUILD_WAIT = 900.0
+
+
 def _venvs() -> Path | None:
     where = os.environ.get("FAIRPOLICY_OSCAL_VALIDATORS")
     return Path(where) if where else None
@@ -148,6 +153,12 @@ def _python(kind: str) -> Path:
             "FAIRPOLICY_OSCAL_VALIDATORS is not set: no venv of the external OSCAL validators "
             "(.ci/run builds them)"
         )
+    # .ci/run builds the venvs beside the suite's install and marks the folder while it
+    # does: wait for it (it is done long before the suite starts, in practice)
+    waited = 0.0
+    while (root / ".building").exists() and waited < BUILD_WAIT:
+        time.sleep(1.0)
+        waited += 1.0
     py = root / kind / "bin" / "python"
     if not py.is_file():
         pytest.skip(f"no validator venv at {root / kind} (.ci/run builds it)")
